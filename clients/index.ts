@@ -1,0 +1,15 @@
+// Every built-in adapter, by name.
+import type { ClientAdapter } from './adapter.ts';
+import { brokenVariants, referenceClient } from './reference/index.ts';
+import { sdkV1StreamableHttp } from './sdk-v1.ts';
+import { sdkV2Legacy } from './sdk-v2.ts';
+
+/** The adapters `npm test` judges against their baselines. */
+export const BUILT_IN_ADAPTERS: readonly ClientAdapter[] = [referenceClient, sdkV1StreamableHttp, sdkV2Legacy];
+
+/** Deliberately wrong clients that prove every check can fail. */
+export const BROKEN_ADAPTERS = brokenVariants;
+
+export function findAdapter(name: string): ClientAdapter | undefined {
+  return [...BUILT_IN_ADAPTERS, ...BROKEN_ADAPTERS].find((adapter) => adapter.name === name);
+}

@@ -1,0 +1,23 @@
+// The control surface every reference server offers the suites.
+import type { FixtureState } from './fixtures.ts';
+import type { Revision } from './revisions.ts';
+import type { WireRecord } from './wire-record.ts';
+
+export interface ReferenceServer {
+  /** The URL a client under test is given. */
+  readonly url: string;
+  /** The one revision this server speaks. */
+  readonly revision: Revision;
+  /** Every HTTP exchange the server received, as it received it. */
+  readonly record: WireRecord;
+  /** How many times each tool ran and which handlers were aborted. */
+  readonly fixtures: FixtureState;
+  /** Session ids the server issued, in order (including expired and deleted ones). */
+  issuedSessions(): string[];
+  /** Session ids still accepted. */
+  liveSessions(): string[];
+  /** Ends one session (or every live one) so later requests with its id get `404 -32001`. */
+  expireSession(sessionId?: string): Promise<void>;
+  /** Stops the server and ends every open connection; safe to call twice. */
+  close(): Promise<void>;
+}

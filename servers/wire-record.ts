@@ -1,0 +1,253 @@
+// The wire record: every HTTP exchange a reference server receives, as the server saw it.
+// Suites judge clients from this record, never from what an adapter claims it did.
+import { EventEmitter } from 'node:events';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { SseParser, type SseEvent } from './sse.ts';
+
+export type { SseEvent };
+
+/** A JSON-RPC message as it crossed the wire (not validated here; schema checks come later). */
+export type JsonRpcMessage = {
+  jsonrpc?: unknown;
+  id?: string | number | null;
+  method?: string;
+  params?: Record<string, unknown>;
+  result?: Record<string, unknown>;
+  error?: { code: number; message: string; data?: unknown };
+};
+
+
+export interface WireExchange {
+  /** Arrival order on this server, from 1. */
+  seq: number;
+  method: string;
+  path: string;
+  /** Request headers, names lower-cased; repeated headers joined with ", ". */
+  requestHeaders: Record<string, string>;
+  requestBody: string;
+  /** JSON-RPC messages in the request body (a batch is flattened); empty when the body is not JSON-RPC. */
+  requestMessages: JsonRpcMessage[];
+  /** Set when the response head is written. */
+  status?: number;
+  responseHeaders: Record<string, string>;
+  /** True when the response is an SSE stream. */
+  sse: boolean;
+  /** Each SSE event with the time it was written. */
+  sseEvents: (SseEvent & { at: number })[];
+  /** JSON-RPC messages the server sent back (the JSON body, or the data of each SSE event), with the time each was written. */
+  responseMessages: ServerMessage[];
+  /** Milliseconds since the record was created. */
+  startedAt: number;
+  headersAt?: number;
+  endedAt?: number;
+  /** `server`: the server finished the response; `client`: the client closed the connection first. */
+  endedBy?: 'server' | 'client';
+  /** Free-form labels a server personality attaches (for example `refused-reinitialize`). */
+  notes: string[];
+}
+
+/** One server-to-client JSON-RPC message and when the server wrote it. */
+export interface ServerMessage {
+  message: JsonRpcMessage;
+  at: number;
+}
+
+/** One client-to-server JSON-RPC message with the exchange that carried it. */
+export interface SentMessage {
+  message: JsonRpcMessage;
+  exchange: WireExchange;
+}
+
+export class WireRecord {
+  readonly exchanges: WireExchange[] = [];
+  private readonly origin = performance.now();
+  private readonly changes = new EventEmitter();
+
+  now(): number {
+    return performance.now() - this.origin;
+  }
+
+  /** Every JSON-RPC message clients sent, in arrival order. */
+  sentMessages(): SentMessage[] {
+    return this.exchanges.flatMap((exchange) => exchange.requestMessages.map((message) => ({ message, exchange })));
+  }
+
+  /** Client requests (messages with a method and an id) of one method, or of all methods. */
+  requests(method?: string): SentMessage[] {
+    return this.sentMessages().filter(
+      ({ message }) => message.method !== undefined && message.id !== undefined && (method === undefined || message.method === method),
+    );
+  }
+
+  /** Client notifications of one method, or of all methods. */
+  notifications(method?: string): SentMessage[] {
+    return this.sentMessages().filter(
+      ({ message }) => message.method !== undefined && message.id === undefined && (method === undefined || message.method === method),
+    );
+  }
+
+  /** The server's answer to a client request id, if it has been sent. */
+  responseTo(id: string | number): ServerMessage | undefined {
+    for (const exchange of this.exchanges) {
+      const found = exchange.responseMessages.find(({ message }) => message.method === undefined && message.id === id);
+      if (found) return found;
+    }
+    return undefined;
+  }
+
+  /**
+   * Resolves when `predicate` holds over the record; rejects after `timeoutMs` with `what` in the message.
+   * Event-driven, not polling: it re-checks on every change to the record.
+   */
+  waitFor(predicate: (record: WireRecord) => boolean, what: string, timeoutMs = 5_000): Promise<void> {
+    if (predicate(this)) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      const onChange = () => {
+        if (!predicate(this)) return;
+        cleanup();
+        resolve();
+      };
+      const timer = setTimeout(() => {
+        cleanup();
+        reject(new Error(`timed out after ${timeoutMs} ms waiting for ${what}`));
+      }, timeoutMs);
+      const cleanup = () => {
+        clearTimeout(timer);
+        this.changes.off('change', onChange);
+      };
+      this.changes.on('change', onChange);
+    });
+  }
+
+  /** A server personality labels the exchange it is answering. */
+  note(exchange: WireExchange, label: string): void {
+    exchange.notes.push(label);
+    this.changed();
+  }
+
+  /**
+   * Starts recording one exchange: reads the whole request body, then taps the response.
+   * Returns the exchange and the body parsed as JSON (undefined when it is not JSON).
+   */
+  async begin(req: IncomingMessage, res: ServerResponse): Promise<{ exchange: WireExchange; parsedBody: unknown }> {
+    const exchange: WireExchange = {
+      seq: this.exchanges.length + 1,
+      method: req.method ?? '',
+      path: req.url ?? '',
+      requestHeaders: flattenHeaders(req.headers),
+      requestBody: '',
+      requestMessages: [],
+      responseHeaders: {},
+      sse: false,
+      sseEvents: [],
+      responseMessages: [],
+      startedAt: this.now(),
+      notes: [],
+    };
+    this.exchanges.push(exchange);
+    this.tapResponse(exchange, res);
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    exchange.requestBody = Buffer.concat(chunks).toString('utf8');
+    const parsedBody = parseJson(exchange.requestBody);
+    exchange.requestMessages = toMessages(parsedBody);
+    this.changed();
+    return { exchange, parsedBody };
+  }
+
+  private tapResponse(exchange: WireExchange, res: ServerResponse): void {
+    const decoder = new TextDecoder();
+    const sse = new SseParser();
+    let jsonBody = '';
+    const onHead = (headArgs: unknown[] = []) => {
+      if (exchange.status !== undefined) return;
+      exchange.status = res.statusCode;
+      exchange.headersAt = this.now();
+      // Headers given to writeHead() are not always visible through getHeaders(): take both.
+      const given = headArgs.find((arg) => typeof arg === 'object' && arg !== null);
+      const pairs: [string, unknown][] = Array.isArray(given)
+        ? Array.from({ length: Math.floor(given.length / 2) }, (_, i) => [String(given[2 * i]), given[2 * i + 1]])
+        : Object.entries((given as Record<string, unknown> | undefined) ?? {});
+      for (const [name, value] of [...Object.entries(res.getHeaders()), ...pairs]) {
+        if (value !== undefined) exchange.responseHeaders[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : String(value);
+      }
+      exchange.sse = (exchange.responseHeaders['content-type'] ?? '').includes('text/event-stream');
+      this.changed();
+    };
+    const onChunk = (chunk: unknown, encoding?: unknown) => {
+      if (chunk === undefined || chunk === null || typeof chunk === 'function') return;
+      const text =
+        typeof chunk === 'string'
+          ? chunk
+          : decoder.decode(chunk instanceof Uint8Array ? chunk : Buffer.from(String(chunk), encoding as BufferEncoding), { stream: true });
+      if (!exchange.sse) {
+        jsonBody += text;
+        return;
+      }
+      for (const event of sse.push(text)) {
+        const at = this.now();
+        exchange.sseEvents.push({ ...event, at });
+        if (event.data !== '' && (event.event === undefined || event.event === 'message')) {
+          exchange.responseMessages.push(...toMessages(parseJson(event.data)).map((message) => ({ message, at })));
+        }
+        this.changed();
+      }
+    };
+
+    // Wrapping writeHead/write/end sees exactly the bytes the client is sent, whatever framework wrote them.
+    const writeHead = res.writeHead.bind(res) as (...args: unknown[]) => ServerResponse;
+    res.writeHead = ((...args: unknown[]) => {
+      if (typeof args[0] === 'number') res.statusCode = args[0];
+      onHead(args);
+      const result = writeHead(...args);
+      return result;
+    }) as ServerResponse['writeHead'];
+    const write = res.write.bind(res) as (...args: unknown[]) => boolean;
+    res.write = ((...args: unknown[]) => {
+      onHead();
+      onChunk(args[0], typeof args[1] === 'string' ? args[1] : undefined);
+      return write(...args);
+    }) as ServerResponse['write'];
+    const end = res.end.bind(res) as (...args: unknown[]) => ServerResponse;
+    res.end = ((...args: unknown[]) => {
+      onHead();
+      onChunk(args[0], typeof args[1] === 'string' ? args[1] : undefined);
+      if (!exchange.sse && jsonBody !== '') {
+        const at = this.now();
+        exchange.responseMessages.push(...toMessages(parseJson(jsonBody)).map((message) => ({ message, at })));
+      }
+      return end(...args);
+    }) as ServerResponse['end'];
+    res.on('close', () => {
+      exchange.endedAt = this.now();
+      exchange.endedBy = res.writableFinished ? 'server' : 'client';
+      this.changed();
+    });
+  }
+
+  private changed(): void {
+    this.changes.emit('change');
+  }
+}
+
+function flattenHeaders(headers: IncomingMessage['headers']): Record<string, string> {
+  const flat: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value !== undefined) flat[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return flat;
+}
+
+function parseJson(text: string): unknown {
+  if (text.trim() === '') return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+function toMessages(body: unknown): JsonRpcMessage[] {
+  const items = Array.isArray(body) ? body : body === undefined ? [] : [body];
+  return items.filter((item): item is JsonRpcMessage => typeof item === 'object' && item !== null && !Array.isArray(item));
+}

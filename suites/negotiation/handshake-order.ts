@@ -1,0 +1,73 @@
+import { LEGACY_REVISIONS, specUrl, type Revision } from '../../servers/revisions.ts';
+import { check, clientCompleted, initializeAnsweredAt, isRequest, sentMessages } from '../checks.ts';
+import type { Scenario, SpecRef } from '../scenario.ts';
+
+const LIFECYCLE = (revision: Revision, anchor: string, section: string, level: SpecRef['level']): SpecRef => ({
+  url: specUrl(revision, 'basic/lifecycle', anchor),
+  section,
+  level,
+});
+
+export const handshakeOrder: Scenario = {
+  id: 'negotiation/handshake-order',
+  title: '`initialize` first; `notifications/initialized` after its result and before any other request',
+  revisions: LEGACY_REVISIONS,
+  requires: [],
+  source: { spec: LIFECYCLE('2025-06-18', 'initialization', 'Lifecycle › Initialization', 'MUST') },
+  async run({ connect, bounded }) {
+    const client = await connect();
+    await bounded(client.listTools(), 'tools/list');
+    await bounded(client.callTool('echo', { text: 'hello' }), 'tools/call echo');
+    await bounded(client.close(), 'close');
+  },
+  judge(evidence) {
+    const sent = sentMessages(evidence);
+    const first = sent[0];
+    const initialized = sent.find(({ message }) => message.method === 'notifications/initialized');
+    const answered = initializeAnsweredAt(evidence);
+    const laterRequests = sent.filter((s) => isRequest(s) && s.message.method !== 'initialize' && s.message.method !== 'ping');
+    const beforeInitialized = initialized ? laterRequests.filter((s) => s.exchange.seq < initialized.exchange.seq) : laterRequests;
+    const beforeResult = answered ? laterRequests.filter((s) => s.exchange.startedAt < answered.at) : [];
+    return [
+      clientCompleted(evidence, LIFECYCLE(evidence.revision, 'initialization', 'Lifecycle › Initialization', 'MUST')),
+      check(
+        'initialize-first',
+        LIFECYCLE(evidence.revision, 'initialization', 'Lifecycle › Initialization: the initialization phase MUST be the first interaction', 'MUST'),
+        first?.message.method === 'initialize',
+        first ? `the first message was ${first.message.method ?? 'a response'}` : 'the client sent nothing',
+        first ? [first.exchange] : [],
+      ),
+      check(
+        'initialized-sent',
+        LIFECYCLE(evidence.revision, 'initialization', 'Lifecycle › Initialization: the client MUST send an initialized notification', 'MUST'),
+        initialized !== undefined && answered !== undefined && initialized.exchange.startedAt >= answered.at,
+        initialized === undefined
+          ? 'no notifications/initialized was sent'
+          : answered === undefined
+            ? 'notifications/initialized was sent but initialize was never answered'
+            : initialized.exchange.startedAt >= answered.at
+              ? 'notifications/initialized followed the initialize result'
+              : 'notifications/initialized arrived before the initialize result was sent',
+        initialized ? [initialized.exchange] : [],
+      ),
+      check(
+        'initialized-before-requests',
+        LIFECYCLE(evidence.revision, 'operation', 'Lifecycle › Operation begins after the initialized notification', 'MUST'),
+        beforeInitialized.length === 0,
+        beforeInitialized.length === 0
+          ? 'every request followed notifications/initialized'
+          : `${beforeInitialized.map((s) => s.message.method).join(', ')} sent before notifications/initialized`,
+        beforeInitialized.map((s) => s.exchange),
+      ),
+      check(
+        'only-ping-before-result',
+        LIFECYCLE(evidence.revision, 'initialization', 'Lifecycle › Initialization: no requests but ping before the initialize result', 'SHOULD'),
+        beforeResult.length === 0,
+        beforeResult.length === 0
+          ? 'nothing but initialize was requested before its result'
+          : `${beforeResult.map((s) => s.message.method).join(', ')} sent before the initialize result`,
+        beforeResult.map((s) => s.exchange),
+      ),
+    ];
+  },
+};

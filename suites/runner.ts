@@ -1,0 +1,103 @@
+// Runs one scenario against one adapter at one revision: a fresh server, the script, a snapshot, the judge.
+import type { ClientAdapter, ClientConnection, ConnectOptions } from '../clients/adapter.ts';
+import { startServer } from '../servers/index.ts';
+import type { Revision } from '../servers/revisions.ts';
+import { verdictOf, type Check, type Evidence, type Scenario, type ScenarioContext, type ScenarioResult } from './scenario.ts';
+
+export interface RunOptions {
+  /** SHOULD violations fail instead of warning. */
+  strict?: boolean;
+  /** Bound on each client operation (connect, call, close) unless a scenario sets its own. */
+  operationTimeoutMs?: number;
+}
+
+export const DEFAULT_OPERATION_TIMEOUT_MS = 5_000;
+
+export class ClientHung extends Error {}
+
+/** Why a scenario cannot run on this adapter at this revision, or undefined when it can. */
+export function notApplicable(scenario: Scenario, adapter: ClientAdapter, revision: Revision): string | undefined {
+  if (!adapter.revisions.includes(revision)) return `${adapter.name} does not speak ${revision}`;
+  const missing = scenario.requires.filter((feature) => !adapter.features.includes(feature));
+  if (missing.length > 0) return `${adapter.name} does not declare ${missing.join(', ')}`;
+  return undefined;
+}
+
+export function bounded<T>(operation: Promise<T>, what: string, timeoutMs: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new ClientHung(`${what} did not settle within ${timeoutMs} ms`)), timeoutMs);
+  });
+  return Promise.race([operation, timeout]).finally(() => clearTimeout(timer));
+}
+
+export async function runScenario(scenario: Scenario, adapter: ClientAdapter, revision: Revision, options: RunOptions = {}): Promise<ScenarioResult> {
+  const started = performance.now();
+  const base = { scenarioId: scenario.id, adapter: adapter.name, revision };
+  const reason = notApplicable(scenario, adapter, revision);
+  if (reason) return { ...base, verdict: 'n/a', reason, checks: [], durationMs: 0 };
+
+  const operationTimeoutMs = options.operationTimeoutMs ?? DEFAULT_OPERATION_TIMEOUT_MS;
+  const server = await startServer(revision);
+  const connections: ClientConnection[] = [];
+  const pendingConnects = new Set<Promise<unknown>>();
+  const observed: Record<string, unknown> = {};
+  let cleaningUp = false;
+  let clientError: string | undefined;
+
+  const context: ScenarioContext = {
+    revision,
+    server,
+    connect(overrides: Partial<ConnectOptions> = {}) {
+      const connectOptions: ConnectOptions = { timeoutMs: operationTimeoutMs, ...overrides };
+      const connecting = adapter.connect(server.url, connectOptions).then((connection) => {
+        // A connect that settles after the scenario gave up on it is closed here, not leaked.
+        if (cleaningUp) void connection.close().catch(() => {});
+        else connections.push(connection);
+        return connection;
+      });
+      pendingConnects.add(connecting);
+      void connecting.catch(() => {}).finally(() => pendingConnects.delete(connecting));
+      return bounded(connecting, 'connect', connectOptions.timeoutMs + 1_000);
+    },
+    observe(key, value) {
+      observed[key] = value;
+    },
+    bounded: (operation, what, timeoutMs = operationTimeoutMs) => bounded(operation, what, timeoutMs),
+  };
+
+  let checks: Check[];
+  let evidence: Evidence;
+  try {
+    try {
+      await scenario.run(context);
+    } catch (error) {
+      clientError = error instanceof Error ? `${error.constructor.name}: ${error.message}` : String(error);
+    }
+    // Judge what the server had received when the script ended; cleanup traffic is not the client's doing.
+    evidence = {
+      revision,
+      exchanges: structuredClone(server.record.exchanges),
+      issuedSessions: server.issuedSessions(),
+      toolRuns: structuredClone(server.fixtures.runs),
+      observed: structuredClone(observed),
+      ...(clientError !== undefined ? { clientError } : {}),
+    };
+    checks = scenario.judge(evidence);
+  } finally {
+    cleaningUp = true;
+    await Promise.allSettled(connections.map((connection) => bounded(connection.close(), 'close', operationTimeoutMs)));
+    await bounded(Promise.allSettled([...pendingConnects]), 'pending connects', operationTimeoutMs).catch(() => {});
+    await server.close();
+  }
+  const verdict = verdictOf(checks, options.strict);
+  const failed = checks.filter((check) => !check.ok).map((check) => `${check.name}: ${check.detail}`);
+  return {
+    ...base,
+    verdict,
+    ...(failed.length > 0 ? { reason: failed.join('; ') } : {}),
+    checks,
+    evidence,
+    durationMs: performance.now() - started,
+  };
+}
