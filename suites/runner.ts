@@ -24,11 +24,10 @@ export function notApplicable(scenario: Scenario, adapter: ClientAdapter, revisi
 }
 
 export function bounded<T>(operation: Promise<T>, what: string, timeoutMs: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new ClientHung(`${what} did not settle within ${timeoutMs} ms`)), timeoutMs);
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new ClientHung(`${what} did not settle within ${timeoutMs} ms`)), timeoutMs);
+    operation.then(resolve, reject).finally(() => clearTimeout(timer));
   });
-  return Promise.race([operation, timeout]).finally(() => clearTimeout(timer));
 }
 
 export async function runScenario(scenario: Scenario, adapter: ClientAdapter, revision: Revision, options: RunOptions = {}): Promise<ScenarioResult> {

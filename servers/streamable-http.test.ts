@@ -1,0 +1,159 @@
+// Raw-HTTP self-tests of the 2025-06-18 reference server: exact status, headers and JSON-RPC answers.
+import { Agent, request } from 'undici';
+import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import type { ReferenceServer } from './reference-server.ts';
+import { startStreamableHttpServer } from './streamable-http.ts';
+import { SseParser } from './sse.ts';
+
+const REVISION = '2025-06-18';
+let server: ReferenceServer;
+let agent: Agent;
+
+beforeEach(async () => {
+  server = await startStreamableHttpServer({ revision: REVISION });
+  agent = new Agent();
+});
+afterEach(async () => {
+  await agent.close();
+  await server.close();
+});
+
+const ACCEPT = 'application/json, text/event-stream';
+
+async function post(body: unknown, headers: Record<string, string> = {}) {
+  const response = await request(server.url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: ACCEPT, ...headers },
+    body: JSON.stringify(body),
+    dispatcher: agent,
+  });
+  const text = await response.body.text();
+  const type = String(response.headers['content-type'] ?? '');
+  const messages = type.includes('text/event-stream')
+    ? new SseParser().push(text).filter((e) => e.data !== '').map((e) => JSON.parse(e.data))
+    : text
+      ? [JSON.parse(text)]
+      : [];
+  return { status: response.statusCode, headers: response.headers, messages };
+}
+
+const initialize = (protocolVersion = '2025-11-25', id = 1) => ({
+  jsonrpc: '2.0',
+  id,
+  method: 'initialize',
+  params: { protocolVersion, capabilities: {}, clientInfo: { name: 'raw', version: '0' } },
+});
+
+async function openSession() {
+  const init = await post(initialize());
+  const sessionId = String(init.headers['mcp-session-id']);
+  const headers = { 'mcp-session-id': sessionId, 'mcp-protocol-version': REVISION };
+  expect((await post({ jsonrpc: '2.0', method: 'notifications/initialized' }, headers)).status).toBe(202);
+  return { sessionId, headers };
+}
+
+describe('2025-06-18 Streamable HTTP server', () => {
+  test('answers any initialize with exactly its revision and issues a session id', async () => {
+    const init = await post(initialize('2025-11-25'));
+    expect(init.status).toBe(200);
+    expect(init.headers['mcp-session-id']).toMatch(/^[0-9a-f-]{36}$/);
+    expect(init.messages[0].result.protocolVersion).toBe(REVISION);
+    expect(server.issuedSessions()).toEqual([init.headers['mcp-session-id']]);
+  });
+
+  test('serves the fixture tools in a session and counts their runs', async () => {
+    const { headers } = await openSession();
+    const list = await post({ jsonrpc: '2.0', id: 2, method: 'tools/list', params: {} }, headers);
+    expect(list.messages[0].result.tools.map((t: { name: string }) => t.name)).toEqual(['echo', 'slow', 'count', 'idempotent_count']);
+    const idempotent = list.messages[0].result.tools.find((t: { name: string }) => t.name === 'idempotent_count');
+    expect(idempotent.annotations).toEqual({ idempotentHint: true });
+    await post({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'count', arguments: {} } }, headers);
+    const second = await post({ jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'count', arguments: {} } }, headers);
+    expect(second.messages[0].result.content[0].text).toBe('2');
+    expect(server.fixtures.runsOf('count')).toBe(2);
+  });
+
+  test('a second initialize inside a live session gets 400 -32600', async () => {
+    const { headers } = await openSession();
+    const again = await post(initialize('2025-06-18', 9), headers);
+    expect(again.status).toBe(400);
+    expect(again.messages[0].error).toMatchObject({ code: -32600, message: 'Invalid Request: Server already initialized' });
+  });
+
+  test('an unknown session id gets 404 -32001 and a missing one 400 -32000', async () => {
+    const unknown = await post({ jsonrpc: '2.0', id: 2, method: 'tools/list' }, { 'mcp-session-id': 'nope', 'mcp-protocol-version': REVISION });
+    expect(unknown.status).toBe(404);
+    expect(unknown.messages[0]).toEqual({ jsonrpc: '2.0', error: { code: -32001, message: 'Session not found' }, id: null });
+    const missing = await post({ jsonrpc: '2.0', id: 2, method: 'tools/list' }, { 'mcp-protocol-version': REVISION });
+    expect(missing.status).toBe(400);
+    expect(missing.messages[0].error).toEqual({ code: -32000, message: 'Bad Request: Mcp-Session-Id header is required' });
+  });
+
+  test('an unsupported MCP-Protocol-Version gets 400', async () => {
+    const { sessionId } = await openSession();
+    const wrong = await post({ jsonrpc: '2.0', id: 2, method: 'tools/list' }, { 'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-03-26' });
+    expect(wrong.status).toBe(400);
+    expect(wrong.messages[0].error.code).toBe(-32000);
+    expect(wrong.messages[0].error.message).toMatch(/^Bad Request: Unsupported protocol version: 2025-03-26/);
+  });
+
+  test('DELETE ends the session: 200, then 404 for its id', async () => {
+    const { sessionId, headers } = await openSession();
+    const deleted = await request(server.url, { method: 'DELETE', headers, dispatcher: agent });
+    await deleted.body.text();
+    expect(deleted.statusCode).toBe(200);
+    expect(server.liveSessions()).not.toContain(sessionId);
+    expect((await post({ jsonrpc: '2.0', id: 2, method: 'tools/list' }, headers)).status).toBe(404);
+  });
+
+  test('expireSession() makes the id answer 404 -32001', async () => {
+    const { sessionId, headers } = await openSession();
+    await server.expireSession(sessionId);
+    const after = await post({ jsonrpc: '2.0', id: 2, method: 'tools/list' }, headers);
+    expect(after.status).toBe(404);
+    expect(after.messages[0].error.code).toBe(-32001);
+  });
+
+  test('an invalid Origin gets 403 and is still recorded', async () => {
+    const rejected = await post(initialize(), { origin: 'http://evil.example' });
+    expect(rejected.status).toBe(403);
+    expect(server.record.exchanges.at(-1)).toMatchObject({ status: 403, requestHeaders: { origin: 'http://evil.example' } });
+    expect(server.issuedSessions()).toEqual([]);
+  });
+
+  test('the wire record holds each exchange: headers, messages in and out, SSE events, who ended it', async () => {
+    const { sessionId, headers } = await openSession();
+    await post({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'echo', arguments: { text: 'hi' } } }, headers);
+    const [init, initialized, call] = server.record.exchanges;
+    expect(init).toMatchObject({ seq: 1, method: 'POST', path: '/mcp', status: 200, sse: true, endedBy: 'server' });
+    expect(init!.responseHeaders['mcp-session-id']).toBe(sessionId);
+    expect(init!.requestMessages[0]!.method).toBe('initialize');
+    expect(initialized).toMatchObject({ seq: 2, status: 202, requestHeaders: { 'mcp-session-id': sessionId, 'mcp-protocol-version': REVISION } });
+    expect(call!.responseMessages[0]!.message).toMatchObject({ id: 2, result: { content: [{ type: 'text', text: 'hi' }] } });
+    expect(call!.sseEvents[0]!.event).toBe('message');
+    expect(call!.startedAt).toBeLessThanOrEqual(call!.responseMessages[0]!.at);
+  });
+
+  test('a client that hangs up mid-call is recorded as having ended the exchange', async () => {
+    const { headers } = await openSession();
+    const controller = new AbortController();
+    const pending = request(server.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: ACCEPT, ...headers },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'slow', arguments: { ms: 10_000 } } }),
+      dispatcher: agent,
+      signal: controller.signal,
+    });
+    await server.record.waitFor(() => server.fixtures.runsOf('slow') === 1, 'the slow tool to start');
+    controller.abort();
+    await expect(pending).rejects.toThrow();
+    await server.record.waitFor((r) => r.exchanges.at(-1)!.endedBy !== undefined, 'the exchange to end');
+    expect(server.record.exchanges.at(-1)!.endedBy).toBe('client');
+  });
+
+  test('waitFor rejects with what it waited for', async () => {
+    await expect(server.record.waitFor(() => false, 'a DELETE that never comes', 20)).rejects.toThrow(
+      'timed out after 20 ms waiting for a DELETE that never comes',
+    );
+  });
+});

@@ -1,0 +1,28 @@
+// `npm test`: every scenario, for every built-in adapter, judged against that adapter's baseline.
+import { describe, expect, test } from 'vitest';
+import { BUILT_IN_ADAPTERS } from '../clients/index.ts';
+import { baselineMismatch, loadBaseline } from './baselines.ts';
+import { explain } from './evidence.ts';
+import { SCENARIOS } from './index.ts';
+import { plannedCases } from './plan.ts';
+import { runScenario } from './runner.ts';
+
+const strict = process.env.MCP_CONFORMANCE_STRICT === '1';
+const cases = plannedCases(SCENARIOS);
+
+describe.each(BUILT_IN_ADAPTERS.map((adapter) => ({ adapter, name: adapter.name })))('$name', ({ adapter }) => {
+  const baseline = loadBaseline(adapter.name);
+
+  test.for(cases.map((c) => ({ ...c, title: `${c.scenario.id} @ ${c.revision}` })))('$title', async ({ scenario, revision }, context) => {
+    const result = await runScenario(scenario, adapter, revision, { strict });
+    if (result.verdict === 'n/a') return context.skip(`not applicable: ${result.reason}`);
+    const mismatch = baselineMismatch(result, baseline);
+    if (mismatch) expect.fail(`${mismatch}\n${explain(result)}`);
+  });
+
+  test('every baseline entry names a scenario and revision that run', () => {
+    const stale = baseline.known.filter((entry) => !cases.some((c) => c.scenario.id === entry.scenario && c.revision === entry.revision));
+    expect(stale, 'baseline entries for scenarios that do not exist or do not run').toEqual([]);
+    for (const entry of baseline.known) expect(entry.reason.trim(), `${entry.scenario}: a baseline entry needs a reason`).not.toBe('');
+  });
+});

@@ -1,0 +1,108 @@
+// Proof of every check: each scenario passes on the reference client, fails on the broken variant that
+// breaks its rule, and every single check is shown to fail on some client or doctored record.
+import { beforeAll, describe, expect, test } from 'vitest';
+import { BROKEN_ADAPTERS } from '../clients/index.ts';
+import { referenceClient } from '../clients/reference/index.ts';
+import { explain } from './evidence.ts';
+import { SCENARIOS } from './index.ts';
+import { plannedCases } from './plan.ts';
+import { runScenario } from './runner.ts';
+import type { Evidence, Scenario, ScenarioResult } from './scenario.ts';
+
+/** For each broken variant, exactly the scenarios it must not pass. */
+const EXPECTED_FAILURES: Record<string, string[]> = {
+  'broken-skips-initialized': ['negotiation/handshake-order'],
+  'broken-omits-version-header': ['negotiation/version-per-revision', 'disposal/delete-issued-session'],
+  'broken-never-deletes': ['disposal/delete-issued-session'],
+};
+
+/** Checks no broken variant reaches, proven on a reference record doctored to break exactly that rule. */
+const DOCTORED: { scenario: string; check: string; doctor(evidence: Evidence): Evidence }[] = [
+  {
+    scenario: 'negotiation/handshake-order',
+    check: 'initialize-first',
+    doctor: (e) => ({ ...e, exchanges: [...e.exchanges.slice(1), e.exchanges[0]!] }),
+  },
+  {
+    scenario: 'negotiation/handshake-order',
+    check: 'only-ping-before-result',
+    // tools/list arriving while initialize was still unanswered.
+    doctor: (e) => ({
+      ...e,
+      exchanges: e.exchanges.map((x) => (x.requestMessages.some((m) => m.method === 'tools/list') ? { ...x, startedAt: 0 } : x)),
+    }),
+  },
+  {
+    scenario: 'negotiation/version-per-revision',
+    check: 'reported-version',
+    doctor: (e) => ({ ...e, observed: { ...e.observed, negotiatedVersion: '2025-03-26' } }),
+  },
+  ...SCENARIOS.map((s) => ({
+    scenario: s.id,
+    check: 'client-completed',
+    doctor: (e: Evidence) => ({ ...e, clientError: 'Error: connection reset' }),
+  })),
+];
+
+const cases = plannedCases(SCENARIOS);
+const referenceResults = new Map<string, ScenarioResult>();
+const provenFailing = new Map<string, Set<string>>(SCENARIOS.map((s) => [s.id, new Set<string>()]));
+const key = (scenario: Scenario, revision: string) => `${scenario.id}@${revision}`;
+
+describe('reference client', () => {
+  test.each(cases.map((c) => ({ ...c, title: key(c.scenario, c.revision) })))('passes $title', async ({ scenario, revision }) => {
+    const result = await runScenario(scenario, referenceClient, revision, { strict: true });
+    referenceResults.set(key(scenario, revision), result);
+    expect(result.verdict, explain(result)).toBe('pass');
+  });
+});
+
+describe.each(BROKEN_ADAPTERS.map((adapter) => ({ adapter, name: adapter.name })))('$name', ({ adapter }) => {
+  const expected = EXPECTED_FAILURES[adapter.name];
+
+  test('has declared expectations', () => {
+    expect(expected, `add ${adapter.name} to EXPECTED_FAILURES`).toBeDefined();
+  });
+
+  test.each(cases.map((c) => ({ ...c, title: key(c.scenario, c.revision) })))('$title', async ({ scenario, revision }) => {
+    const result = await runScenario(scenario, adapter, revision, { strict: true });
+    for (const check of result.checks) if (!check.ok) provenFailing.get(scenario.id)!.add(check.name);
+    const shouldFail = expected?.includes(scenario.id) ?? false;
+    expect(result.verdict, explain(result)).toBe(shouldFail ? 'fail' : 'pass');
+  });
+});
+
+describe('doctored records', () => {
+  beforeAll(() => {
+    expect(referenceResults.size, 'the reference runs come first in this file').toBe(cases.length);
+  });
+
+  test.each(DOCTORED.map((d) => ({ ...d, title: `${d.scenario} › ${d.check}` })))('$title fails', ({ scenario: id, check, doctor }) => {
+    const scenario = SCENARIOS.find((s) => s.id === id)!;
+    for (const revision of plannedCases([scenario]).map((c) => c.revision)) {
+      const evidence = referenceResults.get(key(scenario, revision))!.evidence!;
+      const judged = scenario.judge(doctor(structuredClone(evidence)));
+      const target = judged.find((c) => c.name === check);
+      expect(target, `${id} has no check named ${check}`).toBeDefined();
+      expect(target!.ok, `${check} should fail on the doctored record`).toBe(false);
+      provenFailing.get(id)!.add(check);
+    }
+  });
+});
+
+describe('coverage of the proof', () => {
+  test('every scenario fails on at least one broken variant', () => {
+    const failedSomewhere = new Set(Object.values(EXPECTED_FAILURES).flat());
+    expect(SCENARIOS.map((s) => s.id).filter((id) => !failedSomewhere.has(id))).toEqual([]);
+  });
+
+  test('every check of every scenario has been seen failing', () => {
+    const unproven: string[] = [];
+    for (const result of referenceResults.values()) {
+      for (const check of result.checks) {
+        if (!provenFailing.get(result.scenarioId)!.has(check.name)) unproven.push(`${result.scenarioId} › ${check.name}`);
+      }
+    }
+    expect([...new Set(unproven)]).toEqual([]);
+  });
+});

@@ -1,0 +1,66 @@
+// The verdict rules and the baseline comparison, on synthetic results.
+import { describe, expect, test } from 'vitest';
+import type { ClientAdapter } from '../clients/adapter.ts';
+import { baselineMismatch, type Baseline } from './baselines.ts';
+import { handshakeOrder } from './negotiation/handshake-order.ts';
+import { deleteIssuedSession } from './disposal/delete-issued-session.ts';
+import { notApplicable, runScenario } from './runner.ts';
+import { verdictOf, type Check, type Level, type ScenarioResult, type Verdict } from './scenario.ts';
+
+const checkAt = (level: Level, ok: boolean): Check => ({ name: `${level}-${ok}`, spec: { url: 'u', section: 's', level }, ok, detail: '', exchanges: [] });
+
+describe('verdictOf', () => {
+  test('a failed MUST fails, a failed SHOULD warns (fails when strict), a failed MAY is informational', () => {
+    expect(verdictOf([checkAt('MUST', true), checkAt('SHOULD', true)])).toBe('pass');
+    expect(verdictOf([checkAt('MUST', false), checkAt('SHOULD', false)])).toBe('fail');
+    expect(verdictOf([checkAt('SHOULD', false)])).toBe('warn');
+    expect(verdictOf([checkAt('SHOULD', false)], true)).toBe('fail');
+    expect(verdictOf([checkAt('MAY', false)], true)).toBe('pass');
+  });
+});
+
+describe('baselineMismatch', () => {
+  const result = (verdict: Verdict): ScenarioResult => ({
+    scenarioId: 'disposal/delete-issued-session',
+    adapter: 'x',
+    revision: '2025-06-18',
+    verdict,
+    checks: [],
+    durationMs: 0,
+  });
+  const baseline: Baseline = {
+    adapter: 'x',
+    known: [{ scenario: 'disposal/delete-issued-session', revision: '2025-06-18', verdict: 'warn', reason: 'never sends DELETE', spec: 'u' }],
+  };
+  const empty: Baseline = { adapter: 'x', known: [] };
+
+  test('matches a pass with no entry, and a baselined verdict', () => {
+    expect(baselineMismatch(result('pass'), empty)).toBeUndefined();
+    expect(baselineMismatch(result('warn'), baseline)).toBeUndefined();
+  });
+  test('an unexpected failure is a mismatch', () => {
+    expect(baselineMismatch(result('fail'), empty)).toBe('expected pass, got fail');
+    expect(baselineMismatch(result('fail'), baseline)).toMatch(/^expected warn \(baselined: never sends DELETE\), got fail$/);
+  });
+  test('a baselined failure that now passes is a mismatch, so the baseline cannot go stale', () => {
+    expect(baselineMismatch(result('pass'), baseline)).toMatch(/but now passes: remove the entry/);
+  });
+  test('not applicable is reported, never judged', () => {
+    expect(baselineMismatch(result('n/a'), baseline)).toBeUndefined();
+  });
+});
+
+describe('not applicable', () => {
+  const bare: ClientAdapter = {
+    name: 'bare',
+    description: 'declares one revision and no features',
+    revisions: ['2025-03-26'],
+    features: [],
+    connect: () => Promise.reject(new Error('must not be called')),
+  };
+  test('a scenario needing an undeclared feature or revision is not applicable, with the reason, and never connects', async () => {
+    expect(notApplicable(deleteIssuedSession, { ...bare, revisions: ['2025-06-18'] }, '2025-06-18')).toBe('bare does not declare streamable-http');
+    const result = await runScenario(handshakeOrder, bare, '2025-06-18');
+    expect(result).toMatchObject({ verdict: 'n/a', reason: 'bare does not speak 2025-06-18' });
+  });
+});

@@ -1,0 +1,13 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['servers/**/*.test.ts', 'clients/**/*.test.ts', 'suites/**/*.test.ts', 'scripts/**/*.test.ts'],
+    // Scenarios bound every client operation themselves; these are the outer safety nets.
+    testTimeout: 30_000,
+    hookTimeout: 30_000,
+    // Real sockets and real servers: the same verdicts on every run, or it is a bug, not a retry.
+    retry: 0,
+    reporters: ['default', './scripts/summary-reporter.ts'],
+  },
+});
