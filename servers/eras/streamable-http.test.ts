@@ -1,16 +1,16 @@
 // Raw-HTTP self-tests of the 2025-06-18 reference server: exact status, headers and JSON-RPC answers.
 import { Agent, request } from 'undici';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import type { ReferenceServer } from './reference-server.ts';
-import { startStreamableHttpServer } from './streamable-http.ts';
-import { SseParser } from './sse.ts';
+import type { ReferenceServer } from '../reference-server.ts';
+import { startReferenceServer } from '../server.ts';
+import { SseParser } from '../sse.ts';
 
 const REVISION = '2025-06-18';
 let server: ReferenceServer;
 let agent: Agent;
 
 beforeEach(async () => {
-  server = await startStreamableHttpServer({ revision: REVISION });
+  server = await startReferenceServer({ era: REVISION });
   agent = new Agent();
 });
 afterEach(async () => {

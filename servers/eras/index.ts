@@ -1,0 +1,17 @@
+// Every era's backend factory.
+import type { Era, EraFactory } from '../era.ts';
+import { streamableHttpEra } from './streamable-http.ts';
+
+const notYet = (era: Era): EraFactory => async () => {
+  throw new Error(`no reference server for era ${era} yet`);
+};
+
+export const ERA_FACTORIES: Record<Era, EraFactory> = {
+  '2024-11-05': notYet('2024-11-05'),
+  '2025-03-26': streamableHttpEra('2025-03-26'),
+  '2025-06-18': streamableHttpEra('2025-06-18'),
+  '2025-11-25': notYet('2025-11-25'),
+  '2026-07-28': notYet('2026-07-28'),
+  dual: notYet('dual'),
+  stateless: notYet('stateless'),
+};

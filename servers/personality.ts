@@ -1,0 +1,44 @@
+// Server personalities: behaviours real servers and proxies have that break clients, composable with eras.
+//
+// A personality is an object the caller creates and keeps: its methods are its control surface
+// (for example `expiring.expireAfter(3)`), and the server calls `attach` when it starts.
+import type { Era, EraBackend } from './era.ts';
+import type { FixtureState } from './fixtures.ts';
+import type { Middleware } from './http.ts';
+import type { WireRecord } from './wire-record.ts';
+
+export interface PersonalityHost {
+  readonly era: Era;
+  readonly backend: EraBackend;
+  readonly record: WireRecord;
+  readonly fixtures: FixtureState;
+}
+
+/** A server placed in front of the era server (a proxy or a gateway): what clients talk to. */
+export interface Front {
+  /** The URL clients are given. */
+  url: string;
+  /** What the front received from clients: this becomes the server's main record. */
+  record: WireRecord;
+  close(): Promise<void>;
+}
+
+export interface FrontDependencies {
+  /** The URL of the era server behind the front. */
+  backendUrl: string;
+  /** Starts another instance of the same era server (same personalities but fronts), for gateways. */
+  startInstance(): Promise<{ url: string; record: WireRecord; close(): Promise<void> }>;
+}
+
+export interface Personality {
+  /** Registry name, as given to `serve --personality`. */
+  readonly name: string;
+  /** Eras it makes sense with; undefined means all. */
+  readonly eras?: readonly Era[];
+  /** Called once when the server starts, before it listens. */
+  attach?(host: PersonalityHost): void;
+  /** HTTP-level behaviour, run after recording and the Origin check, before the era handler. */
+  readonly middleware?: Middleware;
+  /** Puts a proxy or gateway in front of the server. At most one personality per server may have one. */
+  front?(dependencies: FrontDependencies): Promise<Front>;
+}

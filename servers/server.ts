@@ -1,0 +1,113 @@
+// Starts a reference server: an era backend behind the shared pipeline, with personalities composed in.
+import express from 'express';
+import { localhostOriginValidation } from '@modelcontextprotocol/node';
+import type { Era, EraBackend } from './era.ts';
+import { ERA_FACTORIES } from './eras/index.ts';
+import { FixtureState } from './fixtures.ts';
+import { compose, type Middleware } from './http.ts';
+import { listenOnLoopback } from './listen.ts';
+import type { Personality } from './personality.ts';
+import type { ReferenceServer } from './reference-server.ts';
+import { WireRecord } from './wire-record.ts';
+
+export interface ServerOptions {
+  era: Era;
+  personalities?: readonly Personality[];
+  /** 0 (default): a free port. */
+  port?: number;
+}
+
+interface Instance {
+  url: string;
+  record: WireRecord;
+  backend: EraBackend;
+  close(): Promise<void>;
+}
+
+/** Every server: loopback only (see listen.ts), and a request with a non-local Origin gets 403. */
+function originCheck(): Middleware {
+  const validate = localhostOriginValidation();
+  return async (context, next) => {
+    if (validate(context.req, context.res)) await next();
+  };
+}
+
+async function startInstance(era: Era, personalities: readonly Personality[], fixtures: FixtureState, port: number): Promise<Instance> {
+  const record = new WireRecord();
+  const backend = await ERA_FACTORIES[era]({ fixtures, record });
+  for (const personality of personalities) personality.attach?.({ era, backend, record, fixtures });
+  const middlewares = personalities.flatMap((p) => (p.middleware ? [p.middleware] : []));
+  const pipeline = compose([originCheck(), ...middlewares], (context) => backend.handle(context));
+
+  const app = express();
+  app.disable('x-powered-by');
+  app.use(async (req, res, next) => {
+    try {
+      const { exchange, parsedBody } = await record.begin(req, res);
+      await pipeline({ req, res, exchange, body: parsedBody, record });
+    } catch (error) {
+      next(error);
+    }
+  });
+  const listening = await listenOnLoopback(app, port);
+  let closed: Promise<void> | undefined;
+  return {
+    url: `${listening.origin}${backend.entryPath}`,
+    record,
+    backend,
+    close() {
+      closed ??= listening.close().then(() => backend.close());
+      return closed;
+    },
+  };
+}
+
+export async function startReferenceServer(options: ServerOptions): Promise<ReferenceServer> {
+  const { era } = options;
+  const personalities = options.personalities ?? [];
+  for (const personality of personalities) {
+    if (personality.eras && !personality.eras.includes(era)) {
+      throw new Error(`personality ${personality.name} does not apply to era ${era} (only ${personality.eras.join(', ')})`);
+    }
+  }
+  const fronts = personalities.filter((p) => p.front !== undefined);
+  if (fronts.length > 1) throw new Error(`only one front per server: ${fronts.map((p) => p.name).join(' and ')} both are`);
+  const inner = personalities.filter((p) => p.front === undefined);
+  const fixtures = new FixtureState();
+  const instances: Instance[] = [await startInstance(era, inner, fixtures, fronts.length > 0 ? 0 : (options.port ?? 0))];
+  const main = instances[0]!;
+  let front;
+  try {
+    front = await fronts[0]?.front?.({
+      backendUrl: main.url,
+      async startInstance() {
+        const instance = await startInstance(era, inner, fixtures, 0);
+        instances.push(instance);
+        return instance;
+      },
+    });
+  } catch (error) {
+    await Promise.all(instances.map((i) => i.close()));
+    throw error;
+  }
+  let closed: Promise<void> | undefined;
+  return {
+    url: front?.url ?? main.url,
+    era,
+    revisions: main.backend.revisions,
+    record: front?.record ?? main.record,
+    fixtures,
+    issuedSessions: () => instances.flatMap((i) => i.backend.issuedSessions()),
+    liveSessions: () => instances.flatMap((i) => i.backend.liveSessions()),
+    async expireSession(sessionId) {
+      for (const instance of instances) await instance.backend.expireSession(sessionId);
+    },
+    close() {
+      closed ??= (async () => {
+        await front?.close();
+        await Promise.all(instances.map((i) => i.close()));
+      })();
+      return closed;
+    },
+  };
+}
