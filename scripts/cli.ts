@@ -2,7 +2,10 @@
 // mcp-client-conformance: list the scenarios, or run them against an adapter and print a verdict table.
 import { parseArgs } from 'node:util';
 import { BROKEN_ADAPTERS, BUILT_IN_ADAPTERS, findAdapter } from '../clients/index.ts';
-import { explain } from '../suites/evidence.ts';
+import { ERA_DESCRIPTIONS, ERAS, type Era } from '../servers/era.ts';
+import { PERSONALITIES } from '../servers/personalities/index.ts';
+import { startReferenceServer } from '../servers/server.ts';
+import { explain, formatExchange } from '../suites/evidence.ts';
 import { SCENARIOS } from '../suites/index.ts';
 import { plannedCases } from '../suites/plan.ts';
 import { runScenario } from '../suites/runner.ts';
@@ -17,8 +20,51 @@ commands:
       [--strict]             SHOULD violations fail instead of warning
       [--verbose]            print the evidence of every result that is not a pass
   adapters                   print the built-in adapters
+  serve --era <era>          start a reference server on 127.0.0.1 and print the URL to give a client
+      [--personality <name>] compose a personality (repeatable)
+      [--port <n>]           listen on this port (default 0: a free one)
+      [--json]               print one JSON line {"url", "era", "personalities"} instead of text
+      [--quiet]              do not log each exchange to stderr
 
 exit code: 0 when nothing failed, 1 when a scenario failed, 2 on bad usage`;
+
+function serveHelp(): string {
+  const width = Math.max(...ERAS.map((e) => e.length), ...Object.keys(PERSONALITIES).map((p) => p.length)) + 2;
+  return [
+    'usage: mcp-client-conformance serve --era <era> [--personality <name>]... [--port <n>] [--json] [--quiet]',
+    '',
+    'eras:',
+    ...ERAS.map((era) => `  ${era.padEnd(width)}${ERA_DESCRIPTIONS[era]}`),
+    '',
+    'personalities:',
+    ...Object.entries(PERSONALITIES).map(([name, entry]) => `  ${name.padEnd(width)}${entry.description}`),
+    '',
+    'Ctrl-C stops the server cleanly.',
+  ].join('\n');
+}
+
+async function serve(values: { era?: string; personality?: string[]; port?: string; json?: boolean; quiet?: boolean }): Promise<void> {
+  if (!values.era) fail(`serve needs --era <era>\n${serveHelp()}`);
+  if (!(ERAS as readonly string[]).includes(values.era)) fail(`unknown era "${values.era}"; eras: ${ERAS.join(', ')}`);
+  const names = values.personality ?? [];
+  const unknown = names.filter((name) => !(name in PERSONALITIES));
+  if (unknown.length > 0) fail(`unknown personality ${unknown.map((n) => `"${n}"`).join(', ')}; personalities: ${Object.keys(PERSONALITIES).join(', ')}`);
+  const port = Number(values.port ?? '0');
+  if (!Number.isInteger(port) || port < 0 || port > 65_535) fail(`--port takes a port number, not "${values.port}"`);
+  const server = await startReferenceServer({
+    era: values.era as Era,
+    personalities: names.map((name) => PERSONALITIES[name]!.create()),
+    port,
+  }).catch((error: Error) => fail(error.message));
+  if (values.json) console.log(JSON.stringify({ url: server.url, era: server.era, personalities: names }));
+  else console.log(`${server.era} reference server${names.length > 0 ? ` (${names.join(', ')})` : ''} at ${server.url}\nCtrl-C to stop.`);
+  if (!values.quiet) server.record.onEnded((exchange) => console.error(formatExchange(exchange)));
+  const stop = () => {
+    void server.close().then(() => process.exit(0));
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+}
 
 function fail(message: string): never {
   console.error(`mcp-client-conformance: ${message}`);
@@ -72,6 +118,11 @@ const { values } = (() => {
         strict: { type: 'boolean' },
         verbose: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
+        era: { type: 'string' },
+        personality: { type: 'string', multiple: true },
+        port: { type: 'string' },
+        json: { type: 'boolean' },
+        quiet: { type: 'boolean' },
       },
     });
   } catch (error) {
@@ -79,12 +130,16 @@ const { values } = (() => {
   }
 })();
 
-if (values.help || command === undefined || command === 'help' || command === '--help' || command === '-h') {
+if (command === 'serve' && values.help) {
+  console.log(serveHelp());
+} else if (values.help || command === undefined || command === 'help' || command === '--help' || command === '-h') {
   console.log(USAGE);
 } else if (command === 'list') {
   list();
 } else if (command === 'adapters') {
   for (const adapter of [...BUILT_IN_ADAPTERS, ...BROKEN_ADAPTERS]) console.log(`${adapter.name.padEnd(30)} ${adapter.description}`);
+} else if (command === 'serve') {
+  await serve(values);
 } else if (command === 'run') {
   await run(values);
 } else {

@@ -11,6 +11,17 @@ import type { WireRecord } from './wire-record.ts';
 export const ERAS = ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25', '2026-07-28', 'dual', 'stateless'] as const;
 export type Era = (typeof ERAS)[number];
 
+/** One line per era, for `serve --help`. */
+export const ERA_DESCRIPTIONS: Record<Era, string> = {
+  '2024-11-05': 'HTTP+SSE: GET /sse stream with an endpoint event, POST /messages',
+  '2025-03-26': 'Streamable HTTP with sessions, pinned to 2025-03-26',
+  '2025-06-18': 'Streamable HTTP with sessions, pinned to 2025-06-18 (MCP-Protocol-Version header)',
+  '2025-11-25': 'Streamable HTTP with sessions, pinned to 2025-11-25: event store, priming event, retry, resumable streams',
+  '2026-07-28': 'modern only: server/discover, _meta envelope, header validation, no sessions, 405 on GET and DELETE',
+  dual: '2026-07-28 and sessionful 2025-11-25 on one URL',
+  stateless: 'legacy Streamable HTTP (2025-11-25) that issues no session id',
+};
+
 export interface EraDependencies {
   fixtures: FixtureState;
   record: WireRecord;

@@ -15,6 +15,8 @@ export interface ServerOptions {
   personalities?: readonly Personality[];
   /** 0 (default): a free port. */
   port?: number;
+  /** Keep the wire record (default). Off only to measure what recording costs. */
+  recording?: boolean;
 }
 
 interface Instance {
@@ -32,8 +34,8 @@ function originCheck(): Middleware {
   };
 }
 
-async function startInstance(era: Era, personalities: readonly Personality[], fixtures: FixtureState, port: number): Promise<Instance> {
-  const record = new WireRecord();
+async function startInstance(era: Era, personalities: readonly Personality[], fixtures: FixtureState, port: number, recording: boolean): Promise<Instance> {
+  const record = new WireRecord({ enabled: recording });
   const backend = await ERA_FACTORIES[era]({ fixtures, record });
   for (const personality of personalities) personality.attach?.({ era, backend, record, fixtures });
   const middlewares = personalities.flatMap((p) => (p.middleware ? [p.middleware] : []));
@@ -74,14 +76,15 @@ export async function startReferenceServer(options: ServerOptions): Promise<Refe
   if (fronts.length > 1) throw new Error(`only one front per server: ${fronts.map((p) => p.name).join(' and ')} both are`);
   const inner = personalities.filter((p) => p.front === undefined);
   const fixtures = new FixtureState();
-  const instances: Instance[] = [await startInstance(era, inner, fixtures, fronts.length > 0 ? 0 : (options.port ?? 0))];
+  const recording = options.recording ?? true;
+  const instances: Instance[] = [await startInstance(era, inner, fixtures, fronts.length > 0 ? 0 : (options.port ?? 0), recording)];
   const main = instances[0]!;
   let front;
   try {
     front = await fronts[0]?.front?.({
       backendUrl: main.url,
       async startInstance() {
-        const instance = await startInstance(era, inner, fixtures, 0);
+        const instance = await startInstance(era, inner, fixtures, 0, recording);
         instances.push(instance);
         return instance;
       },

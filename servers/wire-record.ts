@@ -60,7 +60,13 @@ export interface SentMessage {
 
 export class WireRecord {
   readonly exchanges: WireExchange[] = [];
+  /** False only to measure what recording costs: exchanges are then parsed but neither kept nor tapped. */
+  readonly enabled: boolean;
   private readonly origin = performance.now();
+
+  constructor(options: { enabled?: boolean } = {}) {
+    this.enabled = options.enabled ?? true;
+  }
   private readonly changes = new EventEmitter();
 
   now(): number {
@@ -119,6 +125,12 @@ export class WireRecord {
     });
   }
 
+  /** Calls `listener` with each exchange when it ends; returns the unsubscribe function. */
+  onEnded(listener: (exchange: WireExchange) => void): () => void {
+    this.changes.on('ended', listener);
+    return () => this.changes.off('ended', listener);
+  }
+
   /** A server personality labels the exchange it is answering. */
   note(exchange: WireExchange, label: string): void {
     exchange.notes.push(label);
@@ -144,8 +156,10 @@ export class WireRecord {
       startedAt: this.now(),
       notes: [],
     };
-    this.exchanges.push(exchange);
-    this.tapResponse(exchange, res);
+    if (this.enabled) {
+      this.exchanges.push(exchange);
+      this.tapResponse(exchange, res);
+    }
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     exchange.requestBody = Buffer.concat(chunks).toString('utf8');
@@ -222,6 +236,7 @@ export class WireRecord {
       exchange.endedAt = this.now();
       exchange.endedBy = res.writableFinished ? 'server' : 'client';
       this.changed();
+      this.changes.emit('ended', exchange);
     });
   }
 
