@@ -1,0 +1,344 @@
+// Raw-HTTP self-tests of the 2024-11-05 HTTP+SSE reference server: exact status, headers, events and JSON-RPC answers.
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
+import { Agent, request } from 'undici';
+import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import type { ReferenceServer } from '../reference-server.ts';
+import { startReferenceServer } from '../server.ts';
+import { SseParser, type SseEvent } from '../sse.ts';
+
+const REVISION = '2024-11-05';
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const SERVER_INFO = { name: 'mcp-client-conformance-reference', version: '0.1.0' };
+
+let server: ReferenceServer;
+let agent: Agent;
+/** Hang-ups of every stream a test opened, run after it. */
+let hangUps: (() => void)[];
+
+beforeEach(async () => {
+  server = await startReferenceServer({ era: REVISION });
+  agent = new Agent();
+  hangUps = [];
+});
+afterEach(async () => {
+  for (const hangUp of hangUps) hangUp();
+  await agent.close();
+  await server.close();
+});
+
+/** Rejects with `what` if `promise` has not settled within `ms`. */
+async function within<T>(promise: Promise<T>, what: string, ms = 5_000): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms waiting for ${what}`)), ms);
+  });
+  try {
+    return await Promise.race([promise, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** GETs a URL and reads it as an event stream, one event at a time. */
+async function openStream(url = server.url, headers: Record<string, string> = {}) {
+  const response = await request(url, { method: 'GET', headers: { accept: 'text/event-stream', ...headers }, dispatcher: agent });
+  const chunks = response.body[Symbol.asyncIterator]();
+  const decoder = new TextDecoder();
+  const parser = new SseParser();
+  const pending: SseEvent[] = [];
+  const stream = {
+    status: response.statusCode,
+    headers: response.headers,
+    /** The next event; rejects if the stream ends first. */
+    async next(what: string): Promise<SseEvent> {
+      while (pending.length === 0) {
+        const chunk = await within(chunks.next(), what);
+        if (chunk.done) throw new Error(`the stream ended before ${what}`);
+        pending.push(...parser.push(decoder.decode(chunk.value as Uint8Array, { stream: true })));
+      }
+      return pending.shift()!;
+    },
+    /** The next `message` event's JSON-RPC message. */
+    async nextMessage(what: string): Promise<unknown> {
+      const event = await stream.next(what);
+      expect(event.event).toBe('message');
+      return JSON.parse(event.data);
+    },
+    /** Resolves with the events left once the server ends the stream. */
+    async rest(): Promise<SseEvent[]> {
+      for (;;) {
+        const chunk = await within(chunks.next(), 'the server to end the stream');
+        if (chunk.done) return pending.splice(0);
+        pending.push(...parser.push(decoder.decode(chunk.value as Uint8Array, { stream: true })));
+      }
+    },
+    /** The client hangs up. */
+    close: () => response.body.destroy(),
+  };
+  hangUps.push(stream.close);
+  return stream;
+}
+
+/** Opens a stream and returns it with the POST URL its `endpoint` event names. */
+async function connect() {
+  const stream = await openStream();
+  const endpoint = await stream.next('the endpoint event');
+  expect(endpoint.event).toBe('endpoint');
+  return { stream, endpoint: endpoint.data, sessionId: new URL(endpoint.data, server.url).searchParams.get('sessionId')! };
+}
+
+async function post(path: string, body: unknown, headers: Record<string, string> = {}) {
+  const response = await request(new URL(path, server.url), {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+    dispatcher: agent,
+  });
+  return { status: response.statusCode, headers: response.headers, text: await response.body.text() };
+}
+
+const initialize = (protocolVersion: string, id = 1) => ({
+  jsonrpc: '2.0',
+  id,
+  method: 'initialize',
+  params: { protocolVersion, capabilities: {}, clientInfo: { name: 'raw', version: '0' } },
+});
+const initialized = { jsonrpc: '2.0', method: 'notifications/initialized' };
+const callTool = (id: number, name: string, args: Record<string, unknown> = {}) => ({
+  jsonrpc: '2.0',
+  id,
+  method: 'tools/call',
+  params: { name, arguments: args },
+});
+
+/** Opens a stream and completes the handshake on it. */
+async function openSession() {
+  const session = await connect();
+  expect(await post(session.endpoint, initialize(REVISION))).toMatchObject({ status: 202 });
+  await session.stream.nextMessage('the initialize result');
+  expect(await post(session.endpoint, initialized)).toMatchObject({ status: 202 });
+  return session;
+}
+
+/** The SDK v1 McpServer's tools/list answer: draft-07 schemas and `execution` are what v1 sends. */
+const SCHEMA = 'http://json-schema.org/draft-07/schema#';
+const EXPECTED_TOOLS = [
+  {
+    name: 'echo',
+    description: 'Echoes its text argument.',
+    inputSchema: { type: 'object', properties: { text: { default: '', type: 'string' } }, $schema: SCHEMA },
+    execution: { taskSupport: 'forbidden' },
+  },
+  {
+    name: 'slow',
+    description: 'Waits until aborted or until ms milliseconds pass; reports which.',
+    inputSchema: {
+      type: 'object',
+      properties: { ms: { default: 30000, type: 'integer', minimum: 0, maximum: 120000 } },
+      $schema: SCHEMA,
+    },
+    execution: { taskSupport: 'forbidden' },
+  },
+  {
+    name: 'count',
+    description: 'Counts its executions. Not idempotent.',
+    inputSchema: { type: 'object', properties: {}, $schema: SCHEMA },
+    execution: { taskSupport: 'forbidden' },
+  },
+  {
+    name: 'idempotent_count',
+    description: 'Counts its executions. Idempotent.',
+    inputSchema: { type: 'object', properties: {}, $schema: SCHEMA },
+    annotations: { idempotentHint: true },
+    execution: { taskSupport: 'forbidden' },
+  },
+];
+
+describe('2024-11-05 HTTP+SSE server', () => {
+  test('GET /sse opens an event stream whose first event is the endpoint, and issues its session', async () => {
+    expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/sse$/);
+    const stream = await openStream();
+    expect(stream.status).toBe(200);
+    expect(stream.headers['content-type']).toBe('text/event-stream');
+    expect(stream.headers['cache-control']).toBe('no-cache, no-transform');
+    const first = await stream.next('the endpoint event');
+    const [sessionId] = server.issuedSessions();
+    expect(sessionId).toMatch(UUID);
+    expect(first).toEqual({ event: 'endpoint', data: `/messages?sessionId=${sessionId}` });
+    expect(server.liveSessions()).toEqual([sessionId]);
+    expect(server.revisions).toEqual([REVISION]);
+  });
+
+  test.each(['2025-11-25', '2024-11-05', '2099-01-01'])('answers an initialize for %s with exactly 2024-11-05', async (requested) => {
+    const { stream, endpoint } = await connect();
+    const accepted = await post(endpoint, initialize(requested, 7));
+    expect(accepted).toMatchObject({ status: 202, text: 'Accepted' });
+    expect(await stream.nextMessage('the initialize result')).toEqual({
+      jsonrpc: '2.0',
+      id: 7,
+      result: { protocolVersion: REVISION, capabilities: { tools: { listChanged: true } }, serverInfo: SERVER_INFO },
+    });
+  });
+
+  test('initialize, initialized, tools/list and tools/call round trip: 202 for each POST, answers on the stream', async () => {
+    const { stream, endpoint } = await openSession();
+    expect(await post(endpoint, { jsonrpc: '2.0', id: 2, method: 'tools/list', params: {} })).toMatchObject({ status: 202 });
+    expect(await stream.nextMessage('the tools/list result')).toEqual({ jsonrpc: '2.0', id: 2, result: { tools: EXPECTED_TOOLS } });
+
+    expect(await post(endpoint, callTool(3, 'echo', { text: 'hi' }))).toMatchObject({ status: 202 });
+    expect(await stream.nextMessage('the echo result')).toEqual({ jsonrpc: '2.0', id: 3, result: { content: [{ type: 'text', text: 'hi' }] } });
+
+    await post(endpoint, callTool(4, 'count'));
+    await post(endpoint, callTool(5, 'count'));
+    expect(await stream.nextMessage('the first count result')).toEqual({ jsonrpc: '2.0', id: 4, result: { content: [{ type: 'text', text: '1' }] } });
+    expect(await stream.nextMessage('the second count result')).toEqual({ jsonrpc: '2.0', id: 5, result: { content: [{ type: 'text', text: '2' }] } });
+    expect(server.fixtures.runs.map((run) => [run.tool, run.requestId])).toEqual([
+      ['echo', 3],
+      ['count', 4],
+      ['count', 5],
+    ]);
+  });
+
+  test('POST answers outside a live session are those of the SDK example server', async () => {
+    const { sessionId } = await connect();
+    const unknown = await post('/messages?sessionId=00000000-0000-0000-0000-000000000000', initialize(REVISION));
+    expect(unknown).toMatchObject({ status: 404, text: 'Session not found' });
+    expect(unknown.headers['content-type']).toBe('text/html; charset=utf-8');
+    const missing = await post('/messages', initialize(REVISION));
+    expect(missing).toMatchObject({ status: 400, text: 'Missing sessionId parameter' });
+    expect(missing.headers['content-type']).toBe('text/html; charset=utf-8');
+    // The transport's own answer to a body that is not JSON.
+    expect(await post(`/messages?sessionId=${sessionId}`, 'not json')).toMatchObject({ status: 400, text: 'Invalid message: not json' });
+    // What a Streamable HTTP client trying the SSE URL first gets (its cue to fall back to HTTP+SSE).
+    const onSse = await post('/sse', initialize('2025-03-26'));
+    expect(onSse).toMatchObject({ status: 404, text: 'Not Found' });
+    expect(server.record.responseTo(1)).toBeUndefined();
+  });
+
+  test('the wire record holds the stream with its endpoint and message events, and each POST', async () => {
+    const { stream, endpoint, sessionId } = await openSession();
+    await post(endpoint, callTool(2, 'echo', { text: 'hi' }));
+    await stream.nextMessage('the echo result');
+    const [get, init, notified, call] = server.record.exchanges;
+    expect(get).toMatchObject({ seq: 1, method: 'GET', path: '/sse', status: 200, sse: true });
+    expect(get!.endedBy).toBeUndefined();
+    expect(get!.responseHeaders['content-type']).toBe('text/event-stream');
+    expect(get!.sseEvents.map(({ event, data }) => ({ event, data }))).toEqual([
+      { event: 'endpoint', data: `/messages?sessionId=${sessionId}` },
+      { event: 'message', data: expect.stringContaining('"protocolVersion":"2024-11-05"') },
+      { event: 'message', data: JSON.stringify({ result: { content: [{ type: 'text', text: 'hi' }] }, jsonrpc: '2.0', id: 2 }) },
+    ]);
+    expect(get!.responseMessages.map(({ message }) => message.id)).toEqual([1, 2]);
+    for (const [exchange, method] of [
+      [init, 'initialize'],
+      [notified, 'notifications/initialized'],
+      [call, 'tools/call'],
+    ] as const) {
+      expect(exchange).toMatchObject({ method: 'POST', path: `/messages?sessionId=${sessionId}`, status: 202, sse: false, endedBy: 'server' });
+      expect(exchange!.requestMessages.map((m) => m.method)).toEqual([method]);
+      expect(exchange!.responseMessages).toEqual([]);
+    }
+    expect(server.record.responseTo(2)!.at).toBeGreaterThanOrEqual(call!.startedAt);
+  });
+
+  test('a client closing the stream is recorded as endedBy client, and its session is gone', async () => {
+    const { stream, endpoint, sessionId } = await openSession();
+    stream.close();
+    await server.record.waitFor((r) => r.exchanges[0]!.endedBy !== undefined, 'the stream to end');
+    expect(server.record.exchanges[0]!.endedBy).toBe('client');
+    expect(server.liveSessions()).toEqual([]);
+    expect(server.issuedSessions()).toEqual([sessionId]);
+    expect(await post(endpoint, callTool(2, 'echo'))).toMatchObject({ status: 404, text: 'Session not found' });
+  });
+
+  test('notifications/cancelled aborts an in-flight slow call, which then sends no answer', async () => {
+    const { stream, endpoint } = await openSession();
+    expect(await post(endpoint, callTool(7, 'slow', { ms: 20_000 }))).toMatchObject({ status: 202 });
+    // A ping answered on the stream is a barrier: every message POSTed before it has been handled.
+    await post(endpoint, { jsonrpc: '2.0', id: 8, method: 'ping' });
+    expect(await stream.nextMessage('the first ping result')).toEqual({ jsonrpc: '2.0', id: 8, result: {} });
+    expect(server.fixtures.runs).toEqual([{ tool: 'slow', requestId: 7 }]);
+
+    const cancel = { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 7, reason: 'test' } };
+    expect(await post(endpoint, cancel)).toMatchObject({ status: 202 });
+    await post(endpoint, { jsonrpc: '2.0', id: 9, method: 'ping' });
+    // No answer to 7 comes before the ping's: the receiver of a cancel does not respond.
+    expect(await stream.nextMessage('the second ping result')).toEqual({ jsonrpc: '2.0', id: 9, result: {} });
+    const [run] = server.fixtures.aborted();
+    expect(run).toMatchObject({ tool: 'slow', requestId: 7, abortedAt: expect.any(Number), finishedAt: expect.any(Number) });
+    expect(server.record.responseTo(7)).toBeUndefined();
+    // The stream is still open: the cancel aborted the handler, not a hang-up.
+    expect(server.record.exchanges[0]!.endedBy).toBeUndefined();
+  });
+
+  test('expireSession(id) ends that stream and forgets the id: its POSTs get 404', async () => {
+    const first = await openSession();
+    const second = await connect();
+    await server.expireSession(first.sessionId);
+    expect(await first.stream.rest()).toEqual([]);
+    expect(server.record.exchanges[0]!.endedBy).toBe('server');
+    expect(server.liveSessions()).toEqual([second.sessionId]);
+    expect(server.issuedSessions()).toEqual([first.sessionId, second.sessionId]);
+    expect(await post(first.endpoint, callTool(2, 'echo'))).toMatchObject({ status: 404, text: 'Session not found' });
+    expect(await post(second.endpoint, initialize(REVISION))).toMatchObject({ status: 202 });
+    expect(await second.stream.nextMessage('the initialize result')).toMatchObject({ id: 1, result: { protocolVersion: REVISION } });
+  });
+
+  test('expireSession() ends every stream', async () => {
+    const sessions = [await connect(), await connect()];
+    await server.expireSession();
+    for (const { stream } of sessions) expect(await stream.rest()).toEqual([]);
+    expect(server.liveSessions()).toEqual([]);
+    expect(server.issuedSessions()).toEqual(sessions.map((s) => s.sessionId));
+  });
+
+  test('closing the server ends every stream', async () => {
+    const sessions = [await connect(), await connect()];
+    await server.close();
+    for (const { stream } of sessions) await expect(stream.rest()).rejects.toThrow();
+    expect(server.liveSessions()).toEqual([]);
+    expect(server.record.exchanges.map((e) => e.endedAt !== undefined)).toEqual([true, true]);
+  });
+
+  test('an invalid Origin gets 403 on the stream and on POSTs, and is still recorded', async () => {
+    const rejected = await openStream(server.url, { origin: 'http://evil.example' });
+    expect(rejected.status).toBe(403);
+    expect(await rejected.rest()).toEqual([]);
+    expect(server.issuedSessions()).toEqual([]);
+    const { endpoint } = await connect();
+    const post403 = await post(endpoint, initialize(REVISION), { origin: 'http://evil.example' });
+    expect(post403.status).toBe(403);
+    expect(JSON.parse(post403.text)).toMatchObject({ jsonrpc: '2.0', error: { code: -32000 }, id: null });
+    expect(server.record.exchanges.map((e) => [e.method, e.status, e.requestHeaders.origin])).toEqual([
+      ['GET', 403, 'http://evil.example'],
+      ['GET', 200, undefined],
+      ['POST', 403, 'http://evil.example'],
+    ]);
+    expect(server.record.responseTo(1)).toBeUndefined();
+  });
+
+  test('the official SDK v1 Client over SSEClientTransport connects, lists tools and calls echo', async () => {
+    const client = new Client({ name: 'sdk-v1-self-test', version: '0' });
+    try {
+      await client.connect(new SSEClientTransport(new URL(server.url)));
+      expect(client.getServerVersion()).toEqual(SERVER_INFO);
+      expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['echo', 'slow', 'count', 'idempotent_count']);
+      expect(await client.callTool({ name: 'echo', arguments: { text: 'from v1' } })).toEqual({ content: [{ type: 'text', text: 'from v1' }] });
+    } finally {
+      await client.close();
+    }
+    const sessionId = server.issuedSessions()[0]!;
+    await server.record.waitFor((r) => r.exchanges[0]!.endedBy !== undefined, 'the client to close its stream');
+    expect(server.record.exchanges[0]).toMatchObject({ method: 'GET', path: '/sse', endedBy: 'client' });
+    const posts = server.record.exchanges.slice(1);
+    expect(posts.map((e) => [e.path, e.status, e.requestMessages[0]!.method])).toEqual([
+      [`/messages?sessionId=${sessionId}`, 202, 'initialize'],
+      [`/messages?sessionId=${sessionId}`, 202, 'notifications/initialized'],
+      [`/messages?sessionId=${sessionId}`, 202, 'tools/list'],
+      [`/messages?sessionId=${sessionId}`, 202, 'tools/call'],
+    ]);
+    // The client took the answered version: it sends it on every POST after initialize.
+    expect(posts.slice(1).map((e) => e.requestHeaders['mcp-protocol-version'])).toEqual([REVISION, REVISION, REVISION]);
+  });
+});
