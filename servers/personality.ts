@@ -31,7 +31,7 @@ export interface FrontDependencies {
 }
 
 export interface Personality {
-  /** Registry name, as given to `serve --personality`. */
+  /** What kind of personality this is, for error messages (the registry may offer one kind under several names). */
   readonly name: string;
   /** Eras it makes sense with; undefined means all. */
   readonly eras?: readonly Era[];

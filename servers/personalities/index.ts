@@ -1,7 +1,16 @@
 // Every personality by name, for `serve --personality` and for scenarios: one line each.
 import type { Personality } from '../personality.ts';
+import { authErrors } from './auth-errors.ts';
+import { delayed404 } from './delayed-404.ts';
 import { delete405 } from './delete-405.ts';
+import { dropConnection } from './drop-connection.ts';
 import { endpointOtherOrigin } from './endpoint-other-origin.ts';
+import { expiringSessions } from './expiring-sessions.ts';
+import { initializeAnswers } from './initialize-answers.ts';
+import { refusesReinitialize } from './refuses-reinitialize.ts';
+import { serverErrors } from './server-errors.ts';
+import { slowResponses } from './slow-responses.ts';
+import { unknownSession400 } from './unknown-session-400.ts';
 
 export interface PersonalityEntry {
   description: string;
@@ -10,6 +19,35 @@ export interface PersonalityEntry {
 }
 
 export const PERSONALITIES: Record<string, PersonalityEntry> = {
+  'refuses-reinitialize': {
+    description: 'answers an initialize carrying a live session id with 400 -32600 "Server already initialized"',
+    create: refusesReinitialize,
+  },
+  'expiring-sessions': {
+    description: 'ends each session after it served 3 requests: the 4th gets 404 -32001',
+    create: () => expiringSessions({ afterRequests: 3 }),
+  },
+  'unknown-session-400': {
+    description: 'answers an unknown or expired session id with 400 -32000 "No valid session ID provided" (SDK examples)',
+    create: unknownSession400,
+  },
+  'delayed-404': { description: 'holds back answers for ended sessions until released (at most 10 s)', create: () => delayed404() },
+  'drop-connection': {
+    description: 'runs the first tools/call, then drops the connection without answering',
+    create: () => dropConnection({ method: 'tools/call', when: 'after', count: 1 }),
+  },
+  'server-errors': { description: 'answers every request 503 with Retry-After: 1', create: () => serverErrors({ status: 503, retryAfterSeconds: 1 }) },
+  'auth-errors': { description: 'answers every request 401 with a WWW-Authenticate: Bearer challenge', create: () => authErrors({ status: 401 }) },
+  'forbidden': { description: 'answers every request 403 (insufficient_scope)', create: () => authErrors({ status: 403 }) },
+  'slow-responses': { description: 'delays every request by 2 s before handling it', create: () => slowResponses({ ms: 2_000 }) },
+  'initialize-unsupported-revision': {
+    description: 'answers initialize with protocolVersion 1999-01-01, which no client supports',
+    create: () => initializeAnswers(),
+  },
+  'initialize-error-form': {
+    description: 'answers initialize with -32602 "Unsupported protocol version" and data.supported',
+    create: () => initializeAnswers({ error: {} }),
+  },
   'delete-405': { description: 'answers DELETE with 405 Method Not Allowed', create: delete405 },
   'endpoint-other-origin': {
     description: 'HTTP+SSE: the endpoint event names another origin (http://127.0.0.2:9), where nothing listens',
