@@ -26,6 +26,10 @@ export interface Front {
 export interface FrontDependencies {
   /** The URL of the era server behind the front. */
   backendUrl: string;
+  /** The era server's own record: what the front forwarded to it. */
+  backendRecord: WireRecord;
+  /** False when the server was started with recording off: the front's record should be off too. */
+  recording: boolean;
   /** Starts another instance of the same era server (same personalities but fronts), for gateways. */
   startInstance(): Promise<{ url: string; record: WireRecord; close(): Promise<void> }>;
 }

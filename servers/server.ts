@@ -83,6 +83,8 @@ export async function startReferenceServer(options: ServerOptions): Promise<Refe
   try {
     front = await fronts[0]?.front?.({
       backendUrl: main.url,
+      backendRecord: main.record,
+      recording,
       async startInstance() {
         const instance = await startInstance(era, inner, fixtures, 0, recording);
         instances.push(instance);

@@ -1,9 +1,11 @@
 // Every personality by name, for `serve --personality` and for scenarios: one line each.
 import type { Personality } from '../personality.ts';
+import { affinityGateway } from './affinity-gateway.ts';
 import { authErrors } from './auth-errors.ts';
 import { delayed404 } from './delayed-404.ts';
 import { delete405 } from './delete-405.ts';
 import { dropConnection } from './drop-connection.ts';
+import { echoSessionHeaders } from './echo-session-headers.ts';
 import { endpointOtherOrigin } from './endpoint-other-origin.ts';
 import { expiringSessions } from './expiring-sessions.ts';
 import { initializeAnswers } from './initialize-answers.ts';
@@ -40,6 +42,14 @@ export const PERSONALITIES: Record<string, PersonalityEntry> = {
   'auth-errors': { description: 'answers every request 401 with a WWW-Authenticate: Bearer challenge', create: () => authErrors({ status: 401 }) },
   'forbidden': { description: 'answers every request 403 (insufficient_scope)', create: () => authErrors({ status: 403 }) },
   'slow-responses': { description: 'delays every request by 2 s before handling it', create: () => slowResponses({ ms: 2_000 }) },
+  'echo-session-headers': {
+    description: 'a proxy echoing the request Mcp-Session-Id on every response but the InitializeResult; injects other ids on command',
+    create: echoSessionHeaders,
+  },
+  'affinity-gateway': {
+    description: 'a gateway over two instances routing by Mcp-Session-Id (issued ids pinned, unknown keys by hash, keyless round-robin)',
+    create: affinityGateway,
+  },
   'initialize-unsupported-revision': {
     description: 'answers initialize with protocolVersion 1999-01-01, which no client supports',
     create: () => initializeAnswers(),
