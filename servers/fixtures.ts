@@ -1,7 +1,12 @@
 // The tools every reference server offers, and what the suites learn from them:
 // how many times each tool ran and which calls saw their abort signal fire.
-import { McpServer } from '@modelcontextprotocol/server';
+//
+// Two sets on one McpServer: the suite's own fixture tools (below) and the standard conformance
+// fixtures the official harness calls by name (conformance-fixtures.ts). The same factory serves every
+// era: the sessionful 2025 revisions (one server per session) and 2026-07-28 (one server per request).
+import { McpServer, type ServerCapabilities, type ServerContext } from '@modelcontextprotocol/server';
 import * as z from 'zod';
+import { registerConformanceFixtures, REQUEST_STATE_CODEC } from './conformance-fixtures.ts';
 
 export interface ToolRun {
   tool: string;
@@ -15,6 +20,13 @@ export interface ToolRun {
 /** What the fixture tools observed, shared by every session of one server. */
 export class FixtureState {
   readonly runs: ToolRun[] = [];
+
+  /** Records that a tool handler started for a request. */
+  start(tool: string, requestId: string | number): ToolRun {
+    const run: ToolRun = { tool, requestId };
+    this.runs.push(run);
+    return run;
+  }
 
   runsOf(tool: string): number {
     return this.runs.filter((run) => run.tool === tool).length;
@@ -34,27 +46,43 @@ export const FIXTURE_TOOLS = {
   count: 'count',
   /** Counts executions; annotated `idempotentHint: true`. */
   idempotentCount: 'idempotent_count',
+  /** Sends `steps` progress notifications `intervalMs` apart (when the call carries a progressToken), then answers. */
+  progress: 'progress',
+  /**
+   * Closes its own SSE stream right after the priming event, then answers: the answer reaches the client only
+   * through `GET` + `Last-Event-ID` (a re-POST shows as a second run). 2025-11-25 only; elsewhere it answers
+   * `isError` without closing anything.
+   */
+  closeStream: 'close_stream',
 } as const;
 
 const SLOW_DEFAULT_MS = 30_000;
 
-/** A fresh McpServer (one per session) with the fixture tools, pinned to the given revisions. */
+/** The text `close_stream` answers with once it has closed its stream. */
+export const CLOSE_STREAM_ANSWER = 'answered after closing the stream';
+
+/** A fresh McpServer (one per session, or per request in 2026-07-28) with every fixture, pinned to the given revisions. */
 export function createFixtureServer(state: FixtureState, supportedProtocolVersions: string[]): McpServer {
+  const legacy = supportedProtocolVersions.some((version) => version < '2026-07-28');
+  const capabilities: ServerCapabilities = {
+    tools: {},
+    // resources/subscribe exists up to 2025-11-25 only (removed in 2026-07-28).
+    resources: legacy ? { subscribe: true } : {},
+    prompts: {},
+    logging: {},
+    completions: {},
+  };
   const server = new McpServer(
     { name: 'mcp-client-conformance-reference', version: '0.1.0' },
-    { supportedProtocolVersions, capabilities: { tools: {} } },
+    // Every multi-round-trip requestState is minted and verified by one HMAC codec (conformance-fixtures.ts).
+    { supportedProtocolVersions, capabilities, requestState: { verify: REQUEST_STATE_CODEC.verify } },
   );
-  const start = (tool: string, requestId: string | number): ToolRun => {
-    const run: ToolRun = { tool, requestId };
-    state.runs.push(run);
-    return run;
-  };
 
   server.registerTool(
     FIXTURE_TOOLS.echo,
     { description: 'Echoes its text argument.', inputSchema: z.object({ text: z.string().default('') }) },
     async ({ text }, ctx) => {
-      const run = start(FIXTURE_TOOLS.echo, ctx.mcpReq.id);
+      const run = state.start(FIXTURE_TOOLS.echo, ctx.mcpReq.id);
       run.finishedAt = performance.now();
       return { content: [{ type: 'text', text }] };
     },
@@ -67,20 +95,8 @@ export function createFixtureServer(state: FixtureState, supportedProtocolVersio
       inputSchema: z.object({ ms: z.number().int().min(0).max(120_000).default(SLOW_DEFAULT_MS) }),
     },
     async ({ ms }, ctx) => {
-      const run = start(FIXTURE_TOOLS.slow, ctx.mcpReq.id);
-      const signal = ctx.mcpReq.signal;
-      const aborted = await new Promise<boolean>((resolve) => {
-        if (signal.aborted) return resolve(true);
-        const timer = setTimeout(() => {
-          signal.removeEventListener('abort', onAbort);
-          resolve(false);
-        }, ms);
-        const onAbort = () => {
-          clearTimeout(timer);
-          resolve(true);
-        };
-        signal.addEventListener('abort', onAbort, { once: true });
-      });
+      const run = state.start(FIXTURE_TOOLS.slow, ctx.mcpReq.id);
+      const aborted = !(await pause(ms, ctx.mcpReq.signal));
       if (aborted) run.abortedAt = performance.now();
       run.finishedAt = performance.now();
       return { content: [{ type: 'text', text: aborted ? 'aborted' : 'completed' }] };
@@ -91,7 +107,7 @@ export function createFixtureServer(state: FixtureState, supportedProtocolVersio
     FIXTURE_TOOLS.count,
     { description: 'Counts its executions. Not idempotent.', inputSchema: z.object({}) },
     async (_args, ctx) => {
-      const run = start(FIXTURE_TOOLS.count, ctx.mcpReq.id);
+      const run = state.start(FIXTURE_TOOLS.count, ctx.mcpReq.id);
       run.finishedAt = performance.now();
       return { content: [{ type: 'text', text: String(state.runsOf(FIXTURE_TOOLS.count)) }] };
     },
@@ -105,11 +121,88 @@ export function createFixtureServer(state: FixtureState, supportedProtocolVersio
       annotations: { idempotentHint: true },
     },
     async (_args, ctx) => {
-      const run = start(FIXTURE_TOOLS.idempotentCount, ctx.mcpReq.id);
+      const run = state.start(FIXTURE_TOOLS.idempotentCount, ctx.mcpReq.id);
       run.finishedAt = performance.now();
       return { content: [{ type: 'text', text: String(state.runsOf(FIXTURE_TOOLS.idempotentCount)) }] };
     },
   );
 
+  server.registerTool(
+    FIXTURE_TOOLS.progress,
+    {
+      description:
+        'Sends steps progress notifications (progress 1..steps of total steps), intervalMs apart, when the call has a progressToken; then answers "completed <steps>/<steps>".',
+      inputSchema: z.object({
+        steps: z.number().int().min(1).max(1_000).default(3),
+        intervalMs: z.number().int().min(0).max(60_000).default(0),
+      }),
+    },
+    async ({ steps, intervalMs }, ctx) => {
+      const run = state.start(FIXTURE_TOOLS.progress, ctx.mcpReq.id);
+      const progressToken = ctx.mcpReq._meta?.progressToken;
+      for (let step = 1; step <= steps; step++) {
+        if (!(await pause(intervalMs, ctx.mcpReq.signal))) {
+          run.abortedAt = run.finishedAt = performance.now();
+          return { content: [{ type: 'text', text: `aborted after ${step - 1} steps` }] };
+        }
+        if (progressToken !== undefined) {
+          await ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken, progress: step, total: steps } });
+        }
+      }
+      run.finishedAt = performance.now();
+      return { content: [{ type: 'text', text: `completed ${steps}/${steps}` }] };
+    },
+  );
+
+  server.registerTool(
+    FIXTURE_TOOLS.closeStream,
+    {
+      description:
+        'Closes its own SSE stream after the priming event, then answers; the answer is replayed on GET with Last-Event-ID (2025-11-25).',
+    },
+    async (ctx) => {
+      const run = state.start(FIXTURE_TOOLS.closeStream, ctx.mcpReq.id);
+      run.finishedAt = performance.now();
+      if (!closeOwnStream(ctx)) return notClosable();
+      return { content: [{ type: 'text', text: CLOSE_STREAM_ANSWER }] };
+    },
+  );
+
+  registerConformanceFixtures(server, state, { legacy });
   return server;
+}
+
+/**
+ * Closes the SSE stream carrying the current request, after its priming event (the SDK offers this only on
+ * 2025-11-25 sessionful transports with an event store). False when the transport cannot.
+ */
+export function closeOwnStream(ctx: ServerContext): boolean {
+  const closeSSE = ctx.http?.closeSSE;
+  if (!closeSSE) return false;
+  closeSSE();
+  return true;
+}
+
+/** The answer of a stream-closing tool where there is no stream it may close. */
+export function notClosable() {
+  return {
+    isError: true,
+    content: [{ type: 'text' as const, text: 'this transport cannot close the stream (needs 2025-11-25 Streamable HTTP with an event store)' }],
+  };
+}
+
+/** Waits `ms`; resolves false at once if `signal` aborts first (true when the time ran out). */
+export function pause(ms: number, signal: AbortSignal): Promise<boolean> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve(false);
+    const onAbort = () => {
+      clearTimeout(timer);
+      resolve(false);
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve(true);
+    }, ms);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
 }

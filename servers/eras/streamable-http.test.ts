@@ -64,7 +64,9 @@ describe('2025-06-18 Streamable HTTP server', () => {
   test('serves the fixture tools in a session and counts their runs', async () => {
     const { headers } = await openSession();
     const list = await post({ jsonrpc: '2.0', id: 2, method: 'tools/list', params: {} }, headers);
-    expect(list.messages[0].result.tools.map((t: { name: string }) => t.name)).toEqual(['echo', 'slow', 'count', 'idempotent_count']);
+    // The suite's own fixture tools come first; the standard conformance fixtures follow (servers/fixtures.test.ts).
+    const names = list.messages[0].result.tools.map((t: { name: string }) => t.name);
+    expect(names.slice(0, 6)).toEqual(['echo', 'slow', 'count', 'idempotent_count', 'progress', 'close_stream']);
     const idempotent = list.messages[0].result.tools.find((t: { name: string }) => t.name === 'idempotent_count');
     expect(idempotent.annotations).toEqual({ idempotentHint: true });
     await post({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'count', arguments: {} } }, headers);
@@ -149,6 +151,30 @@ describe('2025-06-18 Streamable HTTP server', () => {
     await expect(pending).rejects.toThrow();
     await server.record.waitFor((r) => r.exchanges.at(-1)!.endedBy !== undefined, 'the exchange to end');
     expect(server.record.exchanges.at(-1)!.endedBy).toBe('client');
+  });
+
+  test('events carry resumable ids without the 2025-11-25 priming event; GET with Last-Event-ID replays the rest', async () => {
+    const { headers } = await openSession();
+    const call = { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'progress', arguments: { steps: 1 }, _meta: { progressToken: 'p' } } };
+    const response = await request(server.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: ACCEPT, ...headers },
+      body: JSON.stringify(call),
+      dispatcher: agent,
+    });
+    const events = new SseParser().push(await response.body.text());
+    expect(events).toEqual([
+      { event: 'message', id: expect.stringMatching(/^[0-9a-f-]{36}:\d+$/), data: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 'p', progress: 1, total: 1 } }) },
+      { event: 'message', id: expect.stringMatching(/^[0-9a-f-]{36}:\d+$/), data: expect.any(String) },
+    ]);
+    const replay = await request(server.url, {
+      method: 'GET',
+      headers: { accept: 'text/event-stream', 'last-event-id': events[0]!.id!, ...headers },
+      dispatcher: agent,
+    });
+    expect(replay.statusCode).toBe(200);
+    expect(new SseParser().push(await replay.body.text())).toEqual([events[1]]);
+    expect(JSON.parse(events[1]!.data)).toEqual({ jsonrpc: '2.0', id: 2, result: { content: [{ type: 'text', text: 'completed 1/1' }] } });
   });
 
   test('waitFor rejects with what it waited for', async () => {

@@ -1,23 +1,63 @@
 // Stateful Streamable HTTP (2025-03-26 … 2025-11-25), pinned to exactly one revision.
 // Built on the official SDK v2 transport; the session router around it is ours, as in any real deployment.
+//
+// Per revision, on the wire:
+// - every revision: `initialize` is answered with exactly the pinned revision, whatever the client offered;
+//   `Mcp-Session-Id` is required after it (400 -32000 when missing, 404 -32001 when unknown or ended).
+// - `MCP-Protocol-Version`: from 2025-06-18 (where the header is defined) any value but the pinned revision
+//   gets 400 -32000; an absent header is accepted (2025-06-18 transports: the server SHOULD then assume
+//   2025-03-26). 2025-03-26 defines no such header, so that server never reads it: any value, or none, is
+//   served (the SDK alone would 400 every value but its own).
+// - resumability (2025-03-26 transports, Resumability: event ids MAY be sent): every session has an event
+//   store, so every SSE event carries an id at every revision, and `GET` + `Last-Event-ID` replays the
+//   events the client missed on that stream (only that stream). Pass `resumable: false` for a server that
+//   sends no ids (the SDK's default), where `Last-Event-ID` is ignored.
+// - 2025-11-25 only (SEP-1699 SSE polling, as the SDK gates it): each POST stream opens with a priming event
+//   (an id, `retry: <retryIntervalMs>` and empty data), and tools may close their own stream (`ctx.http.closeSSE`)
+//   so the client must come back with `GET` + `Last-Event-ID`.
 import { randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
 import { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
 import type { McpServer } from '@modelcontextprotocol/server';
 import type { EraBackend, EraFactory } from '../era.ts';
+import { MemoryEventStore } from '../event-store.ts';
 import { createFixtureServer } from '../fixtures.ts';
 import { containsMethod, sendJsonRpcError, type HttpContext } from '../http.ts';
-import type { StreamableRevision } from '../revisions.ts';
+import type { Personality } from '../personality.ts';
+import { requiresProtocolVersionHeader, type StreamableRevision } from '../revisions.ts';
 
 export const MCP_PATH = '/mcp';
+
+/** The `retry:` field of 2025-11-25 priming events unless set otherwise: small, so clients reconnect promptly. */
+export const DEFAULT_RETRY_INTERVAL_MS = 50;
+
+export interface StreamableHttpOptions {
+  /** Milliseconds in the `retry:` field of priming events (2025-11-25 only). Default 50. */
+  retryIntervalMs?: number;
+  /** Every SSE event gets an id from a per-session event store and streams can be resumed. Default true. */
+  resumable?: boolean;
+}
+
+/** The backend this era factory returns: an EraBackend plus what scenarios may tune before clients connect. */
+export interface StreamableHttpBackend extends EraBackend {
+  readonly revision: StreamableRevision;
+  /** Sets `retry:` for sessions opened from now on. */
+  setRetryInterval(ms: number): void;
+  /** The event store of a session (undefined when the server is not resumable or the session is unknown). */
+  eventStore(sessionId: string): MemoryEventStore | undefined;
+}
 
 interface Session {
   id: string;
   transport: NodeStreamableHTTPServerTransport;
   server: McpServer;
+  store: MemoryEventStore | undefined;
 }
 
-export function streamableHttpEra(revision: StreamableRevision): EraFactory {
+export function streamableHttpEra(revision: StreamableRevision, options: StreamableHttpOptions = {}): EraFactory {
+  const resumable = options.resumable ?? true;
   return async ({ fixtures }) => {
+    let retryIntervalMs = options.retryIntervalMs ?? DEFAULT_RETRY_INTERVAL_MS;
     const live = new Map<string, Session>();
     const issued: string[] = [];
     /** Servers whose initialize has not produced a session (yet): closed with the backend. */
@@ -30,9 +70,10 @@ export function streamableHttpEra(revision: StreamableRevision): EraFactory {
     };
 
     const newSession = async (): Promise<Session> => {
-      const session = { id: '' } as Session;
+      const session = { id: '', store: resumable ? new MemoryEventStore() : undefined } as Session;
       session.transport = new NodeStreamableHTTPServerTransport({
         sessionIdGenerator: () => randomUUID(),
+        ...(session.store && { eventStore: session.store, retryInterval: retryIntervalMs }),
         onsessioninitialized: (id) => {
           session.id = id;
           issued.push(id);
@@ -49,11 +90,14 @@ export function streamableHttpEra(revision: StreamableRevision): EraFactory {
       return session;
     };
 
-    const backend: EraBackend = {
+    const backend: StreamableHttpBackend = {
       entryPath: MCP_PATH,
       revisions: [revision],
+      revision,
       async handle({ req, res, exchange, body }: HttpContext) {
         if (req.url?.split('?')[0] !== MCP_PATH) return void res.writeHead(404, { 'content-type': 'text/plain' }).end('Not Found');
+        // The wire record already holds the header as sent; only the SDK is kept from judging it.
+        if (!requiresProtocolVersionHeader(revision)) hideHeader(req, 'mcp-protocol-version');
         const sessionId = exchange.requestHeaders['mcp-session-id'];
         if (sessionId !== undefined) {
           const session = live.get(sessionId);
@@ -78,7 +122,31 @@ export function streamableHttpEra(revision: StreamableRevision): EraFactory {
       async close() {
         for (const session of [...live.values(), ...pending]) await closeSession(session);
       },
+      setRetryInterval(ms) {
+        retryIntervalMs = ms;
+      },
+      eventStore: (sessionId) => live.get(sessionId)?.store,
     };
     return backend;
   };
+}
+
+/** A personality that sets the `retry:` interval of a 2025-11-25 server's priming events. */
+export function sseRetryInterval(ms: number): Personality {
+  return {
+    name: `sse-retry-${ms}`,
+    eras: ['2025-11-25'],
+    attach({ backend }) {
+      if (!('setRetryInterval' in backend)) throw new Error('sse-retry applies to the Streamable HTTP era servers only');
+      (backend as StreamableHttpBackend).setRetryInterval(ms);
+    },
+  };
+}
+
+/** Removes a request header before the SDK transport sees it (it reads `rawHeaders`). */
+function hideHeader(req: IncomingMessage, name: string): void {
+  delete req.headers[name];
+  for (let i = req.rawHeaders.length - 2; i >= 0; i -= 2) {
+    if (req.rawHeaders[i]!.toLowerCase() === name) req.rawHeaders.splice(i, 2);
+  }
 }
