@@ -1,5 +1,9 @@
 // Every era's backend factory.
 import type { Era, EraFactory } from '../era.ts';
+import { httpSseEra } from './http-sse.ts';
+import { dualEra } from './dual.ts';
+import { modernEra } from './modern.ts';
+import { statelessEra } from './stateless.ts';
 import { streamableHttpEra } from './streamable-http.ts';
 
 const notYet = (era: Era): EraFactory => async () => {
@@ -7,11 +11,11 @@ const notYet = (era: Era): EraFactory => async () => {
 };
 
 export const ERA_FACTORIES: Record<Era, EraFactory> = {
-  '2024-11-05': notYet('2024-11-05'),
+  '2024-11-05': httpSseEra(),
   '2025-03-26': streamableHttpEra('2025-03-26'),
   '2025-06-18': streamableHttpEra('2025-06-18'),
-  '2025-11-25': notYet('2025-11-25'),
-  '2026-07-28': notYet('2026-07-28'),
-  dual: notYet('dual'),
-  stateless: notYet('stateless'),
+  '2025-11-25': streamableHttpEra('2025-11-25'),
+  '2026-07-28': modernEra(),
+  dual: dualEra(),
+  stateless: statelessEra(),
 };

@@ -1,0 +1,51 @@
+// Legacy Streamable HTTP without sessions: the SDK's stateless idiom, a fresh McpServer and a
+// `NodeStreamableHTTPServerTransport({ sessionIdGenerator: undefined })` for every POST, torn down when the
+// exchange ends (as the SDK's own stateless fallback does). No Mcp-Session-Id is ever sent.
+//
+// Consequences a suite relies on:
+// - GET and DELETE (session operations) get 405, with the body and `Allow` header of the SDK's stateless posture.
+// - A `notifications/cancelled` POST reaches a fresh instance that never saw the request: 202, and the running
+//   handler is NOT cancelled.
+// - A client that closes the response of a running call ends the exchange, and the teardown closes that call's
+//   instance, which aborts its handler: here a disconnect does stop the work, unlike the sessionful eras.
+import { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
+import type { McpServer } from '@modelcontextprotocol/server';
+import type { EraBackend, EraFactory } from '../era.ts';
+import { createFixtureServer } from '../fixtures.ts';
+import { sendJsonRpcError, type HttpContext } from '../http.ts';
+import type { StreamableRevision } from '../revisions.ts';
+import { MCP_PATH } from './streamable-http.ts';
+
+export function statelessEra(revision: StreamableRevision = '2025-11-25'): EraFactory {
+  return async ({ fixtures }) => {
+    /** The instance of each exchange still open: closed with the backend. */
+    const open = new Set<McpServer>();
+
+    const backend: EraBackend = {
+      entryPath: MCP_PATH,
+      revisions: [revision],
+      async handle({ req, res, body }: HttpContext) {
+        if (req.url?.split('?')[0] !== MCP_PATH) return void res.writeHead(404, { 'content-type': 'text/plain' }).end('Not Found');
+        if (req.method !== 'POST') return sendJsonRpcError(res, 405, -32000, 'Method not allowed.', { allow: 'POST' });
+        const server = createFixtureServer(fixtures, [revision]);
+        const transport = new NodeStreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+        open.add(server);
+        res.on('close', () => {
+          open.delete(server);
+          void server.close();
+        });
+        await server.connect(transport);
+        await transport.handleRequest(req, res, body);
+      },
+      issuedSessions: () => [],
+      liveSessions: () => [],
+      async expireSession() {},
+      async close() {
+        const closing = [...open].map((server) => server.close());
+        open.clear();
+        await Promise.all(closing);
+      },
+    };
+    return backend;
+  };
+}
