@@ -40,8 +40,11 @@ export interface WireExchange {
   startedAt: number;
   headersAt?: number;
   endedAt?: number;
-  /** `server`: the server finished the response; `client`: the client closed the connection first. */
-  endedBy?: 'server' | 'client';
+  /**
+   * `server`: the server finished the response; `client`: the client closed the connection first;
+   * `server-dropped`: a personality destroyed the connection without an answer.
+   */
+  endedBy?: 'server' | 'client' | 'server-dropped';
   /** Free-form labels a server personality attaches (for example `refused-reinitialize`). */
   notes: string[];
 }
@@ -68,6 +71,7 @@ export class WireRecord {
     this.enabled = options.enabled ?? true;
   }
   private readonly changes = new EventEmitter();
+  private readonly dropped = new WeakSet<WireExchange>();
 
   now(): number {
     return performance.now() - this.origin;
@@ -129,6 +133,11 @@ export class WireRecord {
   onEnded(listener: (exchange: WireExchange) => void): () => void {
     this.changes.on('ended', listener);
     return () => this.changes.off('ended', listener);
+  }
+
+  /** A personality is about to destroy this exchange's connection on purpose: record it as the server's doing. */
+  markDropped(exchange: WireExchange): void {
+    this.dropped.add(exchange);
   }
 
   /** A server personality labels the exchange it is answering. */
@@ -234,7 +243,7 @@ export class WireRecord {
     }) as ServerResponse['end'];
     res.on('close', () => {
       exchange.endedAt = this.now();
-      exchange.endedBy = res.writableFinished ? 'server' : 'client';
+      exchange.endedBy = res.writableFinished ? 'server' : this.dropped.has(exchange) ? 'server-dropped' : 'client';
       this.changed();
       this.changes.emit('ended', exchange);
     });

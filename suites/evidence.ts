@@ -27,7 +27,8 @@ export function formatExchange(exchange: WireExchange): string {
     `→ ${status}${exchange.sse ? ' sse' : ''}`,
     issued && `{issued mcp-session-id: ${issued}}`,
     answered && `[${answered}]`,
-    exchange.endedBy === 'client' ? '(client closed the connection)' : '',
+    exchange.endedBy === 'client' ? '(client closed the connection)' : exchange.endedBy === 'server-dropped' ? '(server dropped the connection)' : '',
+    exchange.notes.length > 0 ? `<${exchange.notes.join(', ')}>` : '',
   ]
     .filter(Boolean)
     .join(' ');

@@ -8,7 +8,8 @@ import type { ReferenceServer } from '../reference-server.ts';
 import { startReferenceServer } from '../server.ts';
 import { SseParser, type SseEvent } from '../sse.ts';
 import { WireRecord } from '../wire-record.ts';
-import { DEFAULT_RETRY_INTERVAL_MS, MCP_PATH, sseRetryInterval, streamableHttpEra, type StreamableHttpOptions } from './streamable-http.ts';
+import { sseRetryInterval } from '../personalities/sse-retry.ts';
+import { DEFAULT_RETRY_INTERVAL_MS, MCP_PATH, streamableHttpEra, type StreamableHttpOptions } from './streamable-http.ts';
 
 const REVISION = '2025-11-25';
 const ACCEPT = 'application/json, text/event-stream';

@@ -23,7 +23,6 @@ import type { EraBackend, EraFactory } from '../era.ts';
 import { MemoryEventStore } from '../event-store.ts';
 import { createFixtureServer } from '../fixtures.ts';
 import { containsMethod, sendJsonRpcError, type HttpContext } from '../http.ts';
-import type { Personality } from '../personality.ts';
 import { requiresProtocolVersionHeader, type StreamableRevision } from '../revisions.ts';
 
 export const MCP_PATH = '/mcp';
@@ -131,17 +130,6 @@ export function streamableHttpEra(revision: StreamableRevision, options: Streama
   };
 }
 
-/** A personality that sets the `retry:` interval of a 2025-11-25 server's priming events. */
-export function sseRetryInterval(ms: number): Personality {
-  return {
-    name: `sse-retry-${ms}`,
-    eras: ['2025-11-25'],
-    attach({ backend }) {
-      if (!('setRetryInterval' in backend)) throw new Error('sse-retry applies to the Streamable HTTP era servers only');
-      (backend as StreamableHttpBackend).setRetryInterval(ms);
-    },
-  };
-}
 
 /** Removes a request header before the SDK transport sees it (it reads `rawHeaders`). */
 function hideHeader(req: IncomingMessage, name: string): void {

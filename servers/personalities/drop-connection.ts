@@ -37,12 +37,14 @@ export function dropConnection(options?: DropRule & { count?: number }): DropCon
       if (!rule) return next();
       if ((rule.when ?? 'before') === 'before') {
         record.note(exchange, 'dropped-before-handler');
+        record.markDropped(exchange);
         req.socket.destroy();
         return;
       }
       withholdAnswer(res);
       await next();
       record.note(exchange, 'dropped-after-handler');
+      record.markDropped(exchange);
       req.socket.destroy();
     },
   };

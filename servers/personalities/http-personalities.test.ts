@@ -350,7 +350,7 @@ describe('drop-connection', () => {
     expect(exchangeOf('tools/call', 3)).toMatchObject({
       responseHeaders: {},
       responseMessages: [],
-      endedBy: 'client',
+      endedBy: 'server-dropped',
       notes: ['dropped-before-handler'],
     });
     expect(current().fixtures.runsOf('count')).toBe(0);
@@ -376,7 +376,7 @@ describe('drop-connection', () => {
       responseHeaders: {},
       responseMessages: [],
       sseEvents: [],
-      endedBy: 'client',
+      endedBy: 'server-dropped',
       notes: ['dropped-after-handler'],
     });
 

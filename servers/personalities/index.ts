@@ -12,6 +12,7 @@ import { initializeAnswers } from './initialize-answers.ts';
 import { refusesReinitialize } from './refuses-reinitialize.ts';
 import { serverErrors } from './server-errors.ts';
 import { slowResponses } from './slow-responses.ts';
+import { sseRetryInterval } from './sse-retry.ts';
 import { unknownSession400 } from './unknown-session-400.ts';
 
 export interface PersonalityEntry {
@@ -50,6 +51,7 @@ export const PERSONALITIES: Record<string, PersonalityEntry> = {
     description: 'a gateway over two instances routing by Mcp-Session-Id (issued ids pinned, unknown keys by hash, keyless round-robin)',
     create: affinityGateway,
   },
+  'sse-retry': { description: '2025-11-25: priming events carry retry: 500 (ms) instead of 50', create: () => sseRetryInterval(500) },
   'initialize-unsupported-revision': {
     description: 'answers initialize with protocolVersion 1999-01-01, which no client supports',
     create: () => initializeAnswers(),
