@@ -39,8 +39,12 @@ export interface Personality {
   readonly name: string;
   /** Eras it makes sense with; undefined means all. */
   readonly eras?: readonly Era[];
-  /** Called once when the server starts, before it listens. */
+  /** Starts what the personality itself runs (a decoy listener, say), once per server, before any instance. */
+  start?(): Promise<void>;
+  /** Called with each era instance when it starts, before it listens. */
   attach?(host: PersonalityHost): void;
+  /** Stops what `start` started; called once when the server closes. */
+  close?(): Promise<void>;
   /** HTTP-level behaviour, run after recording and the Origin check, before the era handler. */
   readonly middleware?: Middleware;
   /** Puts a proxy or gateway in front of the server. At most one personality per server may have one. */

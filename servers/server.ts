@@ -75,12 +75,24 @@ export async function startReferenceServer(options: ServerOptions): Promise<Refe
   const fronts = personalities.filter((p) => p.front !== undefined);
   if (fronts.length > 1) throw new Error(`only one front per server: ${fronts.map((p) => p.name).join(' and ')} both are`);
   const inner = personalities.filter((p) => p.front === undefined);
+  const started: Personality[] = [];
+  const stopPersonalities = () => Promise.all(started.map((p) => p.close?.()));
+  try {
+    for (const personality of personalities) {
+      await personality.start?.();
+      started.push(personality);
+    }
+  } catch (error) {
+    await stopPersonalities();
+    throw error;
+  }
   const fixtures = new FixtureState();
   const recording = options.recording ?? true;
-  const instances: Instance[] = [await startInstance(era, inner, fixtures, fronts.length > 0 ? 0 : (options.port ?? 0), recording)];
-  const main = instances[0]!;
+  const instances: Instance[] = [];
   let front;
   try {
+    const main = await startInstance(era, inner, fixtures, fronts.length > 0 ? 0 : (options.port ?? 0), recording);
+    instances.push(main);
     front = await fronts[0]?.front?.({
       backendUrl: main.url,
       backendRecord: main.record,
@@ -93,8 +105,10 @@ export async function startReferenceServer(options: ServerOptions): Promise<Refe
     });
   } catch (error) {
     await Promise.all(instances.map((i) => i.close()));
+    await stopPersonalities();
     throw error;
   }
+  const main = instances[0]!;
   let closed: Promise<void> | undefined;
   return {
     url: front?.url ?? main.url,
@@ -111,6 +125,7 @@ export async function startReferenceServer(options: ServerOptions): Promise<Refe
       closed ??= (async () => {
         await front?.close();
         await Promise.all(instances.map((i) => i.close()));
+        await stopPersonalities();
       })();
       return closed;
     },

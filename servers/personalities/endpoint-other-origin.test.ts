@@ -6,7 +6,7 @@ import { afterEach, describe, expect, test } from 'vitest';
 import type { ReferenceServer } from '../reference-server.ts';
 import { startReferenceServer } from '../server.ts';
 import { SseParser, type SseEvent } from '../sse.ts';
-import { endpointOtherOrigin } from './endpoint-other-origin.ts';
+import { endpointOtherOrigin, type EndpointOtherOrigin } from './endpoint-other-origin.ts';
 
 let server: ReferenceServer | undefined;
 let agent: Agent | undefined;
@@ -20,8 +20,11 @@ afterEach(async () => {
   agent = server = undefined;
 });
 
+let personality: EndpointOtherOrigin;
+
 async function start(origin?: string) {
-  server = await startReferenceServer({ era: '2024-11-05', personalities: [endpointOtherOrigin(origin)] });
+  personality = endpointOtherOrigin(origin);
+  server = await startReferenceServer({ era: '2024-11-05', personalities: [personality] });
   agent = new Agent();
   return server;
 }
@@ -84,7 +87,10 @@ describe('endpoint-other-origin', () => {
     expect(stream.status).toBe(200);
     const endpoint = await stream.next('the endpoint event');
     const [sessionId] = server!.issuedSessions();
-    expect(endpoint).toEqual({ event: 'endpoint', data: `http://127.0.0.2:9/messages?sessionId=${sessionId}` });
+    const decoy = personality.origin();
+    expect(decoy).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(decoy).not.toBe(new URL(url).origin);
+    expect(endpoint).toEqual({ event: 'endpoint', data: `${decoy}/messages?sessionId=${sessionId}` });
 
     // The session still works at the server's own origin, with the era's exact answers.
     const realEndpoint = new URL(`/messages?sessionId=${sessionId}`, url).href;
@@ -110,6 +116,16 @@ describe('endpoint-other-origin', () => {
     expect(unknownPost).toMatchObject({ method: 'POST', status: 404, notes: [] });
   });
 
+  test('a client that obeys the endpoint shows up in the decoy record, not in the server record', async () => {
+    const { url, record } = await start();
+    const endpoint = await (await openStream(url)).next('the endpoint event');
+    expect(await post(endpoint.data, initialize)).toEqual({ status: 404, text: 'Not Found' });
+    expect(personality.decoyRecord.exchanges.map((e) => [e.method, e.path, e.requestMessages[0]!.method])).toEqual([
+      ['POST', `/messages?sessionId=${server!.issuedSessions()[0]}`, 'initialize'],
+    ]);
+    expect(record.exchanges.map((e) => e.method)).toEqual(['GET']);
+  });
+
   test('the other origin is a parameter', async () => {
     const { url } = await start('http://localhost:4567');
     const endpoint = await (await openStream(url)).next('the endpoint event');
@@ -121,13 +137,14 @@ describe('endpoint-other-origin', () => {
     const client = new Client({ name: 'sdk-v1-self-test', version: '0' });
     try {
       await expect(client.connect(new SSEClientTransport(new URL(url)))).rejects.toThrow(
-        'Endpoint origin does not match connection origin: http://127.0.0.2:9',
+        `Endpoint origin does not match connection origin: ${personality.origin()}`,
       );
     } finally {
       await client.close();
     }
     await record.waitFor((r) => r.exchanges[0]?.endedBy !== undefined, 'the client to close its stream');
     expect(record.exchanges.map((e) => [e.method, e.path, e.endedBy])).toEqual([['GET', '/sse', 'client']]);
+    expect(personality.decoyRecord.exchanges).toEqual([]);
   });
 
   test('applies to the 2024-11-05 era only', async () => {

@@ -62,7 +62,7 @@ export const PERSONALITIES: Record<string, PersonalityEntry> = {
   },
   'delete-405': { description: 'answers DELETE with 405 Method Not Allowed', create: delete405 },
   'endpoint-other-origin': {
-    description: 'HTTP+SSE: the endpoint event names another origin (http://127.0.0.2:9), where nothing listens',
+    description: 'HTTP+SSE: the endpoint event names another origin, a decoy on another loopback port that records what reaches it',
     create: () => endpointOtherOrigin(),
   },
 };
