@@ -1,41 +1,67 @@
-// The adapter contract: what a client under test offers the suites.
+// The adapter contract: what a client under test offers the suites. Version 1.
 //
 // An adapter is thin. It calls the client's public API the way the client's documentation shows and
-// adds no lifecycle logic of its own, or the suite would be testing the adapter instead of the client.
-// Everything an adapter reports is a claim; the suites judge from what the server received.
+// adds no lifecycle logic of its own (no retries, no caches, no session bookkeeping the client does not
+// do itself), or the suite would be testing the adapter instead of the client. Everything an adapter
+// reports is a claim; the suites judge from what the server received, and use claims only where the
+// wire cannot show the answer (the version a client believes it negotiated, say).
+//
+// The guide for third parties is clients/WRITING-AN-ADAPTER.md.
 import type { Revision } from '../servers/revisions.ts';
 
-/**
- * Capabilities a client may or may not have. A scenario that needs a feature the adapter does not
- * declare is reported "not applicable" with the reason, never passed.
- */
-export type Feature =
-  /** Legacy Streamable HTTP (2025-03-26 … 2025-11-25). */
-  | 'streamable-http'
-  /** Cancels an in-flight call when its AbortSignal fires. */
-  | 'cancellation';
+export const ADAPTER_CONTRACT_VERSION = 1;
 
-export interface ClientAdapter {
-  /** Stable name, used in test titles, baselines and `--adapter`. */
-  readonly name: string;
-  /** One line: which client, which version, which mode. */
-  readonly description: string;
-  /** The revisions the client can speak; scenarios at other revisions are not applicable. */
-  readonly revisions: readonly Revision[];
-  readonly features: readonly Feature[];
-  /** Connects and completes whatever handshake the client performs; resolves when it is usable. */
-  connect(url: string, options: ConnectOptions): Promise<ClientConnection>;
+/**
+ * What a client can do beyond the basics (connect, list tools, call a tool, close). A scenario that needs
+ * a feature the adapter does not declare is reported "not applicable" with the reason, never passed, so
+ * declare exactly what the client really supports.
+ */
+export const FEATURES = {
+  'mode-legacy': 'connects with the `initialize` handshake only (negotiation: "legacy")',
+  'mode-auto': 'probes with `server/discover`, falls back to `initialize` for legacy servers (negotiation: "auto")',
+  'mode-pin': 'speaks only a pinned revision, e.g. 2026-07-28 (negotiation: { pin })',
+  resume: 'reconnects to an earlier session from exported resume state (session id and negotiated revision)',
+  'keep-session': 'closes without ending the server session, so it can be resumed later (keepSessionOnClose)',
+  cancellation: 'cancels an in-flight call when its AbortSignal fires',
+  'request-timeout': 'applies a per-request timeout it is given (timeoutMs on an operation)',
+  'transport-fallback': 'falls back from Streamable HTTP to HTTP+SSE when the server does not speak it',
+  'affinity-key': 'sends a client-minted affinity key in Mcp-Session-Id (2026-07-28 routing convention)',
+} as const;
+export type Feature = keyof typeof FEATURES;
+
+/** How the client picks a protocol revision. */
+export type Negotiation = 'legacy' | 'auto' | { pin: Revision };
+
+/** The feature a negotiation mode needs. */
+export function featureFor(negotiation: Negotiation): Feature {
+  return negotiation === 'legacy' ? 'mode-legacy' : negotiation === 'auto' ? 'mode-auto' : 'mode-pin';
+}
+
+/** What a client can export after connecting and be given again to resume (plain JSON). */
+export interface ResumeState {
+  /** The revision negotiated when the session began: a resume must keep using it. */
+  protocolVersion: string;
+  /** The server-issued session id (legacy Streamable HTTP), if there was one. */
+  sessionId?: string;
 }
 
 export interface ConnectOptions {
-  /** Upper bound for the connect itself; the runner also enforces it from outside. */
+  /** Upper bound for the connect itself. The runner also enforces a bound from outside. */
   timeoutMs: number;
+  /** Default: the adapter's own default mode. Needs the matching `mode-*` feature. */
+  negotiation?: Negotiation;
+  /** Resume this session instead of starting a new one. Needs `resume`. */
+  resume?: ResumeState;
+  /** A client-minted routing key sent from the very first request. Needs `affinity-key`. */
+  affinityKey?: string;
+  /** `close()` must leave the server session alive for a later resume. Needs `keep-session`. */
+  keepSessionOnClose?: boolean;
 }
 
 export interface OperationOptions {
-  /** Aborting it must cancel the request (if the adapter declares `cancellation`). */
+  /** Aborting it cancels the request. Needs `cancellation`. */
   signal?: AbortSignal;
-  /** Per-request timeout the client itself should apply. */
+  /** The client's own per-request timeout. Needs `request-timeout`. */
   timeoutMs?: number;
 }
 
@@ -48,13 +74,50 @@ export interface ToolResult {
   isError?: boolean;
 }
 
+/** What the client says about its connection. */
+export interface ConnectionInfo {
+  /** The revision the client believes it negotiated. */
+  negotiatedVersion?: string;
+  era?: 'legacy' | 'modern';
+  /** The session id the client holds (legacy Streamable HTTP), if any. */
+  sessionId?: string;
+  /** What the client would need to resume, if it can export it. */
+  resumeState?: ResumeState;
+}
+
 export interface ClientConnection {
-  /** The protocol revision the client says it negotiated. */
-  negotiatedVersion(): string | undefined;
-  /** The session id the client says it holds (legacy Streamable HTTP), if any. */
-  sessionId(): string | undefined;
+  info(): Promise<ConnectionInfo>;
   listTools(options?: OperationOptions): Promise<ToolSummary[]>;
   callTool(name: string, args: Record<string, unknown>, options?: OperationOptions): Promise<ToolResult>;
   /** Ends the connection the way the client's documentation says to end it. */
   close(): Promise<void>;
+}
+
+/**
+ * One client instance, for one test case: its caches (an era cache per origin, say) live as long as it
+ * does, and a scenario may connect through it more than once.
+ */
+export interface ClientUnderTest {
+  connect(url: string, options: ConnectOptions): Promise<ClientConnection>;
+  /** Releases everything the instance holds. Connections are closed by the runner before this. */
+  dispose(): Promise<void>;
+}
+
+export interface ClientAdapter {
+  /** Stable name, used in test titles, baselines and `--adapter`. */
+  readonly name: string;
+  /** One line: which client, which version, which mode. */
+  readonly description: string;
+  /** The revisions the client can speak; scenarios at other revisions are not applicable. */
+  readonly revisions: readonly Revision[];
+  readonly features: readonly Feature[];
+  /** A fresh client instance for one test case; `caseId` names the case (for logs and out-of-process clients). */
+  start(caseId: string): Promise<ClientUnderTest>;
+  /** Ends whatever the adapter keeps for the whole run (a child process, say). */
+  shutdown?(): Promise<void>;
+}
+
+/** For adapters whose client keeps no state across connections: each connect stands alone. */
+export function stateless(connect: ClientUnderTest['connect']): ClientAdapter['start'] {
+  return async () => ({ connect, dispose: async () => {} });
 }

@@ -1,11 +1,11 @@
 // Every built-in adapter, by name.
 import type { ClientAdapter } from './adapter.ts';
 import { brokenVariants, referenceClient } from './reference/index.ts';
-import { sdkV1StreamableHttp } from './sdk-v1.ts';
-import { sdkV2Legacy } from './sdk-v2.ts';
+import { sdkV1Sse, sdkV1StreamableHttp } from './sdk-v1.ts';
+import { sdkV2Auto, sdkV2Legacy, sdkV2Pinned } from './sdk-v2.ts';
 
 /** The adapters `npm test` judges against their baselines. */
-export const BUILT_IN_ADAPTERS: readonly ClientAdapter[] = [referenceClient, sdkV1StreamableHttp, sdkV2Legacy];
+export const BUILT_IN_ADAPTERS: readonly ClientAdapter[] = [referenceClient, sdkV1StreamableHttp, sdkV1Sse, sdkV2Legacy, sdkV2Auto, sdkV2Pinned];
 
 /** Deliberately wrong clients that prove every check can fail. */
 export const BROKEN_ADAPTERS = brokenVariants;

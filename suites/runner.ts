@@ -1,5 +1,5 @@
 // Runs one scenario against one adapter at one revision: a fresh server, the script, a snapshot, the judge.
-import type { ClientAdapter, ClientConnection, ConnectOptions } from '../clients/adapter.ts';
+import { featureFor, type ClientAdapter, type ClientConnection, type ClientUnderTest, type ConnectOptions, type Feature } from '../clients/adapter.ts';
 import { startServer } from '../servers/index.ts';
 import type { Revision } from '../servers/revisions.ts';
 import { verdictOf, type Check, type Evidence, type Scenario, type ScenarioContext, type ScenarioResult } from './scenario.ts';
@@ -23,6 +23,16 @@ export function notApplicable(scenario: Scenario, adapter: ClientAdapter, revisi
   return undefined;
 }
 
+/** The features the connect options use, which the scenario must require. */
+function optionFeatures(options: ConnectOptions): Feature[] {
+  const features: Feature[] = [];
+  if (options.negotiation !== undefined) features.push(featureFor(options.negotiation));
+  if (options.resume !== undefined) features.push('resume');
+  if (options.affinityKey !== undefined) features.push('affinity-key');
+  if (options.keepSessionOnClose) features.push('keep-session');
+  return features;
+}
+
 export function bounded<T>(operation: Promise<T>, what: string, timeoutMs: number): Promise<T> {
   return new Promise<T>((resolve, reject) => {
     const timer = setTimeout(() => reject(new ClientHung(`${what} did not settle within ${timeoutMs} ms`)), timeoutMs);
@@ -38,6 +48,7 @@ export async function runScenario(scenario: Scenario, adapter: ClientAdapter, re
 
   const operationTimeoutMs = options.operationTimeoutMs ?? DEFAULT_OPERATION_TIMEOUT_MS;
   const server = await startServer(revision);
+  let client: ClientUnderTest | undefined;
   const connections: ClientConnection[] = [];
   const pendingConnects = new Set<Promise<unknown>>();
   const observed: Record<string, unknown> = {};
@@ -47,9 +58,12 @@ export async function runScenario(scenario: Scenario, adapter: ClientAdapter, re
   const context: ScenarioContext = {
     revision,
     server,
-    connect(overrides: Partial<ConnectOptions> = {}) {
+    async connect(overrides: Partial<ConnectOptions> = {}) {
       const connectOptions: ConnectOptions = { timeoutMs: operationTimeoutMs, ...overrides };
-      const connecting = adapter.connect(server.url, connectOptions).then((connection) => {
+      const undeclared = optionFeatures(connectOptions).filter((feature) => !scenario.requires.includes(feature));
+      if (undeclared.length > 0) throw new Error(`scenario ${scenario.id} uses ${undeclared.join(', ')} without requiring it`);
+      client ??= await bounded(adapter.start(`${scenario.id}@${revision}`), 'start the client', operationTimeoutMs);
+      const connecting = client.connect(server.url, connectOptions).then((connection) => {
         // A connect that settles after the scenario gave up on it is closed here, not leaked.
         if (cleaningUp) void connection.close().catch(() => {});
         else connections.push(connection);
@@ -87,6 +101,7 @@ export async function runScenario(scenario: Scenario, adapter: ClientAdapter, re
     cleaningUp = true;
     await Promise.allSettled(connections.map((connection) => bounded(connection.close(), 'close', operationTimeoutMs)));
     await bounded(Promise.allSettled([...pendingConnects]), 'pending connects', operationTimeoutMs).catch(() => {});
+    if (client) await bounded(client.dispose(), 'dispose the client', operationTimeoutMs).catch(() => {});
     await server.close();
   }
   const verdict = verdictOf(checks, options.strict);

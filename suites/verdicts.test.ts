@@ -56,10 +56,11 @@ describe('not applicable', () => {
     description: 'declares one revision and no features',
     revisions: ['2025-03-26'],
     features: [],
-    connect: () => Promise.reject(new Error('must not be called')),
+    start: () => Promise.reject(new Error('must not be called')),
   };
   test('a scenario needing an undeclared feature or revision is not applicable, with the reason, and never connects', async () => {
-    expect(notApplicable(deleteIssuedSession, { ...bare, revisions: ['2025-06-18'] }, '2025-06-18')).toBe('bare does not declare streamable-http');
+    const needsResume = { ...deleteIssuedSession, requires: ['resume', 'keep-session'] as const };
+    expect(notApplicable(needsResume, { ...bare, revisions: ['2025-06-18'] }, '2025-06-18')).toBe('bare does not declare resume, keep-session');
     const result = await runScenario(handshakeOrder, bare, '2025-06-18');
     expect(result).toMatchObject({ verdict: 'n/a', reason: 'bare does not speak 2025-06-18' });
   });

@@ -4,7 +4,7 @@ import { Agent, fetch } from 'undici';
 import { SseParser } from '../../servers/sse.ts';
 import { requiresProtocolVersionHeader, type Revision } from '../../servers/revisions.ts';
 import type { JsonRpcMessage } from '../../servers/wire-record.ts';
-import type { ClientConnection, OperationOptions, ToolResult, ToolSummary } from '../adapter.ts';
+import type { ClientConnection, ConnectionInfo, OperationOptions, ToolResult, ToolSummary } from '../adapter.ts';
 
 export interface ReferenceRules {
   /** lifecycle: after the `initialize` result the client MUST send `notifications/initialized`. */
@@ -70,12 +70,9 @@ class StreamableHttpSession implements ClientConnection {
     this.rules = rules;
   }
 
-  negotiatedVersion(): string | undefined {
-    return this.version;
-  }
-
-  sessionId(): string | undefined {
-    return this.session;
+  async info(): Promise<ConnectionInfo> {
+    const resumeState = this.version ? { protocolVersion: this.version, ...(this.session ? { sessionId: this.session } : {}) } : undefined;
+    return { negotiatedVersion: this.version, era: 'legacy', sessionId: this.session, resumeState };
   }
 
   async initialize(signal: AbortSignal): Promise<void> {

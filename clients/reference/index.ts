@@ -1,5 +1,5 @@
 // The reference client as adapters, and its broken variants: each flips exactly one rule and is named for it.
-import type { ClientAdapter } from '../adapter.ts';
+import { stateless, type ClientAdapter } from '../adapter.ts';
 import { connectReference, REFERENCE_REVISIONS, SPEC_RULES, type ReferenceRules } from './client.ts';
 
 function referenceAdapter(name: string, description: string, rules: ReferenceRules): ClientAdapter {
@@ -7,8 +7,8 @@ function referenceAdapter(name: string, description: string, rules: ReferenceRul
     name,
     description,
     revisions: REFERENCE_REVISIONS,
-    features: ['streamable-http'],
-    connect: (url, options) => connectReference(url, rules, options.timeoutMs),
+    features: ['mode-legacy'],
+    start: stateless((url, options) => connectReference(url, rules, options.timeoutMs)),
   };
 }
 

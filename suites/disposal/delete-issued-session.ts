@@ -12,11 +12,11 @@ export const deleteIssuedSession: Scenario = {
   id: 'disposal/delete-issued-session',
   title: 'Closing sends DELETE with the issued session id (and MCP-Protocol-Version from 2025-06-18)',
   revisions: STREAMABLE_REVISIONS,
-  requires: ['streamable-http'],
+  requires: [],
   source: { spec: sessionManagement('2025-06-18', 'SHOULD') },
   async run({ connect, bounded, observe }) {
     const client = await connect();
-    observe('sessionId', client.sessionId());
+    observe('sessionId', (await bounded(client.info(), 'info')).sessionId);
     await bounded(client.listTools(), 'tools/list');
     await bounded(client.close(), 'close');
   },

@@ -21,7 +21,12 @@ export const handshakeOrder: Scenario = {
     await bounded(client.close(), 'close');
   },
   judge(evidence) {
-    const sent = sentMessages(evidence);
+    // A `server/discover` probe before `initialize` is how a dual-era client in auto mode finds a legacy
+    // server (2026-07-28 basic/versioning, backward compatibility): the handshake is judged after it.
+    // How many probes are sent is negotiation/auto-falls-back's concern.
+    const all = sentMessages(evidence);
+    const firstInitialize = all.findIndex(({ message }) => message.method === 'initialize');
+    const sent = all.filter((s, index) => !(s.message.method === 'server/discover' && (firstInitialize < 0 || index < firstInitialize)));
     const first = sent[0];
     const initialized = sent.find(({ message }) => message.method === 'notifications/initialized');
     const answered = initializeAnsweredAt(evidence);

@@ -10,7 +10,7 @@ export const versionPerRevision: Scenario = {
   source: { spec: { url: specUrl('2025-06-18', 'basic/transports', 'protocol-version-header'), section: 'Transports › Protocol Version Header', level: 'MUST' } },
   async run({ connect, bounded, observe }) {
     const client = await connect();
-    observe('negotiatedVersion', client.negotiatedVersion());
+    observe('negotiatedVersion', (await bounded(client.info(), 'info')).negotiatedVersion);
     await bounded(client.listTools(), 'tools/list');
     await bounded(client.callTool('echo', { text: 'hello' }), 'tools/call echo');
     await bounded(client.close(), 'close');
