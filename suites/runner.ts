@@ -1,8 +1,9 @@
 // Runs one scenario against one adapter at one revision: a fresh server, the script, a snapshot, the judge.
 import { featureFor, type ClientAdapter, type ClientConnection, type ClientUnderTest, type ConnectOptions, type Feature } from '../clients/adapter.ts';
-import { startServer } from '../servers/index.ts';
+import type { ReferenceServer } from '../servers/reference-server.ts';
 import type { Revision } from '../servers/revisions.ts';
-import { verdictOf, type Check, type Evidence, type Scenario, type ScenarioContext, type ScenarioResult } from './scenario.ts';
+import { startReferenceServer } from '../servers/server.ts';
+import { verdictOf, type Check, type Evidence, type Scenario, type ScenarioContext, type ScenarioResult, type ServerSetup } from './scenario.ts';
 
 export interface RunOptions {
   /** SHOULD violations fail instead of warning. */
@@ -47,23 +48,33 @@ export async function runScenario(scenario: Scenario, adapter: ClientAdapter, re
   if (reason) return { ...base, verdict: 'n/a', reason, checks: [], durationMs: 0 };
 
   const operationTimeoutMs = options.operationTimeoutMs ?? DEFAULT_OPERATION_TIMEOUT_MS;
-  const server = await startServer(revision);
-  let client: ClientUnderTest | undefined;
+  const setup = scenario.setup?.(revision) ?? { server: {}, state: undefined };
+  const serve = (server: ServerSetup) => startReferenceServer({ era: server.era ?? revision, personalities: server.personalities ?? [] });
+  const server = await serve(setup.server);
+  const otherServers: ReferenceServer[] = [];
+  const clients: ClientUnderTest[] = [];
   const connections: ClientConnection[] = [];
   const pendingConnects = new Set<Promise<unknown>>();
   const observed: Record<string, unknown> = {};
   let cleaningUp = false;
   let clientError: string | undefined;
+  const caseId = `${scenario.id}@${revision}`;
+  const startClient = async () => {
+    const client = await bounded(adapter.start(caseId), 'start the client', operationTimeoutMs);
+    clients.push(client);
+    return client;
+  };
 
   const context: ScenarioContext = {
     revision,
     server,
-    async connect(overrides: Partial<ConnectOptions> = {}) {
+    state: setup.state,
+    async connect(overrides: Partial<ConnectOptions> = {}, target = {}) {
       const connectOptions: ConnectOptions = { timeoutMs: operationTimeoutMs, ...overrides };
       const undeclared = optionFeatures(connectOptions).filter((feature) => !scenario.requires.includes(feature));
       if (undeclared.length > 0) throw new Error(`scenario ${scenario.id} uses ${undeclared.join(', ')} without requiring it`);
-      client ??= await bounded(adapter.start(`${scenario.id}@${revision}`), 'start the client', operationTimeoutMs);
-      const connecting = client.connect(server.url, connectOptions).then((connection) => {
+      const client = target.newClient || clients.length === 0 ? await startClient() : clients.at(-1)!;
+      const connecting = client.connect((target.server ?? server).url, connectOptions).then((connection) => {
         // A connect that settles after the scenario gave up on it is closed here, not leaked.
         if (cleaningUp) void connection.close().catch(() => {});
         else connections.push(connection);
@@ -72,6 +83,11 @@ export async function runScenario(scenario: Scenario, adapter: ClientAdapter, re
       pendingConnects.add(connecting);
       void connecting.catch(() => {}).finally(() => pendingConnects.delete(connecting));
       return bounded(connecting, 'connect', connectOptions.timeoutMs + 1_000);
+    },
+    async startServer(setup) {
+      const other = await serve(setup);
+      otherServers.push(other);
+      return other;
     },
     observe(key, value) {
       observed[key] = value;
@@ -91,6 +107,7 @@ export async function runScenario(scenario: Scenario, adapter: ClientAdapter, re
     evidence = {
       revision,
       exchanges: structuredClone(server.record.exchanges),
+      otherServers: otherServers.map((other) => ({ url: other.url, exchanges: structuredClone(other.record.exchanges), issuedSessions: other.issuedSessions() })),
       issuedSessions: server.issuedSessions(),
       toolRuns: structuredClone(server.fixtures.runs),
       observed: structuredClone(observed),
@@ -101,8 +118,8 @@ export async function runScenario(scenario: Scenario, adapter: ClientAdapter, re
     cleaningUp = true;
     await Promise.allSettled(connections.map((connection) => bounded(connection.close(), 'close', operationTimeoutMs)));
     await bounded(Promise.allSettled([...pendingConnects]), 'pending connects', operationTimeoutMs).catch(() => {});
-    if (client) await bounded(client.dispose(), 'dispose the client', operationTimeoutMs).catch(() => {});
-    await server.close();
+    await Promise.allSettled(clients.map((client) => bounded(client.dispose(), 'dispose the client', operationTimeoutMs)));
+    await Promise.all([server, ...otherServers].map((s) => s.close()));
   }
   const verdict = verdictOf(checks, options.strict);
   const failed = checks.filter((check) => !check.ok).map((check) => `${check.name}: ${check.detail}`);

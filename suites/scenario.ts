@@ -1,6 +1,8 @@
 // What a scenario is: metadata, a script that drives a client, and a judge that reads the wire record.
 import type { ClientConnection, ConnectOptions, Feature } from '../clients/adapter.ts';
+import type { Era } from '../servers/era.ts';
 import type { ToolRun } from '../servers/fixtures.ts';
+import type { Personality } from '../servers/personality.ts';
 import type { ReferenceServer } from '../servers/reference-server.ts';
 import type { Revision } from '../servers/revisions.ts';
 import type { WireExchange } from '../servers/wire-record.ts';
@@ -16,7 +18,14 @@ export interface SpecRef {
   level: Level;
 }
 
-export interface Scenario {
+/** The server a scenario runs against. */
+export interface ServerSetup {
+  /** Default: the revision under test. */
+  era?: Era;
+  personalities?: Personality[];
+}
+
+export interface Scenario<State = unknown> {
   /** Stable `suite/name`. */
   id: string;
   title: string;
@@ -26,17 +35,33 @@ export interface Scenario {
   requires: readonly Feature[];
   /** The rule the scenario is about, or the seed document it comes from. */
   source: { spec: SpecRef; seed?: string };
+  /**
+   * The server it runs against and what the script needs from setting it up (its personalities, to
+   * control them). Default: the plain era server of the revision, and no state.
+   */
+  setup?(revision: Revision): { server: ServerSetup; state: State };
   /** Drives the client. Throwing records a client error that the judge sees. */
-  run(context: ScenarioContext): Promise<void>;
+  run(context: ScenarioContext<State>): Promise<void>;
   /** Decides from the evidence alone (pure, so doctored evidence can prove it fails). */
   judge(evidence: Evidence): Check[];
 }
 
-export interface ScenarioContext {
+export interface ConnectTarget {
+  /** Another server started with `startServer` (default: the scenario's server). */
+  server?: ReferenceServer;
+  /** Through a new client instance, with none of the first one's caches (default: the same instance). */
+  newClient?: boolean;
+}
+
+export interface ScenarioContext<State = unknown> {
   readonly revision: Revision;
   readonly server: ReferenceServer;
+  /** What `setup` returned besides the server. */
+  readonly state: State;
   /** Connects through the adapter; every connection is closed by the runner afterwards whatever happens. */
-  connect(options?: Partial<ConnectOptions>): Promise<ClientConnection>;
+  connect(options?: Partial<ConnectOptions>, target?: ConnectTarget): Promise<ClientConnection>;
+  /** Starts a further server (closed by the runner); its record is in the evidence as `otherServers`. */
+  startServer(setup: ServerSetup): Promise<ReferenceServer>;
   /** Records what the adapter returned, for the judge and the report. */
   observe(key: string, value: unknown): void;
   /** Bounds one client operation so a hanging client fails the scenario instead of the run. */
@@ -47,11 +72,18 @@ export interface ScenarioContext {
 export interface Evidence {
   revision: Revision;
   exchanges: readonly WireExchange[];
+  /** Servers the script started besides the scenario's own, in order. */
+  otherServers: readonly { url: string; exchanges: readonly WireExchange[]; issuedSessions: readonly string[] }[];
   issuedSessions: readonly string[];
   toolRuns: readonly ToolRun[];
   observed: Readonly<Record<string, unknown>>;
   /** The error the client raised while the scenario drove it, if any. */
   clientError?: string;
+}
+
+/** Lets a scenario's `setup` state type its `run` context while all scenarios share one list type. */
+export function defineScenario<State>(scenario: Scenario<State>): Scenario<any> {
+  return scenario;
 }
 
 export interface Check {
