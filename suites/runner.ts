@@ -1,5 +1,5 @@
 // Runs one scenario against one adapter at one revision: a fresh server, the script, a snapshot, the judge.
-import { featureFor, type ClientAdapter, type ClientConnection, type ClientUnderTest, type ConnectOptions, type Feature } from '../clients/adapter.ts';
+import { featureFor, type ClientAdapter, type Negotiation, type ClientConnection, type ClientUnderTest, type ConnectOptions, type Feature } from '../clients/adapter.ts';
 import type { ReferenceServer } from '../servers/reference-server.ts';
 import type { Revision } from '../servers/revisions.ts';
 import { startReferenceServer } from '../servers/server.ts';
@@ -16,16 +16,27 @@ export const DEFAULT_OPERATION_TIMEOUT_MS = 5_000;
 
 export class ClientHung extends Error {}
 
+/**
+ * The negotiation a scenario gets when it names none: the mode that reaches the revision under test —
+ * legacy revisions through `legacy` (else `auto`), 2026-07-28 through a pin (else `auto`).
+ */
+export function defaultNegotiation(adapter: ClientAdapter, revision: Revision): Negotiation | undefined {
+  const has = (feature: Feature) => adapter.features.includes(feature);
+  if (revision === '2026-07-28') return has('mode-pin') ? { pin: revision } : has('mode-auto') ? 'auto' : undefined;
+  return has('mode-legacy') ? 'legacy' : has('mode-auto') ? 'auto' : undefined;
+}
+
 /** Why a scenario cannot run on this adapter at this revision, or undefined when it can. */
 export function notApplicable(scenario: Scenario, adapter: ClientAdapter, revision: Revision): string | undefined {
   if (!adapter.revisions.includes(revision)) return `${adapter.name} does not speak ${revision}`;
+  if (!defaultNegotiation(adapter, revision)) return `${adapter.name} declares no negotiation mode that reaches ${revision}`;
   const missing = scenario.requires.filter((feature) => !adapter.features.includes(feature));
   if (missing.length > 0) return `${adapter.name} does not declare ${missing.join(', ')}`;
   return undefined;
 }
 
 /** The features the connect options use, which the scenario must require. */
-function optionFeatures(options: ConnectOptions): Feature[] {
+function optionFeatures(options: Partial<ConnectOptions>): Feature[] {
   const features: Feature[] = [];
   if (options.negotiation !== undefined) features.push(featureFor(options.negotiation));
   if (options.resume !== undefined) features.push('resume');
@@ -70,9 +81,9 @@ export async function runScenario(scenario: Scenario, adapter: ClientAdapter, re
     server,
     state: setup.state,
     async connect(overrides: Partial<ConnectOptions> = {}, target = {}) {
-      const connectOptions: ConnectOptions = { timeoutMs: operationTimeoutMs, ...overrides };
-      const undeclared = optionFeatures(connectOptions).filter((feature) => !scenario.requires.includes(feature));
+      const undeclared = optionFeatures(overrides).filter((feature) => !scenario.requires.includes(feature));
       if (undeclared.length > 0) throw new Error(`scenario ${scenario.id} uses ${undeclared.join(', ')} without requiring it`);
+      const connectOptions: ConnectOptions = { timeoutMs: operationTimeoutMs, negotiation: defaultNegotiation(adapter, revision), ...overrides };
       const client = target.newClient || clients.length === 0 ? await startClient() : clients.at(-1)!;
       const connecting = client.connect((target.server ?? server).url, connectOptions).then((connection) => {
         // A connect that settles after the scenario gave up on it is closed here, not leaked.

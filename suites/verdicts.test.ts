@@ -53,9 +53,9 @@ describe('baselineMismatch', () => {
 describe('not applicable', () => {
   const bare: ClientAdapter = {
     name: 'bare',
-    description: 'declares one revision and no features',
+    description: 'declares one revision and only the legacy mode',
     revisions: ['2025-03-26'],
-    features: [],
+    features: ['mode-legacy'],
     start: () => Promise.reject(new Error('must not be called')),
   };
   test('a scenario needing an undeclared feature or revision is not applicable, with the reason, and never connects', async () => {
@@ -63,5 +63,6 @@ describe('not applicable', () => {
     expect(notApplicable(needsResume, { ...bare, revisions: ['2025-06-18'] }, '2025-06-18')).toBe('bare does not declare resume, keep-session');
     const result = await runScenario(handshakeOrder, bare, '2025-06-18');
     expect(result).toMatchObject({ verdict: 'n/a', reason: 'bare does not speak 2025-06-18' });
+    expect(notApplicable(handshakeOrder, { ...bare, revisions: ['2026-07-28'] }, '2026-07-28')).toBe('bare declares no negotiation mode that reaches 2026-07-28');
   });
 });
