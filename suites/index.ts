@@ -1,7 +1,12 @@
-// Every scenario, in catalogue order.
-import { deleteIssuedSession } from './disposal/delete-issued-session.ts';
-import { handshakeOrder } from './negotiation/handshake-order.ts';
-import { versionPerRevision } from './negotiation/version-per-revision.ts';
+// Every scenario, suite by suite, in catalogue order.
+import { CANCELLATION } from './cancellation/index.ts';
+import { DISPOSAL } from './disposal/index.ts';
+import { NEGOTIATION } from './negotiation/index.ts';
+import { RESUME } from './resume/index.ts';
+import { RETRY } from './retry/index.ts';
 import type { Scenario } from './scenario.ts';
+import { SECURITY } from './security/index.ts';
 
-export const SCENARIOS: readonly Scenario[] = [handshakeOrder, versionPerRevision, deleteIssuedSession];
+export const SUITES = { negotiation: NEGOTIATION, resume: RESUME, retry: RETRY, disposal: DISPOSAL, cancellation: CANCELLATION, security: SECURITY } as const;
+
+export const SCENARIOS: readonly Scenario[] = Object.values(SUITES).flat();

@@ -1,0 +1,3 @@
+import type { Scenario } from '../scenario.ts';
+
+export const CANCELLATION: readonly Scenario[] = [];
