@@ -1,19 +1,15 @@
 // Every fixture answers exactly, over real HTTP, driven by the official SDK v2 client: in a 2025-11-25 session
 // and in 2026-07-28 (one fresh McpServer per request), since createFixtureServer serves both eras.
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { Agent, request } from 'undici';
-import { afterEach, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { ARG1_COMPLETIONS, CONFORMANCE_TEXT, JSON_SCHEMA_2020_12_INPUT_SCHEMA, TEST_AUDIO_BASE64, TEST_IMAGE_BASE64 } from './conformance-fixtures.ts';
-import { CLOSE_STREAM_ANSWER } from './fixtures.ts';
+import { CLOSE_STREAM_ANSWER, FixtureState } from './fixtures.ts';
 import type { ReferenceServer } from './reference-server.ts';
 import { startReferenceServer } from './server.ts';
-import { SseParser } from './sse.ts';
+import { closedAfterEach, MODERN, modernRequest, RawClient, RESULT_META } from './test-support.ts';
 
 const LEGACY = '2025-11-25';
-const MODERN = '2026-07-28';
 type FixtureEra = typeof LEGACY | typeof MODERN;
-
-const SERVER_META = { 'io.modelcontextprotocol/serverInfo': { name: 'mcp-client-conformance-reference', version: '0.1.0' } };
 
 /** What the client's elicitation handler accepts: for each requested property, its value here. */
 const ELICITED: Record<string, unknown> = {
@@ -44,14 +40,11 @@ interface Connected {
   logs: Record<string, unknown>[];
 }
 
-const open: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const close of open.splice(0).reverse()) await close();
-});
+/** Servers and clients a test opened; closed after it, last opened first. */
+const opened = closedAfterEach();
 
 async function connect(era: FixtureEra, capabilities: Record<string, object> = { sampling: {}, elicitation: {}, roots: {} }): Promise<Connected> {
-  const server = await startReferenceServer({ era });
-  open.push(() => server.close());
+  const server = opened.keep(await startReferenceServer({ era }));
   const client = new Client(
     { name: 'fixtures-test', version: '0' },
     { capabilities, ...(era === MODERN && { versionNegotiation: { mode: { pin: MODERN } } }) },
@@ -75,12 +68,12 @@ async function connect(era: FixtureEra, capabilities: Record<string, object> = {
     connected.logs.push(params);
   });
   await client.connect(new StreamableHTTPClientTransport(new URL(server.url)));
-  open.push(() => client.close());
+  opened.keep(client);
   return connected;
 }
 
 /** What a result looks like in an era: 2026-07-28 results also carry the server's identity in `_meta`. */
-const inEra = (era: FixtureEra, result: object) => (era === MODERN ? { _meta: SERVER_META, ...result } : result);
+const inEra = (era: FixtureEra, result: object) => (era === MODERN ? { _meta: RESULT_META, ...result } : result);
 const text = (value: string) => ({ content: [{ type: 'text', text: value }] });
 /** Without the SDK's own `_meta` on a server-to-client request (a progress token on 2025 sessions). */
 const withoutMeta = ({ _meta: _ignored, ...params }: Record<string, any>) => params;
@@ -372,41 +365,62 @@ describe('fixtures at 2026-07-28 only', () => {
   test('a tampered requestState is refused with -32602 before the tool runs', async () => {
     const { client, server } = await connect(MODERN);
     expect(await client.callTool({ name: 'echo', arguments: { text: 'warm-up' } })).toEqual(inEra(MODERN, text('warm-up')));
-    const agent = new Agent();
-    open.push(() => agent.close());
-    const meta = {
-      'io.modelcontextprotocol/protocolVersion': MODERN,
-      'io.modelcontextprotocol/clientCapabilities': { elicitation: {} },
-      'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '0' },
-    };
-    const response = await request(server.url, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        'mcp-protocol-version': MODERN,
-        'mcp-method': 'tools/call',
-        'mcp-name': 'test_input_required_result_tampered_state',
+    const raw = opened.keep(new RawClient());
+    const call = modernRequest(
+      9,
+      'tools/call',
+      {
+        name: 'test_input_required_result_tampered_state',
+        arguments: {},
+        inputResponses: { confirm: { action: 'accept', content: { ok: true } } },
+        requestState: 'v1.tampered.state',
       },
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 9,
-        method: 'tools/call',
-        params: {
-          name: 'test_input_required_result_tampered_state',
-          arguments: {},
-          inputResponses: { confirm: { action: 'accept', content: { ok: true } } },
-          requestState: 'v1.tampered.state',
-          _meta: meta,
-        },
-      }),
-      dispatcher: agent,
-    });
-    const body = await response.body.text();
-    const message = String(response.headers['content-type']).includes('text/event-stream')
-      ? JSON.parse(new SseParser().push(body).find((event) => event.data !== '')!.data)
-      : JSON.parse(body);
+      { elicitation: {} },
+    );
+    const [message] = (await raw.post(server.url, call.body, call.headers)).messages;
     expect(message).toMatchObject({ jsonrpc: '2.0', id: 9, error: { code: -32602, message: 'Invalid or expired requestState' } });
     expect(server.fixtures.runsOf('test_input_required_result_tampered_state')).toBe(0);
+  });
+});
+
+describe('FixtureState', () => {
+  test("emits 'run' when a run starts and 'aborted' when markAborted records its abort", () => {
+    const state = new FixtureState();
+    const seen: string[] = [];
+    const offRun = state.on('run', (run) => seen.push(`run ${run.tool} ${run.requestId}`));
+    state.on('aborted', (run) => seen.push(`aborted ${run.tool} ${run.requestId}`));
+    const run = state.start('slow', 1);
+    state.markAborted(run);
+    offRun();
+    state.start('echo', 2);
+    expect(seen).toEqual(['run slow 1', 'aborted slow 1']);
+    expect(run.abortedAt).toEqual(expect.any(Number));
+    expect(state.aborted()).toEqual([run]);
+    expect(state.runs.map((r) => r.tool)).toEqual(['slow', 'echo']);
+  });
+
+  test('waitForRun resolves with a run already recorded, or with the first later run or abort that matches', async () => {
+    const state = new FixtureState();
+    const earlier = state.start('echo', 1);
+    expect(await state.waitForRun((run) => run.tool === 'echo', 'an echo run')).toBe(earlier);
+
+    const slowStarts = state.waitForRun((run) => run.tool === 'slow', 'a slow run');
+    state.start('count', 2);
+    const slow = state.start('slow', 3);
+    expect(await slowStarts).toBe(slow);
+
+    const slowAborted = state.waitForRun((run) => run === slow && run.abortedAt !== undefined, 'the slow run to be aborted');
+    state.start('slow', 4);
+    state.markAborted(slow);
+    expect(await slowAborted).toBe(slow);
+  });
+
+  test('waitForRun rejects after its timeout with what it waited for', async () => {
+    const state = new FixtureState();
+    await expect(state.waitForRun((run) => run.tool === 'slow', 'a slow run that never comes', 20)).rejects.toThrow(
+      'timed out after 20 ms waiting for a slow run that never comes',
+    );
+    const late = state.start('slow', 1);
+    expect(await state.waitForRun((run) => run.tool === 'slow', 'the slow run')).toBe(late);
   });
 });

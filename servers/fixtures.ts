@@ -4,6 +4,7 @@
 // Two sets on one McpServer: the suite's own fixture tools (below) and the standard conformance
 // fixtures the official harness calls by name (conformance-fixtures.ts). The same factory serves every
 // era: the sessionful 2025 revisions (one server per session) and 2026-07-28 (one server per request).
+import { EventEmitter } from 'node:events';
 import { McpServer, type ServerCapabilities, type ServerContext } from '@modelcontextprotocol/server';
 import * as z from 'zod';
 import { registerConformanceFixtures, REQUEST_STATE_CODEC } from './conformance-fixtures.ts';
@@ -20,12 +21,20 @@ export interface ToolRun {
 /** What the fixture tools observed, shared by every session of one server. */
 export class FixtureState {
   readonly runs: ToolRun[] = [];
+  private readonly events = new EventEmitter();
 
-  /** Records that a tool handler started for a request. */
+  /** Records that a tool handler started for a request; emits 'run'. */
   start(tool: string, requestId: string | number): ToolRun {
     const run: ToolRun = { tool, requestId };
     this.runs.push(run);
+    this.events.emit('run', run);
     return run;
+  }
+
+  /** Records that a run's handler saw its abort signal fire (sets `abortedAt`); emits 'aborted'. */
+  markAborted(run: ToolRun): void {
+    run.abortedAt = performance.now();
+    this.events.emit('aborted', run);
   }
 
   runsOf(tool: string): number {
@@ -34,6 +43,37 @@ export class FixtureState {
 
   aborted(): ToolRun[] {
     return this.runs.filter((run) => run.abortedAt !== undefined);
+  }
+
+  /** Calls `listener` with each run when it starts ('run') or is aborted ('aborted'); returns the unsubscribe function. */
+  on(event: 'run' | 'aborted', listener: (run: ToolRun) => void): () => void {
+    this.events.on(event, listener);
+    return () => this.events.off(event, listener);
+  }
+
+  /**
+   * Resolves with the first run (already recorded or still to come) for which `predicate` holds; rejects after
+   * `timeoutMs` with `what` in the message. Event-driven, not polling: it re-checks whenever a run starts or is aborted.
+   */
+  waitForRun(predicate: (run: ToolRun) => boolean, what: string, timeoutMs = 5_000): Promise<ToolRun> {
+    const found = this.runs.find(predicate);
+    if (found) return Promise.resolve(found);
+    return new Promise((resolve, reject) => {
+      const onChange = (run: ToolRun) => {
+        if (!predicate(run)) return;
+        cleanup();
+        resolve(run);
+      };
+      const timer = setTimeout(() => {
+        cleanup();
+        reject(new Error(`timed out after ${timeoutMs} ms waiting for ${what}`));
+      }, timeoutMs);
+      const unsubscribe = [this.on('run', onChange), this.on('aborted', onChange)];
+      const cleanup = () => {
+        clearTimeout(timer);
+        for (const off of unsubscribe) off();
+      };
+    });
   }
 }
 
@@ -61,6 +101,9 @@ const SLOW_DEFAULT_MS = 30_000;
 /** The text `close_stream` answers with once it has closed its stream. */
 export const CLOSE_STREAM_ANSWER = 'answered after closing the stream';
 
+/** The serverInfo every reference server answers with. */
+export const REFERENCE_SERVER_INFO = { name: 'mcp-client-conformance-reference', version: '0.1.0' };
+
 /** A fresh McpServer (one per session, or per request in 2026-07-28) with every fixture, pinned to the given revisions. */
 export function createFixtureServer(state: FixtureState, supportedProtocolVersions: string[]): McpServer {
   const legacy = supportedProtocolVersions.some((version) => version < '2026-07-28');
@@ -73,7 +116,7 @@ export function createFixtureServer(state: FixtureState, supportedProtocolVersio
     completions: {},
   };
   const server = new McpServer(
-    { name: 'mcp-client-conformance-reference', version: '0.1.0' },
+    REFERENCE_SERVER_INFO,
     // Every multi-round-trip requestState is minted and verified by one HMAC codec (conformance-fixtures.ts).
     { supportedProtocolVersions, capabilities, requestState: { verify: REQUEST_STATE_CODEC.verify } },
   );
@@ -97,7 +140,7 @@ export function createFixtureServer(state: FixtureState, supportedProtocolVersio
     async ({ ms }, ctx) => {
       const run = state.start(FIXTURE_TOOLS.slow, ctx.mcpReq.id);
       const aborted = !(await pause(ms, ctx.mcpReq.signal));
-      if (aborted) run.abortedAt = performance.now();
+      if (aborted) state.markAborted(run);
       run.finishedAt = performance.now();
       return { content: [{ type: 'text', text: aborted ? 'aborted' : 'completed' }] };
     },
@@ -142,7 +185,8 @@ export function createFixtureServer(state: FixtureState, supportedProtocolVersio
       const progressToken = ctx.mcpReq._meta?.progressToken;
       for (let step = 1; step <= steps; step++) {
         if (!(await pause(intervalMs, ctx.mcpReq.signal))) {
-          run.abortedAt = run.finishedAt = performance.now();
+          state.markAborted(run);
+          run.finishedAt = run.abortedAt;
           return { content: [{ type: 'text', text: `aborted after ${step - 1} steps` }] };
         }
         if (progressToken !== undefined) {

@@ -1,50 +1,35 @@
 // Self-tests of the dual server: 2026-07-28 and sessionful 2025-11-25 on one URL, routed by the SDK's
 // isLegacyRequest. Raw HTTP for each route, then the official v2 client in auto, pinned and legacy mode.
-import { request } from 'undici';
-import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import { beforeEach, describe, expect, test } from 'vitest';
 import type { ReferenceServer } from '../reference-server.ts';
-import { startReferenceServer } from '../server.ts';
 import {
   cancelled,
+  closedAfterEach,
   envelope,
   fixtureCapabilities,
-  legacyInitialize,
+  initializeRequest,
   MODERN,
   modernRequest,
-  nextRun,
-  rawHttp,
+  type RawClient,
   RESULT_META,
+  toolCall,
   v2Client,
-  whenAborted,
-} from './modern-test-helpers.ts';
+  type RequestHeaders,
+} from '../test-support.ts';
 
 const LEGACY = '2025-11-25';
+const opened = closedAfterEach();
 let server: ReferenceServer;
-let http: ReturnType<typeof rawHttp>;
-let cleanups: (() => Promise<void>)[];
+let raw: RawClient;
 
 beforeEach(async () => {
-  server = await startReferenceServer({ era: 'dual' });
-  http = rawHttp(() => server.url);
-  cleanups = [];
-});
-afterEach(async () => {
-  for (const cleanup of cleanups.reverse()) await cleanup();
-  await http.close();
-  await server.close();
+  ({ server, raw } = await opened.serve({ era: 'dual' }));
 });
 
-const post = (call: { body: unknown; headers: Record<string, string> }) => http.post(call.body, call.headers);
-
+const post = (body: unknown, headers?: RequestHeaders) => raw.post(server.url, body, headers);
+const postCall = (call: { body: unknown; headers: RequestHeaders }) => post(call.body, call.headers);
 /** A legacy session: initialize, then initialized. */
-async function openSession() {
-  const init = await http.post(legacyInitialize(LEGACY));
-  expect(init.status).toBe(200);
-  const sessionId = String(init.headers['mcp-session-id']);
-  const headers = { 'mcp-session-id': sessionId, 'mcp-protocol-version': LEGACY };
-  expect((await http.post({ jsonrpc: '2.0', method: 'notifications/initialized' }, headers)).status).toBe(202);
-  return { sessionId, headers };
-}
+const openSession = () => raw.openSession(server.url, LEGACY);
 
 describe('dual server', () => {
   test('is served at /mcp for 2026-07-28 and 2025-11-25', () => {
@@ -53,7 +38,7 @@ describe('dual server', () => {
   });
 
   test('server/discover is answered by the modern side, without a session', async () => {
-    const answer = await post(modernRequest(1, 'server/discover'));
+    const answer = await postCall(modernRequest(1, 'server/discover'));
     expect(answer.status).toBe(200);
     expect(answer.headers['mcp-session-id']).toBeUndefined();
     expect(answer.messages).toEqual([
@@ -67,7 +52,7 @@ describe('dual server', () => {
   });
 
   test('initialize opens a 2025-11-25 session on the legacy side', async () => {
-    const init = await http.post(legacyInitialize('2025-06-18'));
+    const init = await post(initializeRequest('2025-06-18'));
     expect(init.status).toBe(200);
     expect(init.headers['content-type']).toBe('text/event-stream');
     const sessionId = init.headers['mcp-session-id'];
@@ -81,12 +66,12 @@ describe('dual server', () => {
 
   test('legacy requests in a session and modern requests share the fixtures, each on its own side', async () => {
     const { sessionId, headers } = await openSession();
-    const legacy = await http.post({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'count', arguments: {} } }, headers);
+    const legacy = await post(toolCall(2, 'count'), headers);
     expect(legacy.status).toBe(200);
     expect(legacy.headers['mcp-session-id']).toBe(sessionId);
     expect(legacy.messages).toEqual([{ jsonrpc: '2.0', id: 2, result: { content: [{ type: 'text', text: '1' }] } }]);
 
-    const modern = await post(modernRequest(3, 'tools/call', { name: 'count', arguments: {} }));
+    const modern = await postCall(modernRequest(3, 'tools/call', { name: 'count', arguments: {} }));
     expect(modern.status).toBe(200);
     expect(modern.headers['mcp-session-id']).toBeUndefined();
     expect(modern.messages).toEqual([{ jsonrpc: '2.0', id: 3, result: { content: [{ type: 'text', text: '2' }], resultType: 'complete', _meta: RESULT_META } }]);
@@ -95,7 +80,7 @@ describe('dual server', () => {
   test('a modern request carrying a session id goes to the modern side: served, nothing echoed', async () => {
     const { sessionId } = await openSession();
     const call = modernRequest(4, 'tools/call', { name: 'echo', arguments: { text: 'modern' } });
-    const answer = await http.post(call.body, { ...call.headers, 'mcp-session-id': sessionId, 'last-event-id': 'x:1' });
+    const answer = await post(call.body, { ...call.headers, 'mcp-session-id': sessionId, 'last-event-id': 'x:1' });
     expect(answer.status).toBe(200);
     expect(answer.headers['mcp-session-id']).toBeUndefined();
     expect(answer.messages).toEqual([{ jsonrpc: '2.0', id: 4, result: { content: [{ type: 'text', text: 'modern' }], resultType: 'complete', _meta: RESULT_META } }]);
@@ -103,27 +88,27 @@ describe('dual server', () => {
 
   test('malformed modern requests get the modern answers, never a legacy one', async () => {
     const list = modernRequest(5, 'tools/list');
-    const mismatch = await http.post(list.body, { ...list.headers, 'mcp-protocol-version': LEGACY });
+    const mismatch = await post(list.body, { ...list.headers, 'mcp-protocol-version': LEGACY });
     expect(mismatch.status).toBe(400);
     expect(mismatch.messages[0]).toMatchObject({ id: 5, error: { code: -32020, data: { mismatch: { header: LEGACY } } } });
 
     const future = { jsonrpc: '2.0', id: 6, method: 'tools/list', params: { _meta: envelope({}, '2099-01-01') } };
-    const unsupported = await http.post(future, { 'mcp-protocol-version': '2099-01-01', 'mcp-method': 'tools/list' });
+    const unsupported = await post(future, { 'mcp-protocol-version': '2099-01-01', 'mcp-method': 'tools/list' });
     expect(unsupported.status).toBe(400);
     expect(unsupported.messages).toEqual([
       { jsonrpc: '2.0', id: 6, error: { code: -32022, message: 'Unsupported protocol version: 2099-01-01', data: { supported: [MODERN], requested: '2099-01-01' } } },
     ]);
 
     const incomplete = { jsonrpc: '2.0', id: 7, method: 'tools/list', params: { _meta: { 'io.modelcontextprotocol/protocolVersion': MODERN } } };
-    const envelopeError = await http.post(incomplete, { 'mcp-protocol-version': MODERN, 'mcp-method': 'tools/list' });
+    const envelopeError = await post(incomplete, { 'mcp-protocol-version': MODERN, 'mcp-method': 'tools/list' });
     expect(envelopeError.status).toBe(400);
     expect(envelopeError.messages[0]).toMatchObject({ id: 7, error: { code: -32602, data: { envelope: { key: 'io.modelcontextprotocol/clientCapabilities', problem: 'missing' } } } });
 
-    const ping = await post(modernRequest(8, 'ping'));
+    const ping = await postCall(modernRequest(8, 'ping'));
     expect(ping.status).toBe(404);
     expect(ping.messages).toEqual([{ jsonrpc: '2.0', id: 8, error: { code: -32601, message: 'Method not found' } }]);
 
-    const initializeWithModernHeader = await http.post(legacyInitialize(LEGACY, 9), { 'mcp-protocol-version': MODERN });
+    const initializeWithModernHeader = await post(initializeRequest(LEGACY, 9), { 'mcp-protocol-version': MODERN });
     expect(initializeWithModernHeader.status).toBe(400);
     expect(initializeWithModernHeader.messages[0]).toMatchObject({ id: 9, error: { code: -32020 } });
     expect(server.issuedSessions()).toEqual([]);
@@ -131,35 +116,35 @@ describe('dual server', () => {
 
   test('envelope-less requests and bodies that are not JSON, without a session, get the legacy answer 400 -32000', async () => {
     const missing = [{ jsonrpc: '2.0', error: { code: -32000, message: 'Bad Request: Mcp-Session-Id header is required' }, id: null }];
-    const ping = await http.post({ jsonrpc: '2.0', id: 10, method: 'ping' });
+    const ping = await post({ jsonrpc: '2.0', id: 10, method: 'ping' });
     expect(ping.status).toBe(400);
     expect(ping.messages).toEqual(missing);
-    const garbage = await http.post('{not json');
+    const garbage = await post('{not json');
     expect(garbage.status).toBe(400);
     expect(garbage.messages).toEqual(missing);
   });
 
   test('GET with a session id opens the legacy standalone stream; without one it gets 400', async () => {
     const { sessionId, headers } = await openSession();
-    const stream = await request(server.url, { method: 'GET', headers: { accept: 'text/event-stream', ...headers }, dispatcher: http.agent });
-    expect(stream.statusCode).toBe(200);
+    const stream = await raw.openStream(server.url, headers);
+    expect(stream.status).toBe(200);
     expect(stream.headers['content-type']).toBe('text/event-stream');
     expect(stream.headers['mcp-session-id']).toBe(sessionId);
-    stream.body.destroy();
+    stream.close();
     await server.record.waitFor((r) => r.exchanges.some((e) => e.method === 'GET' && e.endedBy !== undefined), 'the GET stream to end');
 
-    const without = await http.send('GET', undefined, { accept: 'text/event-stream', 'mcp-protocol-version': LEGACY });
+    const without = await raw.get(server.url, { 'mcp-protocol-version': LEGACY });
     expect(without.status).toBe(400);
     expect(without.messages).toEqual([{ jsonrpc: '2.0', error: { code: -32000, message: 'Bad Request: Mcp-Session-Id header is required' }, id: null }]);
   });
 
   test('DELETE with a session id ends the legacy session: 200, then 404 -32001', async () => {
     const { sessionId, headers } = await openSession();
-    const deleted = await http.send('DELETE', undefined, headers);
+    const deleted = await raw.send('DELETE', server.url, { headers });
     expect(deleted.status).toBe(200);
     expect(server.liveSessions()).toEqual([]);
     expect(server.issuedSessions()).toEqual([sessionId]);
-    const after = await http.post({ jsonrpc: '2.0', id: 11, method: 'tools/list' }, headers);
+    const after = await post({ jsonrpc: '2.0', id: 11, method: 'tools/list' }, headers);
     expect(after.status).toBe(404);
     expect(after.messages).toEqual([{ jsonrpc: '2.0', error: { code: -32001, message: 'Session not found' }, id: null }]);
   });
@@ -168,17 +153,16 @@ describe('dual server', () => {
     const { sessionId, headers } = await openSession();
     await server.expireSession(sessionId);
     expect(server.liveSessions()).toEqual([]);
-    expect((await http.post({ jsonrpc: '2.0', id: 12, method: 'tools/list' }, headers)).status).toBe(404);
+    expect((await post({ jsonrpc: '2.0', id: 12, method: 'tools/list' }, headers)).status).toBe(404);
   });
 
   test('in a legacy session notifications/cancelled aborts the running call', async () => {
     const { headers } = await openSession();
-    const started = nextRun(server.fixtures, 'slow');
-    const call = http.post({ jsonrpc: '2.0', id: 13, method: 'tools/call', params: { name: 'slow', arguments: { ms: 60_000 } } }, headers).catch((e: unknown) => e);
-    const aborted = whenAborted(await started);
-    const cancel = await http.post(cancelled(13), headers);
+    const call = post(toolCall(13, 'slow', { ms: 60_000 }), headers).catch((e: unknown) => e);
+    const run = await server.fixtures.waitForRun((r) => r.tool === 'slow', 'the slow tool to start');
+    const cancel = await post(cancelled(13), headers);
     expect(cancel.status).toBe(202);
-    await aborted;
+    await server.fixtures.waitForRun((r) => r === run && r.abortedAt !== undefined, 'the slow handler to be aborted');
     // The SDK sends no answer to a cancelled request: its stream stays open until the server closes.
     await server.close();
     expect(await call).toBeInstanceOf(Error);
@@ -190,7 +174,7 @@ describe('dual server with the official v2 client', () => {
   for (const mode of ['auto', { pin: MODERN }] as const) {
     test(`versionNegotiation ${JSON.stringify(mode)} ends in the modern era, no session`, async () => {
       const { client, transport } = v2Client(server.url, mode);
-      cleanups.push(() => client.close());
+      opened.keep(client);
       await client.connect(transport);
       expect(client.getProtocolEra()).toBe('modern');
       expect(client.getNegotiatedProtocolVersion()).toBe(MODERN);
@@ -206,7 +190,7 @@ describe('dual server with the official v2 client', () => {
 
   test('versionNegotiation legacy: a 2025-11-25 session on the legacy side, ended by DELETE', async () => {
     const { client, transport } = v2Client(server.url, 'legacy');
-    cleanups.push(() => client.close());
+    opened.keep(client);
     await client.connect(transport);
     expect(client.getProtocolEra()).toBe('legacy');
     expect(client.getNegotiatedProtocolVersion()).toBe(LEGACY);

@@ -1,84 +1,27 @@
 // Raw-HTTP self-tests of the 2024-11-05 HTTP+SSE reference server: exact status, headers, events and JSON-RPC answers.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
-import { Agent, request } from 'undici';
-import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import { beforeEach, describe, expect, test } from 'vitest';
 import type { ReferenceServer } from '../reference-server.ts';
-import { startReferenceServer } from '../server.ts';
-import { SseParser, type SseEvent } from '../sse.ts';
+import { cancelled, closedAfterEach, INITIALIZED, initializeRequest, type RawClient, SERVER_INFO, toolCall, type RequestHeaders } from '../test-support.ts';
 
 const REVISION = '2024-11-05';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-const SERVER_INFO = { name: 'mcp-client-conformance-reference', version: '0.1.0' };
 
+const opened = closedAfterEach();
 let server: ReferenceServer;
-let agent: Agent;
-/** Hang-ups of every stream a test opened, run after it. */
-let hangUps: (() => void)[];
+/** Its close() hangs up every stream a test opened. */
+let raw: RawClient;
 
 beforeEach(async () => {
-  server = await startReferenceServer({ era: REVISION });
-  agent = new Agent();
-  hangUps = [];
+  // An HTTP+SSE client POSTs JSON without the Streamable HTTP Accept header.
+  ({ server, raw } = await opened.serve({ era: REVISION }, { postHeaders: { 'content-type': 'application/json' } }));
 });
-afterEach(async () => {
-  for (const hangUp of hangUps) hangUp();
-  await agent.close();
-  await server.close();
-});
-
-/** Rejects with `what` if `promise` has not settled within `ms`. */
-async function within<T>(promise: Promise<T>, what: string, ms = 5_000): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms waiting for ${what}`)), ms);
-  });
-  try {
-    return await Promise.race([promise, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 /** GETs a URL and reads it as an event stream, one event at a time. */
-async function openStream(url = server.url, headers: Record<string, string> = {}) {
-  const response = await request(url, { method: 'GET', headers: { accept: 'text/event-stream', ...headers }, dispatcher: agent });
-  const chunks = response.body[Symbol.asyncIterator]();
-  const decoder = new TextDecoder();
-  const parser = new SseParser();
-  const pending: SseEvent[] = [];
-  const stream = {
-    status: response.statusCode,
-    headers: response.headers,
-    /** The next event; rejects if the stream ends first. */
-    async next(what: string): Promise<SseEvent> {
-      while (pending.length === 0) {
-        const chunk = await within(chunks.next(), what);
-        if (chunk.done) throw new Error(`the stream ended before ${what}`);
-        pending.push(...parser.push(decoder.decode(chunk.value as Uint8Array, { stream: true })));
-      }
-      return pending.shift()!;
-    },
-    /** The next `message` event's JSON-RPC message. */
-    async nextMessage(what: string): Promise<unknown> {
-      const event = await stream.next(what);
-      expect(event.event).toBe('message');
-      return JSON.parse(event.data);
-    },
-    /** Resolves with the events left once the server ends the stream. */
-    async rest(): Promise<SseEvent[]> {
-      for (;;) {
-        const chunk = await within(chunks.next(), 'the server to end the stream');
-        if (chunk.done) return pending.splice(0);
-        pending.push(...parser.push(decoder.decode(chunk.value as Uint8Array, { stream: true })));
-      }
-    },
-    /** The client hangs up. */
-    close: () => response.body.destroy(),
-  };
-  hangUps.push(stream.close);
-  return stream;
-}
+const openStream = (url = server.url, headers: RequestHeaders = {}) => raw.openStream(url, headers);
+/** A POST to a path (or URL) of the server. */
+const post = (path: string, body: unknown, headers: RequestHeaders = {}) => raw.post(new URL(path, server.url), body, headers);
 
 /** Opens a stream and returns it with the POST URL its `endpoint` event names. */
 async function connect() {
@@ -88,36 +31,12 @@ async function connect() {
   return { stream, endpoint: endpoint.data, sessionId: new URL(endpoint.data, server.url).searchParams.get('sessionId')! };
 }
 
-async function post(path: string, body: unknown, headers: Record<string, string> = {}) {
-  const response = await request(new URL(path, server.url), {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...headers },
-    body: typeof body === 'string' ? body : JSON.stringify(body),
-    dispatcher: agent,
-  });
-  return { status: response.statusCode, headers: response.headers, text: await response.body.text() };
-}
-
-const initialize = (protocolVersion: string, id = 1) => ({
-  jsonrpc: '2.0',
-  id,
-  method: 'initialize',
-  params: { protocolVersion, capabilities: {}, clientInfo: { name: 'raw', version: '0' } },
-});
-const initialized = { jsonrpc: '2.0', method: 'notifications/initialized' };
-const callTool = (id: number, name: string, args: Record<string, unknown> = {}) => ({
-  jsonrpc: '2.0',
-  id,
-  method: 'tools/call',
-  params: { name, arguments: args },
-});
-
 /** Opens a stream and completes the handshake on it. */
 async function openSession() {
   const session = await connect();
-  expect(await post(session.endpoint, initialize(REVISION))).toMatchObject({ status: 202 });
+  expect(await post(session.endpoint, initializeRequest(REVISION))).toMatchObject({ status: 202 });
   await session.stream.nextMessage('the initialize result');
-  expect(await post(session.endpoint, initialized)).toMatchObject({ status: 202 });
+  expect(await post(session.endpoint, INITIALIZED)).toMatchObject({ status: 202 });
   return session;
 }
 
@@ -148,7 +67,7 @@ describe('2024-11-05 HTTP+SSE server', () => {
 
   test.each(['2025-11-25', '2024-11-05', '2099-01-01'])('answers an initialize for %s with exactly 2024-11-05', async (requested) => {
     const { stream, endpoint } = await connect();
-    const accepted = await post(endpoint, initialize(requested, 7));
+    const accepted = await post(endpoint, initializeRequest(requested, 7));
     expect(accepted).toMatchObject({ status: 202, text: 'Accepted' });
     expect(await stream.nextMessage('the initialize result')).toEqual(initializeResult(7));
   });
@@ -161,11 +80,11 @@ describe('2024-11-05 HTTP+SSE server', () => {
     expect(list.result.tools.map((t) => t.name).slice(0, 4)).toEqual(LIFECYCLE_TOOLS);
     expect(list.result.tools.find((t) => t.name === 'idempotent_count')!.annotations).toEqual({ idempotentHint: true });
 
-    expect(await post(endpoint, callTool(3, 'echo', { text: 'hi' }))).toMatchObject({ status: 202 });
+    expect(await post(endpoint, toolCall(3, 'echo', { text: 'hi' }))).toMatchObject({ status: 202 });
     expect(await stream.nextMessage('the echo result')).toEqual({ jsonrpc: '2.0', id: 3, result: { content: [{ type: 'text', text: 'hi' }] } });
 
-    await post(endpoint, callTool(4, 'count'));
-    await post(endpoint, callTool(5, 'count'));
+    await post(endpoint, toolCall(4, 'count'));
+    await post(endpoint, toolCall(5, 'count'));
     expect(await stream.nextMessage('the first count result')).toEqual({ jsonrpc: '2.0', id: 4, result: { content: [{ type: 'text', text: '1' }] } });
     expect(await stream.nextMessage('the second count result')).toEqual({ jsonrpc: '2.0', id: 5, result: { content: [{ type: 'text', text: '2' }] } });
     expect(server.fixtures.runs.map((run) => [run.tool, run.requestId])).toEqual([
@@ -177,23 +96,23 @@ describe('2024-11-05 HTTP+SSE server', () => {
 
   test('POST answers outside a live session are those of the SDK example server', async () => {
     const { sessionId } = await connect();
-    const unknown = await post('/messages?sessionId=00000000-0000-0000-0000-000000000000', initialize(REVISION));
+    const unknown = await post('/messages?sessionId=00000000-0000-0000-0000-000000000000', initializeRequest(REVISION));
     expect(unknown).toMatchObject({ status: 404, text: 'Session not found' });
     expect(unknown.headers['content-type']).toBe('text/html; charset=utf-8');
-    const missing = await post('/messages', initialize(REVISION));
+    const missing = await post('/messages', initializeRequest(REVISION));
     expect(missing).toMatchObject({ status: 400, text: 'Missing sessionId parameter' });
     expect(missing.headers['content-type']).toBe('text/html; charset=utf-8');
     // The transport's own answer to a body that is not JSON.
     expect(await post(`/messages?sessionId=${sessionId}`, 'not json')).toMatchObject({ status: 400, text: 'Invalid message: not json' });
     // What a Streamable HTTP client trying the SSE URL first gets (its cue to fall back to HTTP+SSE).
-    const onSse = await post('/sse', initialize('2025-03-26'));
+    const onSse = await post('/sse', initializeRequest('2025-03-26'));
     expect(onSse).toMatchObject({ status: 404, text: 'Not Found' });
     expect(server.record.responseTo(1)).toBeUndefined();
   });
 
   test('the wire record holds the stream with its endpoint and message events, and each POST', async () => {
     const { stream, endpoint, sessionId } = await openSession();
-    await post(endpoint, callTool(2, 'echo', { text: 'hi' }));
+    await post(endpoint, toolCall(2, 'echo', { text: 'hi' }));
     await stream.nextMessage('the echo result');
     const [get, init, notified, call] = server.record.exchanges;
     expect(get).toMatchObject({ seq: 1, method: 'GET', path: '/sse', status: 200, sse: true });
@@ -224,19 +143,18 @@ describe('2024-11-05 HTTP+SSE server', () => {
     expect(server.record.exchanges[0]!.endedBy).toBe('client');
     expect(server.liveSessions()).toEqual([]);
     expect(server.issuedSessions()).toEqual([sessionId]);
-    expect(await post(endpoint, callTool(2, 'echo'))).toMatchObject({ status: 404, text: 'Session not found' });
+    expect(await post(endpoint, toolCall(2, 'echo'))).toMatchObject({ status: 404, text: 'Session not found' });
   });
 
   test('notifications/cancelled aborts an in-flight slow call, which then sends no answer', async () => {
     const { stream, endpoint } = await openSession();
-    expect(await post(endpoint, callTool(7, 'slow', { ms: 20_000 }))).toMatchObject({ status: 202 });
+    expect(await post(endpoint, toolCall(7, 'slow', { ms: 20_000 }))).toMatchObject({ status: 202 });
     // A ping answered on the stream is a barrier: every message POSTed before it has been handled.
     await post(endpoint, { jsonrpc: '2.0', id: 8, method: 'ping' });
     expect(await stream.nextMessage('the first ping result')).toEqual({ jsonrpc: '2.0', id: 8, result: {} });
     expect(server.fixtures.runs).toEqual([{ tool: 'slow', requestId: 7 }]);
 
-    const cancel = { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 7, reason: 'test' } };
-    expect(await post(endpoint, cancel)).toMatchObject({ status: 202 });
+    expect(await post(endpoint, cancelled(7, 'test'))).toMatchObject({ status: 202 });
     await post(endpoint, { jsonrpc: '2.0', id: 9, method: 'ping' });
     // No answer to 7 comes before the ping's: the receiver of a cancel does not respond.
     expect(await stream.nextMessage('the second ping result')).toEqual({ jsonrpc: '2.0', id: 9, result: {} });
@@ -255,8 +173,8 @@ describe('2024-11-05 HTTP+SSE server', () => {
     expect(server.record.exchanges[0]!.endedBy).toBe('server');
     expect(server.liveSessions()).toEqual([second.sessionId]);
     expect(server.issuedSessions()).toEqual([first.sessionId, second.sessionId]);
-    expect(await post(first.endpoint, callTool(2, 'echo'))).toMatchObject({ status: 404, text: 'Session not found' });
-    expect(await post(second.endpoint, initialize(REVISION))).toMatchObject({ status: 202 });
+    expect(await post(first.endpoint, toolCall(2, 'echo'))).toMatchObject({ status: 404, text: 'Session not found' });
+    expect(await post(second.endpoint, initializeRequest(REVISION))).toMatchObject({ status: 202 });
     expect(await second.stream.nextMessage('the initialize result')).toMatchObject({ id: 1, result: { protocolVersion: REVISION } });
   });
 
@@ -282,7 +200,7 @@ describe('2024-11-05 HTTP+SSE server', () => {
     expect(await rejected.rest()).toEqual([]);
     expect(server.issuedSessions()).toEqual([]);
     const { endpoint } = await connect();
-    const post403 = await post(endpoint, initialize(REVISION), { origin: 'http://evil.example' });
+    const post403 = await post(endpoint, initializeRequest(REVISION), { origin: 'http://evil.example' });
     expect(post403.status).toBe(403);
     expect(JSON.parse(post403.text)).toMatchObject({ jsonrpc: '2.0', error: { code: -32000 }, id: null });
     expect(server.record.exchanges.map((e) => [e.method, e.status, e.requestHeaders.origin])).toEqual([

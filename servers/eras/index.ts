@@ -6,10 +6,6 @@ import { modernEra } from './modern.ts';
 import { statelessEra } from './stateless.ts';
 import { streamableHttpEra } from './streamable-http.ts';
 
-const notYet = (era: Era): EraFactory => async () => {
-  throw new Error(`no reference server for era ${era} yet`);
-};
-
 export const ERA_FACTORIES: Record<Era, EraFactory> = {
   '2024-11-05': httpSseEra(),
   '2025-03-26': streamableHttpEra('2025-03-26'),

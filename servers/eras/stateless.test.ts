@@ -1,38 +1,33 @@
 // Self-tests of the stateless legacy Streamable HTTP server (2025-11-25, no sessions): exact answers over raw
 // HTTP, what cancellation does there, and a round trip with the official v2 client in legacy mode.
-import { request } from 'undici';
-import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import { beforeEach, describe, expect, test } from 'vitest';
 import type { ReferenceServer } from '../reference-server.ts';
-import { startReferenceServer } from '../server.ts';
-import { ACCEPT, cancelled, legacyInitialize, nextRun, rawHttp, SERVER_INFO, v2Client, whenAborted } from './modern-test-helpers.ts';
+import {
+  cancelled,
+  closedAfterEach,
+  initializeRequest,
+  JSON_RPC_HEADERS,
+  noSessionsAfterEach,
+  type RawClient,
+  SERVER_INFO,
+  toolCall,
+  v2Client,
+  type RequestHeaders,
+} from '../test-support.ts';
 
 const REVISION = '2025-11-25';
 const HEADERS = { 'mcp-protocol-version': REVISION };
+const opened = closedAfterEach();
 let server: ReferenceServer;
-let http: ReturnType<typeof rawHttp>;
-let cleanups: (() => Promise<void>)[];
+let raw: RawClient;
 
 beforeEach(async () => {
-  server = await startReferenceServer({ era: 'stateless' });
-  http = rawHttp(() => server.url);
-  cleanups = [];
+  ({ server, raw } = await opened.serve({ era: 'stateless' }));
 });
-afterEach(async () => {
-  // Whatever the test did, no response carried a session id.
-  const withSession = server.record.exchanges.filter((exchange) => 'mcp-session-id' in exchange.responseHeaders);
-  for (const cleanup of cleanups.reverse()) await cleanup();
-  await http.close();
-  await server.close();
-  expect(withSession.map((exchange) => exchange.seq)).toEqual([]);
-  expect(server.issuedSessions()).toEqual([]);
-});
+// Whatever the test did, no response carried a session id.
+noSessionsAfterEach(opened, () => server);
 
-const callTool = (id: number, name: string, args: Record<string, unknown> = {}) => ({
-  jsonrpc: '2.0',
-  id,
-  method: 'tools/call',
-  params: { name, arguments: args },
-});
+const post = (body: unknown, headers?: RequestHeaders, signal?: AbortSignal) => raw.post(server.url, body, headers, signal);
 
 describe('stateless Streamable HTTP server', () => {
   test('is served at /mcp for 2025-11-25', () => {
@@ -41,7 +36,7 @@ describe('stateless Streamable HTTP server', () => {
   });
 
   test('initialize is answered with 2025-11-25 and no session id', async () => {
-    const answer = await http.post(legacyInitialize('2025-06-18'));
+    const answer = await post(initializeRequest('2025-06-18'));
     expect(answer.status).toBe(200);
     expect(answer.headers['content-type']).toBe('text/event-stream');
     expect(answer.headers['mcp-session-id']).toBeUndefined();
@@ -55,8 +50,8 @@ describe('stateless Streamable HTTP server', () => {
   });
 
   test('every POST is served by a fresh instance: no initialize needed, state shared through the fixtures', async () => {
-    const first = await http.post(callTool(2, 'count'), HEADERS);
-    const second = await http.post(callTool(3, 'count'), HEADERS);
+    const first = await post(toolCall(2, 'count'), HEADERS);
+    const second = await post(toolCall(3, 'count'), HEADERS);
     expect(first.status).toBe(200);
     expect(first.messages).toEqual([{ jsonrpc: '2.0', id: 2, result: { content: [{ type: 'text', text: '1' }] } }]);
     expect(second.messages).toEqual([{ jsonrpc: '2.0', id: 3, result: { content: [{ type: 'text', text: '2' }] } }]);
@@ -64,7 +59,7 @@ describe('stateless Streamable HTTP server', () => {
   });
 
   test('an Mcp-Session-Id on a request is not checked and not echoed', async () => {
-    const answer = await http.post(callTool(4, 'echo', { text: 'x' }), { ...HEADERS, 'mcp-session-id': 'never-issued' });
+    const answer = await post(toolCall(4, 'echo', { text: 'x' }), { ...HEADERS, 'mcp-session-id': 'never-issued' });
     expect(answer.status).toBe(200);
     expect(answer.headers['mcp-session-id']).toBeUndefined();
     expect(answer.messages).toEqual([{ jsonrpc: '2.0', id: 4, result: { content: [{ type: 'text', text: 'x' }] } }]);
@@ -72,7 +67,7 @@ describe('stateless Streamable HTTP server', () => {
 
   test('GET and DELETE get 405 with Allow: POST', async () => {
     for (const method of ['GET', 'DELETE']) {
-      const answer = await http.send(method, undefined, { ...HEADERS, 'mcp-session-id': 'never-issued' });
+      const answer = await raw.send(method, server.url, { headers: { ...JSON_RPC_HEADERS, ...HEADERS, 'mcp-session-id': 'never-issued' } });
       expect(answer.status, method).toBe(405);
       expect(answer.headers['allow'], method).toBe('POST');
       expect(answer.messages, method).toEqual([{ jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed.' }, id: null }]);
@@ -80,7 +75,7 @@ describe('stateless Streamable HTTP server', () => {
   });
 
   test('another MCP-Protocol-Version gets 400 -32000', async () => {
-    const answer = await http.post(callTool(5, 'echo'), { 'mcp-protocol-version': '2025-06-18' });
+    const answer = await post(toolCall(5, 'echo'), { 'mcp-protocol-version': '2025-06-18' });
     expect(answer.status).toBe(400);
     expect(answer.messages).toEqual([
       { jsonrpc: '2.0', error: { code: -32000, message: 'Bad Request: Unsupported protocol version: 2025-06-18 (supported versions: 2025-11-25)' }, id: null },
@@ -89,10 +84,9 @@ describe('stateless Streamable HTTP server', () => {
   });
 
   test('notifications/cancelled lands on a fresh instance: 202, and the running call is not cancelled', async () => {
-    const started = nextRun(server.fixtures, 'slow');
-    const call = http.post(callTool(6, 'slow', { ms: 1_500 }), HEADERS);
-    const run = await started;
-    const cancel = await http.post(cancelled(6), HEADERS);
+    const call = post(toolCall(6, 'slow', { ms: 1_500 }), HEADERS);
+    const run = await server.fixtures.waitForRun((r) => r.tool === 'slow', 'the slow tool to start');
+    const cancel = await post(cancelled(6), HEADERS);
     expect(cancel.status).toBe(202);
     expect(cancel.messages).toEqual([]);
     // The cancel was answered while the call was still running...
@@ -104,41 +98,29 @@ describe('stateless Streamable HTTP server', () => {
   });
 
   test('a client that closes the POST of a running call aborts its handler (the exchange teardown)', async () => {
-    const started = nextRun(server.fixtures, 'slow');
     const controller = new AbortController();
-    const pending = request(server.url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: ACCEPT, ...HEADERS },
-      body: JSON.stringify(callTool(7, 'slow', { ms: 60_000 })),
-      dispatcher: http.agent,
-      signal: controller.signal,
-    });
-    const run = await started;
-    const aborted = whenAborted(run);
+    const pending = post(toolCall(7, 'slow', { ms: 60_000 }), HEADERS, controller.signal);
+    const run = await server.fixtures.waitForRun((r) => r.tool === 'slow', 'the slow tool to start');
     const abortAt = performance.now();
     controller.abort();
     await expect(pending).rejects.toThrow();
-    expect((await aborted) - abortAt).toBeLessThan(1_000);
+    await server.fixtures.waitForRun((r) => r === run && r.abortedAt !== undefined, 'the slow handler to be aborted');
+    expect(run.abortedAt! - abortAt).toBeLessThan(1_000);
     await server.record.waitFor((r) => r.exchanges.at(-1)!.endedBy !== undefined, 'the aborted exchange to end');
     expect(server.record.exchanges.at(-1)!.endedBy).toBe('client');
   });
 
   test('another path gets 404', async () => {
-    const other = rawHttp(() => new URL('/other', server.url).href);
-    try {
-      const answer = await other.post(legacyInitialize());
-      expect(answer.status).toBe(404);
-      expect(answer.text).toBe('Not Found');
-    } finally {
-      await other.close();
-    }
+    const answer = await raw.post(new URL('/other', server.url), initializeRequest('2025-11-25'));
+    expect(answer.status).toBe(404);
+    expect(answer.text).toBe('Not Found');
   });
 });
 
 describe('stateless server with the official v2 client', () => {
   test('legacy mode: initialize without a session, 405 for the GET stream, tool calls work', async () => {
     const { client, transport } = v2Client(server.url, 'legacy');
-    cleanups.push(() => client.close());
+    opened.keep(client);
     await client.connect(transport);
     expect(client.getProtocolEra()).toBe('legacy');
     expect(client.getNegotiatedProtocolVersion()).toBe(REVISION);

@@ -1,75 +1,30 @@
 // Raw-HTTP self-tests of the 2025-03-26 Streamable HTTP server: pinned to 2025-03-26, which defines no
 // MCP-Protocol-Version header (so the server never reads it), accepts JSON-RPC batches, and sends resumable
 // event ids without the 2025-11-25 priming event.
-import { Agent, request } from 'undici';
-import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import { beforeEach, describe, expect, test } from 'vitest';
 import type { ReferenceServer } from '../reference-server.ts';
-import { startReferenceServer } from '../server.ts';
-import { SseParser, type SseEvent } from '../sse.ts';
+import { closedAfterEach, EVENT_ID, initializeRequest, type RawClient, toolCall, type RequestHeaders } from '../test-support.ts';
 
 const REVISION = '2025-03-26';
-const ACCEPT = 'application/json, text/event-stream';
-const EVENT_ID = /^[0-9a-f-]{36}:\d+$/;
 
+const opened = closedAfterEach();
 let server: ReferenceServer;
-let agent: Agent;
+let raw: RawClient;
 
 beforeEach(async () => {
-  server = await startReferenceServer({ era: REVISION });
-  agent = new Agent();
-});
-afterEach(async () => {
-  await agent.close();
-  await server.close();
+  ({ server, raw } = await opened.serve({ era: REVISION }));
 });
 
-interface Answer {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  events: SseEvent[];
-  messages: any[];
-}
+const post = (body: unknown, headers?: RequestHeaders) => raw.post(server.url, body, headers);
+/** A session opened the 2025-03-26 way (by a client that offered 2025-11-25): no MCP-Protocol-Version header anywhere. */
+const openSession = () => raw.openSession(server.url, REVISION, { offer: '2025-11-25', versionHeader: false });
 
-async function read(response: Awaited<ReturnType<typeof request>>): Promise<Answer> {
-  const text = await response.body.text();
-  const sse = String(response.headers['content-type'] ?? '').includes('text/event-stream');
-  const events = sse ? new SseParser().push(text) : [];
-  const messages = sse ? events.filter((e) => e.data !== '').map((e) => JSON.parse(e.data)) : text ? [JSON.parse(text)] : [];
-  return { status: response.statusCode, headers: response.headers, events, messages };
-}
-
-/** A raw POST; `body` is sent as is when it is a string. */
-async function post(body: unknown, headers: Record<string, string> = {}): Promise<Answer> {
-  const response = await request(server.url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', accept: ACCEPT, ...headers },
-    body: typeof body === 'string' ? body : JSON.stringify(body),
-    dispatcher: agent,
-  });
-  return read(response);
-}
-
-const initialize = (protocolVersion: string) => ({
-  jsonrpc: '2.0',
-  id: 1,
-  method: 'initialize',
-  params: { protocolVersion, capabilities: {}, clientInfo: { name: 'raw', version: '0' } },
-});
-
-/** A session opened the 2025-03-26 way: no MCP-Protocol-Version header anywhere. */
-async function openSession() {
-  const init = await post(initialize('2025-11-25'));
-  const sessionId = String(init.headers['mcp-session-id']);
-  expect((await post({ jsonrpc: '2.0', method: 'notifications/initialized' }, { 'mcp-session-id': sessionId })).status).toBe(202);
-  return { sessionId, headers: { 'mcp-session-id': sessionId } };
-}
-
-const echo = (id: number, text: string) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'echo', arguments: { text } } });
+const echo = (id: number, text: string) => toolCall(id, 'echo', { text });
 const echoed = (id: number, text: string) => ({ jsonrpc: '2.0', id, result: { content: [{ type: 'text', text }] } });
 
 describe('2025-03-26 Streamable HTTP server', () => {
   test('answers any initialize with exactly 2025-03-26; its events carry ids but no stream is primed', async () => {
-    const init = await post(initialize('2025-11-25'));
+    const init = await post(initializeRequest('2025-11-25'));
     expect(init.status).toBe(200);
     expect(init.headers['mcp-session-id']).toMatch(/^[0-9a-f-]{36}$/);
     expect(init.messages[0]).toMatchObject({ jsonrpc: '2.0', id: 1, result: { protocolVersion: REVISION } });
@@ -124,15 +79,10 @@ describe('2025-03-26 Streamable HTTP server', () => {
 
   test('streams are resumable: GET with Last-Event-ID replays the events after it', async () => {
     const { headers } = await openSession();
-    const progress = await post({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'progress', arguments: { steps: 2 }, _meta: { progressToken: 7 } } }, headers);
+    const progress = await post(toolCall(2, 'progress', { steps: 2 }, { progressToken: 7 }), headers);
     expect(progress.events).toHaveLength(3);
     expect(progress.events.every((event) => EVENT_ID.test(event.id ?? ''))).toBe(true);
-    const response = await request(server.url, {
-      method: 'GET',
-      headers: { accept: 'text/event-stream', 'last-event-id': progress.events[0]!.id!, ...headers },
-      dispatcher: agent,
-    });
-    const replay = await read(response);
+    const replay = await raw.get(server.url, { 'last-event-id': progress.events[0]!.id!, ...headers });
     expect(replay.status).toBe(200);
     expect(replay.events).toEqual(progress.events.slice(1));
     expect(replay.messages).toEqual([
@@ -143,7 +93,7 @@ describe('2025-03-26 Streamable HTTP server', () => {
 
   test('close_stream cannot close a 2025-03-26 stream: it answers isError on the open stream', async () => {
     const { headers } = await openSession();
-    const answer = await post({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'close_stream', arguments: {} } }, headers);
+    const answer = await post(toolCall(2, 'close_stream'), headers);
     expect(answer.messages).toEqual([
       {
         jsonrpc: '2.0',

@@ -1,108 +1,44 @@
 // Raw-HTTP self-tests of the 2025-11-25 Streamable HTTP server: pinning, the priming event, resumption from the
 // event store, and the close_stream fixture whose answer only a GET with Last-Event-ID can fetch.
-import { Agent, request } from 'undici';
-import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import { beforeEach, describe, expect, test } from 'vitest';
 import { CLOSE_STREAM_ANSWER, FixtureState } from '../fixtures.ts';
 import { listenOnLoopback } from '../listen.ts';
 import type { ReferenceServer } from '../reference-server.ts';
 import { startReferenceServer } from '../server.ts';
-import { SseParser, type SseEvent } from '../sse.ts';
+import { closedAfterEach, EVENT_ID, initializeRequest, type RawClient, toolCall, type RequestHeaders } from '../test-support.ts';
 import { WireRecord } from '../wire-record.ts';
 import { sseRetryInterval } from '../personalities/sse-retry.ts';
 import { DEFAULT_RETRY_INTERVAL_MS, MCP_PATH, streamableHttpEra, type StreamableHttpOptions } from './streamable-http.ts';
 
 const REVISION = '2025-11-25';
-const ACCEPT = 'application/json, text/event-stream';
-/** Event ids are `<stream id>:<n>` (servers/event-store.ts). */
-const EVENT_ID = /^[0-9a-f-]{36}:\d+$/;
 
+/** The server, the raw client and whatever else a test opened; closed after it, even when it fails. */
+const opened = closedAfterEach();
 let server: ReferenceServer;
-let agent: Agent;
-/** Extra things a test opened; closed after it, even when it fails. */
-let cleanups: (() => Promise<void>)[];
+let raw: RawClient;
 
 beforeEach(async () => {
-  server = await startReferenceServer({ era: REVISION });
-  agent = new Agent();
-  cleanups = [];
-});
-afterEach(async () => {
-  for (const cleanup of cleanups.reverse()) await cleanup();
-  await agent.close();
-  await server.close();
+  ({ server, raw } = await opened.serve({ era: REVISION }));
 });
 
-interface Answer {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  events: SseEvent[];
-  /** The JSON of every event with data (and of a JSON body). */
-  messages: any[];
-}
-
-async function read(response: Awaited<ReturnType<typeof request>>): Promise<Answer> {
-  const text = await response.body.text();
-  const sse = String(response.headers['content-type'] ?? '').includes('text/event-stream');
-  const events = sse ? new SseParser().push(text) : [];
-  const messages = sse ? events.filter((e) => e.data !== '').map((e) => JSON.parse(e.data)) : text ? [JSON.parse(text)] : [];
-  return { status: response.statusCode, headers: response.headers, events, messages };
-}
-
-async function post(body: unknown, headers: Record<string, string> = {}, url = server.url): Promise<Answer> {
-  const response = await request(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', accept: ACCEPT, ...headers },
-    body: JSON.stringify(body),
-    dispatcher: agent,
-  });
-  return read(response);
-}
-
+const post = (body: unknown, headers: RequestHeaders = {}, url = server.url) => raw.post(url, body, headers);
 /** A GET that resumes a stream; the server ends it once the replayed request is answered. */
-async function resume(lastEventId: string, headers: Record<string, string>): Promise<Answer> {
-  const response = await request(server.url, {
-    method: 'GET',
-    headers: { accept: 'text/event-stream', 'last-event-id': lastEventId, ...headers },
-    dispatcher: agent,
-  });
-  return read(response);
-}
-
-const initialize = (protocolVersion: string, id = 1) => ({
-  jsonrpc: '2.0',
-  id,
-  method: 'initialize',
-  params: { protocolVersion, capabilities: {}, clientInfo: { name: 'raw', version: '0' } },
-});
-
-async function openSession(url = server.url) {
-  const init = await post(initialize(REVISION), {}, url);
-  const sessionId = String(init.headers['mcp-session-id']);
-  const headers = { 'mcp-session-id': sessionId, 'mcp-protocol-version': REVISION };
-  expect((await post({ jsonrpc: '2.0', method: 'notifications/initialized' }, headers, url)).status).toBe(202);
-  return { sessionId, headers };
-}
-
-const call = (id: number, name: string, args: Record<string, unknown> = {}, meta?: Record<string, unknown>) => ({
-  jsonrpc: '2.0',
-  id,
-  method: 'tools/call',
-  params: { name, arguments: args, ...(meta && { _meta: meta }) },
-});
+const resume = (lastEventId: string, headers: RequestHeaders) => raw.get(server.url, { 'last-event-id': lastEventId, ...headers });
+const openSession = (url = server.url) => raw.openSession(url, REVISION);
 
 /** The stream part of an event id. */
 const streamOf = (id: string | undefined) => id?.slice(0, id.lastIndexOf(':'));
 
 describe('2025-11-25 Streamable HTTP server', () => {
   test('answers any initialize with exactly 2025-11-25; the stream is primed when the client offered 2025-11-25', async () => {
-    const older = await post(initialize('2025-06-18'));
+    const older = await post(initializeRequest('2025-06-18'));
     expect(older.status).toBe(200);
     expect(older.headers['mcp-session-id']).toMatch(/^[0-9a-f-]{36}$/);
     expect(older.messages[0].result.protocolVersion).toBe(REVISION);
     // The SDK primes only for a client that offered 2025-11-25 (an older client may not parse empty data).
     expect(older.events).toEqual([{ event: 'message', id: expect.stringMatching(EVENT_ID), data: expect.any(String) }]);
 
-    const current = await post(initialize(REVISION, 2));
+    const current = await post(initializeRequest(REVISION, 2));
     expect(current.messages[0].result.protocolVersion).toBe(REVISION);
     expect(current.events).toEqual([
       { id: expect.stringMatching(EVENT_ID), retry: DEFAULT_RETRY_INTERVAL_MS, data: '' },
@@ -117,14 +53,14 @@ describe('2025-11-25 Streamable HTTP server', () => {
     expect(wrong.messages).toEqual([
       { jsonrpc: '2.0', error: { code: -32000, message: 'Bad Request: Unsupported protocol version: 2025-06-18 (supported versions: 2025-11-25)' }, id: null },
     ]);
-    const absent = await post(call(3, 'echo', { text: 'no header' }), { 'mcp-session-id': sessionId });
+    const absent = await post(toolCall(3, 'echo', { text: 'no header' }), { 'mcp-session-id': sessionId });
     expect(absent.status).toBe(200);
     expect(absent.messages).toEqual([{ jsonrpc: '2.0', id: 3, result: { content: [{ type: 'text', text: 'no header' }] } }]);
   });
 
   test('a tools/call stream opens with the priming event (an id, retry, empty data), then the result with the next id of that stream', async () => {
     const { headers } = await openSession();
-    const answer = await post(call(2, 'echo', { text: 'hi' }), headers);
+    const answer = await post(toolCall(2, 'echo', { text: 'hi' }), headers);
     expect(answer.status).toBe(200);
     expect(answer.headers['content-type']).toBe('text/event-stream');
     const [priming, result] = answer.events;
@@ -143,7 +79,7 @@ describe('2025-11-25 Streamable HTTP server', () => {
 
   test('GET with Last-Event-ID replays exactly the events after it, from that stream only', async () => {
     const { headers } = await openSession();
-    const progress = await post(call(2, 'progress', { steps: 3 }, { progressToken: 'p' }), headers);
+    const progress = await post(toolCall(2, 'progress', { steps: 3 }, { progressToken: 'p' }), headers);
     expect(progress.messages).toEqual([
       { jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 'p', progress: 1, total: 3 } },
       { jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 'p', progress: 2, total: 3 } },
@@ -152,7 +88,7 @@ describe('2025-11-25 Streamable HTTP server', () => {
     ]);
     expect(progress.events).toHaveLength(5);
     // Another stream of the same session, stored in the same event store: never replayed with the first one.
-    const other = await post(call(3, 'echo', { text: 'other stream' }), headers);
+    const other = await post(toolCall(3, 'echo', { text: 'other stream' }), headers);
     expect(streamOf(other.events[0]!.id)).not.toBe(streamOf(progress.events[0]!.id));
 
     const afterFirstNotification = await resume(progress.events[1]!.id!, headers);
@@ -183,7 +119,7 @@ describe('2025-11-25 Streamable HTTP server', () => {
 
   test('close_stream: the POST stream ends right after the priming event; GET with its id gets the result; the tool ran once', async () => {
     const { headers } = await openSession();
-    const cut = await post(call(7, 'close_stream'), headers);
+    const cut = await post(toolCall(7, 'close_stream'), headers);
     expect(cut.status).toBe(200);
     expect(cut.events).toEqual([{ id: expect.stringMatching(EVENT_ID), retry: 50, data: '' }]);
     expect(cut.messages).toEqual([]);
@@ -201,10 +137,9 @@ describe('2025-11-25 Streamable HTTP server', () => {
   });
 
   test('the retry interval is set with the sse-retry personality', async () => {
-    const slower = await startReferenceServer({ era: REVISION, personalities: [sseRetryInterval(250)] });
-    cleanups.push(() => slower.close());
+    const slower = opened.keep(await startReferenceServer({ era: REVISION, personalities: [sseRetryInterval(250)] }));
     const { headers } = await openSession(slower.url);
-    const answer = await post(call(2, 'echo', { text: 'x' }), headers, slower.url);
+    const answer = await post(toolCall(2, 'echo', { text: 'x' }), headers, slower.url);
     expect(answer.events[0]).toEqual({ id: expect.stringMatching(EVENT_ID), retry: 250, data: '' });
     expect(() => sseRetryInterval(250).attach!({ era: '2025-11-25', backend: { entryPath: '/sse' } as never, record: new WireRecord(), fixtures: new FixtureState() })).toThrow(
       'sse-retry applies to the Streamable HTTP era servers only',
@@ -220,23 +155,21 @@ describe('2025-11-25 Streamable HTTP server', () => {
         const { exchange, parsedBody } = await record.begin(req, res);
         await backend.handle({ req, res, exchange, body: parsedBody, record });
       });
-      cleanups.push(async () => {
-        await listening.close();
-        await backend.close();
-      });
+      opened.keep(backend);
+      opened.keep(listening);
       return `${listening.origin}${MCP_PATH}`;
     }
 
     test('retryIntervalMs sets the retry field', async () => {
       const url = await serveBackend({ retryIntervalMs: 80 });
       const { headers } = await openSession(url);
-      expect((await post(call(2, 'echo', { text: 'x' }), headers, url)).events[0]).toEqual({ id: expect.stringMatching(EVENT_ID), retry: 80, data: '' });
+      expect((await post(toolCall(2, 'echo', { text: 'x' }), headers, url)).events[0]).toEqual({ id: expect.stringMatching(EVENT_ID), retry: 80, data: '' });
     });
 
     test('resumable: false sends no ids and no priming event, and close_stream cannot close its stream', async () => {
       const url = await serveBackend({ resumable: false });
       const { headers } = await openSession(url);
-      const answer = await post(call(2, 'close_stream'), headers, url);
+      const answer = await post(toolCall(2, 'close_stream'), headers, url);
       expect(answer.events).toEqual([{ event: 'message', data: expect.any(String) }]);
       expect(answer.messages).toEqual([
         {

@@ -1,60 +1,24 @@
 // Raw-HTTP self-tests of the 2025-06-18 reference server: exact status, headers and JSON-RPC answers.
-import { Agent, request } from 'undici';
-import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import { beforeEach, describe, expect, test } from 'vitest';
 import type { ReferenceServer } from '../reference-server.ts';
-import { startReferenceServer } from '../server.ts';
-import { SseParser } from '../sse.ts';
+import { closedAfterEach, EVENT_ID, initializeRequest, type RawClient, toolCall, toolsList, type RequestHeaders } from '../test-support.ts';
 
 const REVISION = '2025-06-18';
+const opened = closedAfterEach();
 let server: ReferenceServer;
-let agent: Agent;
+let raw: RawClient;
 
 beforeEach(async () => {
-  server = await startReferenceServer({ era: REVISION });
-  agent = new Agent();
-});
-afterEach(async () => {
-  await agent.close();
-  await server.close();
+  ({ server, raw } = await opened.serve({ era: REVISION }));
 });
 
-const ACCEPT = 'application/json, text/event-stream';
-
-async function post(body: unknown, headers: Record<string, string> = {}) {
-  const response = await request(server.url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', accept: ACCEPT, ...headers },
-    body: JSON.stringify(body),
-    dispatcher: agent,
-  });
-  const text = await response.body.text();
-  const type = String(response.headers['content-type'] ?? '');
-  const messages = type.includes('text/event-stream')
-    ? new SseParser().push(text).filter((e) => e.data !== '').map((e) => JSON.parse(e.data))
-    : text
-      ? [JSON.parse(text)]
-      : [];
-  return { status: response.statusCode, headers: response.headers, messages };
-}
-
-const initialize = (protocolVersion = '2025-11-25', id = 1) => ({
-  jsonrpc: '2.0',
-  id,
-  method: 'initialize',
-  params: { protocolVersion, capabilities: {}, clientInfo: { name: 'raw', version: '0' } },
-});
-
-async function openSession() {
-  const init = await post(initialize());
-  const sessionId = String(init.headers['mcp-session-id']);
-  const headers = { 'mcp-session-id': sessionId, 'mcp-protocol-version': REVISION };
-  expect((await post({ jsonrpc: '2.0', method: 'notifications/initialized' }, headers)).status).toBe(202);
-  return { sessionId, headers };
-}
+const post = (body: unknown, headers?: RequestHeaders, signal?: AbortSignal) => raw.post(server.url, body, headers, signal);
+/** A session of this revision, opened by a client that offered 2025-11-25. */
+const openSession = () => raw.openSession(server.url, REVISION, { offer: '2025-11-25' });
 
 describe('2025-06-18 Streamable HTTP server', () => {
   test('answers any initialize with exactly its revision and issues a session id', async () => {
-    const init = await post(initialize('2025-11-25'));
+    const init = await post(initializeRequest('2025-11-25'));
     expect(init.status).toBe(200);
     expect(init.headers['mcp-session-id']).toMatch(/^[0-9a-f-]{36}$/);
     expect(init.messages[0].result.protocolVersion).toBe(REVISION);
@@ -63,21 +27,21 @@ describe('2025-06-18 Streamable HTTP server', () => {
 
   test('serves the fixture tools in a session and counts their runs', async () => {
     const { headers } = await openSession();
-    const list = await post({ jsonrpc: '2.0', id: 2, method: 'tools/list', params: {} }, headers);
+    const list = await post(toolsList(2), headers);
     // The suite's own fixture tools come first; the standard conformance fixtures follow (servers/fixtures.test.ts).
     const names = list.messages[0].result.tools.map((t: { name: string }) => t.name);
     expect(names.slice(0, 6)).toEqual(['echo', 'slow', 'count', 'idempotent_count', 'progress', 'close_stream']);
     const idempotent = list.messages[0].result.tools.find((t: { name: string }) => t.name === 'idempotent_count');
     expect(idempotent.annotations).toEqual({ idempotentHint: true });
-    await post({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'count', arguments: {} } }, headers);
-    const second = await post({ jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'count', arguments: {} } }, headers);
+    await post(toolCall(3, 'count'), headers);
+    const second = await post(toolCall(4, 'count'), headers);
     expect(second.messages[0].result.content[0].text).toBe('2');
     expect(server.fixtures.runsOf('count')).toBe(2);
   });
 
   test('a second initialize inside a live session gets 400 -32600', async () => {
     const { headers } = await openSession();
-    const again = await post(initialize('2025-06-18', 9), headers);
+    const again = await post(initializeRequest('2025-06-18', 9), headers);
     expect(again.status).toBe(400);
     expect(again.messages[0].error).toMatchObject({ code: -32600, message: 'Invalid Request: Server already initialized' });
   });
@@ -101,9 +65,8 @@ describe('2025-06-18 Streamable HTTP server', () => {
 
   test('DELETE ends the session: 200, then 404 for its id', async () => {
     const { sessionId, headers } = await openSession();
-    const deleted = await request(server.url, { method: 'DELETE', headers, dispatcher: agent });
-    await deleted.body.text();
-    expect(deleted.statusCode).toBe(200);
+    const deleted = await raw.send('DELETE', server.url, { headers });
+    expect(deleted.status).toBe(200);
     expect(server.liveSessions()).not.toContain(sessionId);
     expect((await post({ jsonrpc: '2.0', id: 2, method: 'tools/list' }, headers)).status).toBe(404);
   });
@@ -117,7 +80,7 @@ describe('2025-06-18 Streamable HTTP server', () => {
   });
 
   test('an invalid Origin gets 403 and is still recorded', async () => {
-    const rejected = await post(initialize(), { origin: 'http://evil.example' });
+    const rejected = await post(initializeRequest('2025-11-25'), { origin: 'http://evil.example' });
     expect(rejected.status).toBe(403);
     expect(server.record.exchanges.at(-1)).toMatchObject({ status: 403, requestHeaders: { origin: 'http://evil.example' } });
     expect(server.issuedSessions()).toEqual([]);
@@ -125,7 +88,7 @@ describe('2025-06-18 Streamable HTTP server', () => {
 
   test('the wire record holds each exchange: headers, messages in and out, SSE events, who ended it', async () => {
     const { sessionId, headers } = await openSession();
-    await post({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'echo', arguments: { text: 'hi' } } }, headers);
+    await post(toolCall(2, 'echo', { text: 'hi' }), headers);
     const [init, initialized, call] = server.record.exchanges;
     expect(init).toMatchObject({ seq: 1, method: 'POST', path: '/mcp', status: 200, sse: true, endedBy: 'server' });
     expect(init!.responseHeaders['mcp-session-id']).toBe(sessionId);
@@ -139,14 +102,9 @@ describe('2025-06-18 Streamable HTTP server', () => {
   test('a client that hangs up mid-call is recorded as having ended the exchange', async () => {
     const { headers } = await openSession();
     const controller = new AbortController();
-    const pending = request(server.url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: ACCEPT, ...headers },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'slow', arguments: { ms: 10_000 } } }),
-      dispatcher: agent,
-      signal: controller.signal,
-    });
-    await server.record.waitFor(() => server.fixtures.runsOf('slow') === 1, 'the slow tool to start');
+    const pending = post(toolCall(5, 'slow', { ms: 10_000 }), headers, controller.signal);
+    await server.fixtures.waitForRun((run) => run.tool === 'slow', 'the slow tool to start');
+    expect(server.fixtures.runsOf('slow')).toBe(1);
     controller.abort();
     await expect(pending).rejects.toThrow();
     await server.record.waitFor((r) => r.exchanges.at(-1)!.endedBy !== undefined, 'the exchange to end');
@@ -155,25 +113,14 @@ describe('2025-06-18 Streamable HTTP server', () => {
 
   test('events carry resumable ids without the 2025-11-25 priming event; GET with Last-Event-ID replays the rest', async () => {
     const { headers } = await openSession();
-    const call = { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'progress', arguments: { steps: 1 }, _meta: { progressToken: 'p' } } };
-    const response = await request(server.url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: ACCEPT, ...headers },
-      body: JSON.stringify(call),
-      dispatcher: agent,
-    });
-    const events = new SseParser().push(await response.body.text());
+    const { events } = await post(toolCall(2, 'progress', { steps: 1 }, { progressToken: 'p' }), headers);
     expect(events).toEqual([
-      { event: 'message', id: expect.stringMatching(/^[0-9a-f-]{36}:\d+$/), data: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 'p', progress: 1, total: 1 } }) },
-      { event: 'message', id: expect.stringMatching(/^[0-9a-f-]{36}:\d+$/), data: expect.any(String) },
+      { event: 'message', id: expect.stringMatching(EVENT_ID), data: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 'p', progress: 1, total: 1 } }) },
+      { event: 'message', id: expect.stringMatching(EVENT_ID), data: expect.any(String) },
     ]);
-    const replay = await request(server.url, {
-      method: 'GET',
-      headers: { accept: 'text/event-stream', 'last-event-id': events[0]!.id!, ...headers },
-      dispatcher: agent,
-    });
-    expect(replay.statusCode).toBe(200);
-    expect(new SseParser().push(await replay.body.text())).toEqual([events[1]]);
+    const replay = await raw.get(server.url, { 'last-event-id': events[0]!.id!, ...headers });
+    expect(replay.status).toBe(200);
+    expect(replay.events).toEqual([events[1]]);
     expect(JSON.parse(events[1]!.data)).toEqual({ jsonrpc: '2.0', id: 2, result: { content: [{ type: 'text', text: 'completed 1/1' }] } });
   });
 

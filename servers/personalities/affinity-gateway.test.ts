@@ -1,87 +1,39 @@
 // Raw-HTTP self-tests of the affinity-gateway front: routing by Mcp-Session-Id across two real instances.
-import { Agent, request } from 'undici';
-import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import { beforeEach, describe, expect, test } from 'vitest';
 import type { Era } from '../era.ts';
 import type { Front } from '../personality.ts';
 import type { ReferenceServer } from '../reference-server.ts';
 import { startReferenceServer } from '../server.ts';
-import { SseParser } from '../sse.ts';
+import { closedAfterEach, MODERN, modernRequest, RawClient, toolCall, toolsList, type RequestHeaders } from '../test-support.ts';
 import { affinityGateway, hashInstance, type AffinityGateway } from './affinity-gateway.ts';
 
 const REVISION = '2025-06-18';
-const ACCEPT = 'application/json, text/event-stream';
-let agent: Agent;
-/** Run in reverse order after each test, before the agent is closed. */
-let cleanups: (() => unknown)[];
+/** The raw client, servers and fronts a test opened; closed after it, last opened first. */
+const opened = closedAfterEach();
+let raw: RawClient;
 
 beforeEach(() => {
-  agent = new Agent();
-  cleanups = [];
+  raw = opened.keep(new RawClient());
 });
-afterEach(async () => {
-  for (const cleanup of cleanups.reverse()) await cleanup();
-  await agent.close();
-});
-
-async function started(server: ReferenceServer): Promise<ReferenceServer> {
-  cleanups.push(() => server.close());
-  return server;
-}
 
 /** The gateway in front of two plain reference servers the test holds, so each instance's own record is readable. */
 async function gatewayOverTwoServers(gateway: AffinityGateway, era: Era = REVISION) {
-  const a = await started(await startReferenceServer({ era }));
-  const b = await started(await startReferenceServer({ era }));
-  const front: Front = await gateway.front!({ backendUrl: a.url, backendRecord: a.record, recording: true, startInstance: async () => b });
-  cleanups.push(() => front.close());
+  const a = opened.keep(await startReferenceServer({ era }));
+  const b = opened.keep(await startReferenceServer({ era }));
+  const front: Front = opened.keep(await gateway.front!({ backendUrl: a.url, backendRecord: a.record, recording: true, startInstance: async () => b }));
   return { a, b, front };
 }
 
-async function post(url: string, body: unknown, headers: Record<string, string> = {}) {
-  const response = await request(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', accept: ACCEPT, ...headers },
-    body: JSON.stringify(body),
-    dispatcher: agent,
-  });
-  const text = await response.body.text();
-  const type = String(response.headers['content-type'] ?? '');
-  const messages = type.includes('text/event-stream')
-    ? new SseParser().push(text).filter((e) => e.data !== '').map((e) => JSON.parse(e.data))
-    : text
-      ? [JSON.parse(text)]
-      : [];
-  return { status: response.statusCode, headers: response.headers, messages };
-}
-
-const initialize = (id = 1) => ({
-  jsonrpc: '2.0',
-  id,
-  method: 'initialize',
-  params: { protocolVersion: REVISION, capabilities: {}, clientInfo: { name: 'raw', version: '0' } },
-});
-const toolsList = (id: number) => ({ jsonrpc: '2.0', id, method: 'tools/list', params: {} });
+const post = (url: string, body: unknown, headers?: RequestHeaders) => raw.post(url, body, headers);
 const sessionHeaders = (sessionId: string) => ({ 'mcp-session-id': sessionId, 'mcp-protocol-version': REVISION });
 
-const MODERN = '2026-07-28';
-/** A 2026-07-28 request: the `_meta` envelope, its headers, and the client-minted affinity key on `Mcp-Session-Id`. */
+/** A 2026-07-28 request with the client-minted affinity key on `Mcp-Session-Id`. */
 function modern(url: string, key: string, id: number, method: string, params: Record<string, unknown> = {}) {
-  const _meta = {
-    'io.modelcontextprotocol/protocolVersion': MODERN,
-    'io.modelcontextprotocol/clientCapabilities': {},
-    'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '0' },
-  };
-  const name: Record<string, string> = typeof params.name === 'string' ? { 'mcp-name': params.name } : {};
-  return post(url, { jsonrpc: '2.0', id, method, params: { ...params, _meta } }, { 'mcp-protocol-version': MODERN, 'mcp-method': method, ...name, 'mcp-session-id': key });
+  const call = modernRequest(id, method, params);
+  return post(url, call.body, { ...call.headers, 'mcp-session-id': key });
 }
 
-async function openSession(url: string) {
-  const init = await post(url, initialize());
-  expect(init.status).toBe(200);
-  const sessionId = String(init.headers['mcp-session-id']);
-  expect((await post(url, { jsonrpc: '2.0', method: 'notifications/initialized' }, sessionHeaders(sessionId))).status).toBe(202);
-  return sessionId;
-}
+const openSession = async (url: string) => (await raw.openSession(url, REVISION)).sessionId;
 
 describe('affinity-gateway', () => {
   test('two sessions land on different instances and each stays pinned; each instance sees only its own traffic', async () => {
@@ -180,16 +132,12 @@ describe('affinity-gateway', () => {
 
   test('through startReferenceServer: the front record is the server record, sessions spread over both instances', async () => {
     const gateway = affinityGateway();
-    const server = await started(await startReferenceServer({ era: REVISION, personalities: [gateway] }));
+    const server = opened.keep(await startReferenceServer({ era: REVISION, personalities: [gateway] }));
     const first = await openSession(server.url);
     const second = await openSession(server.url);
     expect(server.issuedSessions()).toEqual([first, second]);
     expect(gateway.pins()).toEqual({ [first]: 'A', [second]: 'B' });
-    const call = await post(
-      server.url,
-      { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'echo', arguments: { text: 'via B' } } },
-      sessionHeaders(second),
-    );
+    const call = await post(server.url, toolCall(2, 'echo', { text: 'via B' }), sessionHeaders(second));
     expect(call.status).toBe(200);
     expect(call.messages).toEqual([{ jsonrpc: '2.0', id: 2, result: { content: [{ type: 'text', text: 'via B' }] } }]);
     expect(server.record.exchanges.map((e) => e.notes)).toEqual([['instance:A'], ['instance:A'], ['instance:B'], ['instance:B'], ['instance:B']]);

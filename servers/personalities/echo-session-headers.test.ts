@@ -1,34 +1,25 @@
 // Raw-HTTP self-tests of the echo-session-headers front (and, through it, of the streaming proxy core).
 import type { RequestListener } from 'node:http';
-import { Agent, request } from 'undici';
-import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import { beforeEach, describe, expect, test } from 'vitest';
 import { listenOnLoopback } from '../listen.ts';
 import type { Front, FrontDependencies } from '../personality.ts';
 import type { ReferenceServer } from '../reference-server.ts';
 import { startReferenceServer } from '../server.ts';
-import { SseParser, type SseEvent } from '../sse.ts';
+import { closedAfterEach, initializeRequest, MODERN, modernRequest, RawClient, toolCall, toolsList, type RequestHeaders } from '../test-support.ts';
 import { WireRecord } from '../wire-record.ts';
 import { echoSessionHeaders, type EchoSessionHeaders } from './echo-session-headers.ts';
 
 const REVISION = '2025-06-18';
-const ACCEPT = 'application/json, text/event-stream';
-let agent: Agent;
-/** Run in reverse order after each test, before the agent is closed. */
-let cleanups: (() => unknown)[];
+/** The raw client, servers, fronts and backends a test opened; closed after it, last opened first. */
+const opened = closedAfterEach();
+let raw: RawClient;
 
 beforeEach(() => {
-  agent = new Agent();
-  cleanups = [];
-});
-afterEach(async () => {
-  for (const cleanup of cleanups.reverse()) await cleanup();
-  await agent.close();
+  raw = opened.keep(new RawClient());
 });
 
 async function serve(echo: EchoSessionHeaders): Promise<ReferenceServer> {
-  const server = await startReferenceServer({ era: REVISION, personalities: [echo] });
-  cleanups.push(() => server.close());
-  return server;
+  return opened.keep(await startReferenceServer({ era: REVISION, personalities: [echo] }));
 }
 
 /** The front alone, in front of a backend the test controls (and whose record it can read). */
@@ -39,88 +30,22 @@ async function frontOf(echo: EchoSessionHeaders, backendUrl: string): Promise<Fr
     recording: true,
     startInstance: () => Promise.reject(new Error('echo-session-headers starts no instance')),
   };
-  const front = await echo.front!(dependencies);
-  cleanups.push(() => front.close());
-  return front;
+  return opened.keep(await echo.front!(dependencies));
 }
 
-async function post(url: string, body: unknown, headers: Record<string, string> = {}) {
-  const response = await request(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', accept: ACCEPT, ...headers },
-    body: JSON.stringify(body),
-    dispatcher: agent,
-  });
-  const text = await response.body.text();
-  const type = String(response.headers['content-type'] ?? '');
-  const messages = type.includes('text/event-stream')
-    ? new SseParser().push(text).filter((e) => e.data !== '').map((e) => JSON.parse(e.data))
-    : text
-      ? [JSON.parse(text)]
-      : [];
-  return { status: response.statusCode, headers: response.headers, messages };
+const post = (url: string, body: unknown, headers?: RequestHeaders) => raw.post(url, body, headers);
+
+/** A 2026-07-28 request with the client-minted affinity key on `Mcp-Session-Id` (then `headers`). */
+function modern(url: string, key: string, id: number, method: string, headers: RequestHeaders = {}) {
+  const call = modernRequest(id, method);
+  return post(url, call.body, { ...call.headers, 'mcp-session-id': key, ...headers });
 }
 
-const initialize = (id = 1) => ({
-  jsonrpc: '2.0',
-  id,
-  method: 'initialize',
-  params: { protocolVersion: REVISION, capabilities: {}, clientInfo: { name: 'raw', version: '0' } },
-});
-const toolsList = (id: number) => ({ jsonrpc: '2.0', id, method: 'tools/list', params: {} });
-
-const MODERN = '2026-07-28';
-/** A 2026-07-28 request: the `_meta` envelope, its headers, and the client-minted affinity key on `Mcp-Session-Id`. */
-function modern(url: string, key: string, id: number, method: string, headers: Record<string, string> = {}) {
-  const _meta = {
-    'io.modelcontextprotocol/protocolVersion': MODERN,
-    'io.modelcontextprotocol/clientCapabilities': {},
-    'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '0' },
-  };
-  return post(url, { jsonrpc: '2.0', id, method, params: { _meta } }, { 'mcp-protocol-version': MODERN, 'mcp-method': method, 'mcp-session-id': key, ...headers });
-}
-
-async function openSession(url: string) {
-  const init = await post(url, initialize());
-  expect(init.status).toBe(200);
-  const sessionId = String(init.headers['mcp-session-id']);
-  const headers = { 'mcp-session-id': sessionId, 'mcp-protocol-version': REVISION };
-  const initialized = await post(url, { jsonrpc: '2.0', method: 'notifications/initialized' }, headers);
-  expect(initialized.status).toBe(202);
-  return { sessionId, headers, init, initialized };
-}
-
-/** `promise`, or a rejection naming `what` after `timeoutMs`; the timer never outlives the race. */
-function withTimeout<T>(promise: Promise<T>, what: string, timeoutMs: number): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`timed out after ${timeoutMs} ms waiting for ${what}`)), timeoutMs);
-    promise.then(resolve, reject).finally(() => clearTimeout(timer));
-  });
-}
-
-/** Reads SSE events off a response body one at a time, each wait bounded. */
-function eventReader(body: AsyncIterable<unknown>) {
-  const iterator = body[Symbol.asyncIterator]();
-  const parser = new SseParser();
-  const decoder = new TextDecoder();
-  const ready: SseEvent[] = [];
-  return {
-    /** The next event, or undefined when the stream ended. */
-    async next(what: string, timeoutMs = 5_000): Promise<SseEvent | undefined> {
-      while (ready.length === 0) {
-        const chunk = await withTimeout(iterator.next(), what, timeoutMs);
-        if (chunk.done) return undefined;
-        ready.push(...parser.push(decoder.decode(chunk.value as Uint8Array, { stream: true })));
-      }
-      return ready.shift();
-    },
-  };
-}
+const openSession = (url: string) => raw.openSession(url, REVISION);
 
 /** A plain HTTP backend on 127.0.0.1 whose answers the test scripts. */
 async function scriptedBackend(handler: RequestListener): Promise<string> {
-  const listening = await listenOnLoopback(handler);
-  cleanups.push(() => listening.close());
+  const listening = opened.keep(await listenOnLoopback(handler));
   return `${listening.origin}/mcp`;
 }
 
@@ -224,7 +149,7 @@ describe('echo-session-headers', () => {
     expect(echoed.messages).toEqual([{ jsonrpc: '2.0', id: 1, result: {} }]);
     const keyless = await post(front.url, toolsList(1));
     expect(keyless.headers['mcp-session-id']).toBe('backend-minted');
-    const initializeResult = await post(front.url, initialize(), { 'mcp-session-id': 'client-key' });
+    const initializeResult = await post(front.url, initializeRequest(REVISION), { 'mcp-session-id': 'client-key' });
     expect(initializeResult.headers['mcp-session-id']).toBe('backend-minted');
     expect(front.record.exchanges.map((e) => e.notes)).toEqual([['echoed-session-id'], [], []]);
   });
@@ -232,7 +157,7 @@ describe('echo-session-headers', () => {
   test('an SSE stream flows through event by event, not buffered', async () => {
     let sendSecond!: () => void;
     const secondAllowed = new Promise<void>((resolve) => (sendSecond = resolve));
-    cleanups.push(() => sendSecond());
+    opened.defer(() => sendSecond());
     const backendUrl = await scriptedBackend((req, res) => {
       req.resume();
       res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
@@ -243,16 +168,15 @@ describe('echo-session-headers', () => {
     });
     const front = await frontOf(echoSessionHeaders(), backendUrl);
 
-    const response = await request(front.url, { method: 'GET', headers: { accept: 'text/event-stream', 'mcp-session-id': 'key' }, dispatcher: agent });
-    expect(response.statusCode).toBe(200);
-    expect(response.headers['content-type']).toBe('text/event-stream');
-    expect(response.headers['mcp-session-id']).toBe('key');
-    const events = eventReader(response.body);
+    const stream = await raw.openStream(front.url, { 'mcp-session-id': 'key' });
+    expect(stream.status).toBe(200);
+    expect(stream.headers['content-type']).toBe('text/event-stream');
+    expect(stream.headers['mcp-session-id']).toBe('key');
     // The backend has not finished (it waits for us): a buffering proxy would time out here.
-    expect(await events.next('the first event while the backend stream is still open')).toEqual({ event: 'message', data: '{"jsonrpc":"2.0","method":"first"}' });
+    expect(await stream.next('the first event while the backend stream is still open')).toEqual({ event: 'message', data: '{"jsonrpc":"2.0","method":"first"}' });
     sendSecond();
-    expect(await events.next('the second event')).toEqual({ event: 'message', data: '{"jsonrpc":"2.0","method":"second"}' });
-    expect(await events.next('the end of the stream')).toBeUndefined();
+    expect(await stream.next('the second event')).toEqual({ event: 'message', data: '{"jsonrpc":"2.0","method":"second"}' });
+    expect(await stream.rest('the end of the stream')).toEqual([]);
 
     await front.record.waitFor((r) => r.exchanges[0]?.endedBy !== undefined, 'the front exchange to end');
     expect(front.record.exchanges[0]).toMatchObject({ method: 'GET', status: 200, sse: true, endedBy: 'server' });
@@ -260,52 +184,39 @@ describe('echo-session-headers', () => {
   });
 
   test('a long tools/call streams its head at once, and a client hang-up reaches the backend (POST and GET streams)', async () => {
-    const backend = await startReferenceServer({ era: REVISION });
-    cleanups.push(() => backend.close());
+    const backend = opened.keep(await startReferenceServer({ era: REVISION }));
     const front = await frontOf(echoSessionHeaders(), backend.url);
     const { sessionId, headers } = await openSession(front.url);
 
-    const callAbort = new AbortController();
-    const call = await request(front.url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: ACCEPT, ...headers },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'slow', arguments: { ms: 20_000 } } }),
-      dispatcher: agent,
-      signal: callAbort.signal,
-    });
+    const call = await raw.postStream(front.url, toolCall(5, 'slow', { ms: 20_000 }), headers);
     // The head came through while the tool is still running.
-    expect(call.statusCode).toBe(200);
+    expect(call.status).toBe(200);
     expect(call.headers['content-type']).toBe('text/event-stream');
     expect(call.headers['mcp-session-id']).toBe(sessionId);
-    await backend.record.waitFor(() => backend.fixtures.runsOf('slow') === 1, 'the slow tool to start');
-    expect(backend.fixtures.runs.find((run) => run.tool === 'slow')!.finishedAt).toBeUndefined();
-    callAbort.abort();
-    await expect(call.body.text()).rejects.toThrow();
+    const run = await backend.fixtures.waitForRun((r) => r.tool === 'slow', 'the slow tool to start');
+    expect(backend.fixtures.runsOf('slow')).toBe(1);
+    expect(run.finishedAt).toBeUndefined();
+    call.close();
+    await expect(call.rest()).rejects.toThrow();
     await backend.record.waitFor((r) => r.exchanges.at(-1)!.endedBy !== undefined, 'the backend to see the call stream end');
     expect(backend.record.exchanges.at(-1)).toMatchObject({ method: 'POST', endedBy: 'client' });
     await front.record.waitFor((r) => r.exchanges.at(-1)!.endedBy !== undefined, 'the front to see the call stream end');
     expect(front.record.exchanges.at(-1)).toMatchObject({ method: 'POST', endedBy: 'client' });
 
-    const streamAbort = new AbortController();
-    const stream = await request(front.url, {
-      method: 'GET',
-      headers: { accept: 'text/event-stream', ...headers },
-      dispatcher: agent,
-      signal: streamAbort.signal,
-    });
-    expect(stream.statusCode).toBe(200);
+    const stream = await raw.openStream(front.url, headers);
+    expect(stream.status).toBe(200);
     expect(stream.headers['content-type']).toBe('text/event-stream');
     await backend.record.waitFor((r) => r.exchanges.at(-1)!.method === 'GET', 'the GET to reach the backend');
     expect(backend.record.exchanges.at(-1)!.endedBy).toBeUndefined();
-    streamAbort.abort();
-    await expect(stream.body.text()).rejects.toThrow();
+    stream.close();
+    await expect(stream.rest()).rejects.toThrow();
     await backend.record.waitFor((r) => r.exchanges.at(-1)!.endedBy !== undefined, 'the backend to see the GET stream end');
     expect(backend.record.exchanges.at(-1)).toMatchObject({ method: 'GET', status: 200, endedBy: 'client' });
   });
 
   test('a non-local Origin still gets 403 through the front', async () => {
     const server = await serve(echoSessionHeaders());
-    const rejected = await post(server.url, initialize(), { origin: 'http://evil.example' });
+    const rejected = await post(server.url, initializeRequest(REVISION), { origin: 'http://evil.example' });
     expect(rejected.status).toBe(403);
     expect(rejected.messages).toEqual([{ jsonrpc: '2.0', error: { code: -32000, message: 'Invalid Origin: evil.example' }, id: null }]);
     expect(server.record.exchanges).toHaveLength(1);
@@ -316,16 +227,15 @@ describe('echo-session-headers', () => {
   test('close() ends open streams and is safe to call twice', async () => {
     const server = await serve(echoSessionHeaders());
     const { headers } = await openSession(server.url);
-    const stream = await request(server.url, { method: 'GET', headers: { accept: 'text/event-stream', ...headers }, dispatcher: agent });
-    expect(stream.statusCode).toBe(200);
+    const stream = await raw.openStream(server.url, headers);
+    expect(stream.status).toBe(200);
     await Promise.all([server.close(), server.close()]);
-    await expect(stream.body.text()).rejects.toThrow();
+    await expect(stream.rest()).rejects.toThrow();
   });
 
   test('2026-07-28: the client-minted affinity key comes back on every response, and an injected one exactly once', async () => {
     const echo = echoSessionHeaders();
-    const server = await startReferenceServer({ era: MODERN, personalities: [echo] });
-    cleanups.push(() => server.close());
+    const server = opened.keep(await startReferenceServer({ era: MODERN, personalities: [echo] }));
     const discover = await modern(server.url, 'minted-key', 1, 'server/discover');
     expect(discover.status).toBe(200);
     expect(discover.headers['mcp-session-id']).toBe('minted-key');

@@ -1,89 +1,36 @@
 // Self-tests of the endpoint-other-origin personality: the endpoint event names another origin, nothing else changes.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
-import { Agent, request } from 'undici';
-import { afterEach, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import type { ReferenceServer } from '../reference-server.ts';
 import { startReferenceServer } from '../server.ts';
-import { SseParser, type SseEvent } from '../sse.ts';
+import { closedAfterEach, initializeRequest, type RawClient, SERVER_INFO } from '../test-support.ts';
 import { endpointOtherOrigin, type EndpointOtherOrigin } from './endpoint-other-origin.ts';
 
+const opened = closedAfterEach();
 let server: ReferenceServer | undefined;
-let agent: Agent | undefined;
-let hangUps: (() => void)[] = [];
-
-afterEach(async () => {
-  for (const hangUp of hangUps) hangUp();
-  hangUps = [];
-  await agent?.close();
-  await server?.close();
-  agent = server = undefined;
-});
-
+let raw: RawClient;
 let personality: EndpointOtherOrigin;
 
 async function start(origin?: string) {
   personality = endpointOtherOrigin(origin);
-  server = await startReferenceServer({ era: '2024-11-05', personalities: [personality] });
-  agent = new Agent();
+  // An HTTP+SSE client POSTs JSON without the Streamable HTTP Accept header.
+  ({ server, raw } = await opened.serve({ era: '2024-11-05', personalities: [personality] }, { postHeaders: { 'content-type': 'application/json' } }));
   return server;
 }
 
-/** Rejects with `what` if `promise` has not settled within `ms`. */
-async function within<T>(promise: Promise<T>, what: string, ms = 5_000): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms waiting for ${what}`)), ms);
-  });
-  try {
-    return await Promise.race([promise, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-/** GETs the SSE URL; `next()` reads one event. */
-async function openStream(url: string) {
-  const response = await request(url, { method: 'GET', headers: { accept: 'text/event-stream' }, dispatcher: agent });
-  hangUps.push(() => response.body.destroy());
-  const chunks = response.body[Symbol.asyncIterator]();
-  const decoder = new TextDecoder();
-  const parser = new SseParser();
-  const pending: SseEvent[] = [];
-  return {
-    status: response.statusCode,
-    async next(what: string): Promise<SseEvent> {
-      while (pending.length === 0) {
-        const chunk = await within(chunks.next(), what);
-        if (chunk.done) throw new Error(`the stream ended before ${what}`);
-        pending.push(...parser.push(decoder.decode(chunk.value as Uint8Array, { stream: true })));
-      }
-      return pending.shift()!;
-    },
-  };
-}
-
+/** A POST's status and body text (what these checks compare exactly). */
 async function post(url: string, body: unknown) {
-  const response = await request(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-    dispatcher: agent,
-  });
-  return { status: response.statusCode, text: await response.body.text() };
+  const { status, text } = await raw.post(url, body);
+  return { status, text };
 }
 
-const initialize = {
-  jsonrpc: '2.0',
-  id: 1,
-  method: 'initialize',
-  params: { protocolVersion: '2024-11-05', capabilities: {}, clientInfo: { name: 'raw', version: '0' } },
-};
+const initialize = initializeRequest('2024-11-05');
 
 describe('endpoint-other-origin', () => {
   test('the endpoint event names the other origin; the stream and the real POST endpoint are otherwise unchanged', async () => {
     const { url, record } = await start();
-    const stream = await openStream(url);
+    const stream = await raw.openStream(url);
     expect(stream.status).toBe(200);
     const endpoint = await stream.next('the endpoint event');
     const [sessionId] = server!.issuedSessions();
@@ -103,7 +50,7 @@ describe('endpoint-other-origin', () => {
       result: {
         protocolVersion: '2024-11-05',
         capabilities: expect.objectContaining({ tools: { listChanged: true } }),
-        serverInfo: { name: 'mcp-client-conformance-reference', version: '0.1.0' },
+        serverInfo: SERVER_INFO,
       },
     });
     expect(await post(new URL('/messages?sessionId=unknown', url).href, initialize)).toEqual({ status: 404, text: 'Session not found' });
@@ -118,7 +65,7 @@ describe('endpoint-other-origin', () => {
 
   test('a client that obeys the endpoint shows up in the decoy record, not in the server record', async () => {
     const { url, record } = await start();
-    const endpoint = await (await openStream(url)).next('the endpoint event');
+    const endpoint = await (await raw.openStream(url)).next('the endpoint event');
     expect(await post(endpoint.data, initialize)).toEqual({ status: 404, text: 'Not Found' });
     expect(personality.decoyRecord.exchanges.map((e) => [e.method, e.path, e.requestMessages[0]!.method])).toEqual([
       ['POST', `/messages?sessionId=${server!.issuedSessions()[0]}`, 'initialize'],
@@ -128,7 +75,7 @@ describe('endpoint-other-origin', () => {
 
   test('the other origin is a parameter', async () => {
     const { url } = await start('http://localhost:4567');
-    const endpoint = await (await openStream(url)).next('the endpoint event');
+    const endpoint = await (await raw.openStream(url)).next('the endpoint event');
     expect(endpoint.data).toBe(`http://localhost:4567/messages?sessionId=${server!.issuedSessions()[0]}`);
   });
 

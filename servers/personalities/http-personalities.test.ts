@@ -1,41 +1,37 @@
 // Raw-HTTP self-tests of the HTTP-level personalities on the 2025-06-18 server: exact status,
 // headers and bodies, the notes on the wire record, and normal service afterwards.
-import { Agent, request } from 'undici';
-import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import { beforeEach, describe, expect, test } from 'vitest';
 import type { Personality } from '../personality.ts';
 import type { ReferenceServer } from '../reference-server.ts';
 import { startReferenceServer } from '../server.ts';
-import { SseParser } from '../sse.ts';
+import { closedAfterEach, initializeRequest, RawClient, toolCall, toolsList, type Answer, type RequestHeaders } from '../test-support.ts';
 import type { WireExchange } from '../wire-record.ts';
 import { authErrors } from './auth-errors.ts';
 import { delayed404 } from './delayed-404.ts';
 import { dropConnection } from './drop-connection.ts';
 import { expiringSessions } from './expiring-sessions.ts';
-import { initializeAnswers, SERVER_INFO } from './initialize-answers.ts';
+import { initializeAnswers } from './initialize-answers.ts';
+import { SERVER_INFO } from '../test-support.ts';
 import { refusesReinitialize } from './refuses-reinitialize.ts';
 import { serverErrors } from './server-errors.ts';
 import { slowResponses } from './slow-responses.ts';
 import { unknownSession400 } from './unknown-session-400.ts';
 
 const REVISION = '2025-06-18';
-const ACCEPT = 'application/json, text/event-stream';
 const UUID = /^[0-9a-f-]{36}$/;
 
+/** Closed after each test, last opened first: the server a test started (which ends any request a personality still holds), then the raw client. */
+const opened = closedAfterEach();
 let server: ReferenceServer | undefined;
-let agent: Agent;
+let raw: RawClient;
 
 beforeEach(() => {
-  agent = new Agent();
-});
-afterEach(async () => {
-  // The server first: closing it ends any request a personality still holds, so the agent can close.
-  await server?.close();
   server = undefined;
-  await agent.close();
+  raw = opened.keep(new RawClient());
 });
 
 async function start(...personalities: Personality[]): Promise<ReferenceServer> {
-  server = await startReferenceServer({ era: REVISION, personalities });
+  server = opened.keep(await startReferenceServer({ era: REVISION, personalities }));
   return server;
 }
 
@@ -50,41 +46,9 @@ function inFlight<T>(promise: Promise<T>): Promise<T> {
   return promise;
 }
 
-async function post(body: unknown, headers: Record<string, string> = {}, signal?: AbortSignal) {
-  const response = await request(current().url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', accept: ACCEPT, ...headers },
-    body: JSON.stringify(body),
-    dispatcher: agent,
-    signal,
-  });
-  const text = await response.body.text();
-  const type = String(response.headers['content-type'] ?? '');
-  const messages = type.includes('text/event-stream')
-    ? new SseParser().push(text).filter((e) => e.data !== '').map((e) => JSON.parse(e.data))
-    : type.includes('application/json') && text
-      ? [JSON.parse(text)]
-      : [];
-  return { status: response.statusCode, headers: response.headers, text, messages };
-}
-
-const initialize = (protocolVersion = REVISION, id: number | string = 1) => ({
-  jsonrpc: '2.0',
-  id,
-  method: 'initialize',
-  params: { protocolVersion, capabilities: {}, clientInfo: { name: 'raw', version: '0' } },
-});
-const toolsList = (id: number) => ({ jsonrpc: '2.0', id, method: 'tools/list', params: {} });
-const callCount = (id: number) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'count', arguments: {} } });
-
-async function openSession() {
-  const init = await post(initialize());
-  expect(init.status).toBe(200);
-  const sessionId = String(init.headers['mcp-session-id']);
-  const headers = { 'mcp-session-id': sessionId, 'mcp-protocol-version': REVISION };
-  expect((await post({ jsonrpc: '2.0', method: 'notifications/initialized' }, headers)).status).toBe(202);
-  return { sessionId, headers };
-}
+const post = (body: unknown, headers?: RequestHeaders, signal?: AbortSignal) => raw.post(current().url, body, headers, signal);
+const callCount = (id: number) => toolCall(id, 'count');
+const openSession = () => raw.openSession(current().url, REVISION);
 
 /** The exchange that carried the request with this JSON-RPC id and method. */
 function exchangeOf(method: string, id: number | string): WireExchange {
@@ -98,7 +62,7 @@ function exchangeOf(method: string, id: number | string): WireExchange {
 const notedWith = (label: string) => current().record.exchanges.filter((exchange) => exchange.notes.includes(label));
 const allNotes = () => current().record.exchanges.flatMap((exchange) => exchange.notes);
 
-function expectToolsServed(answer: Awaited<ReturnType<typeof post>>, id: number) {
+function expectToolsServed(answer: Answer, id: number) {
   expect(answer.status).toBe(200);
   expect(answer.messages[0]).toMatchObject({ jsonrpc: '2.0', id, result: { tools: expect.any(Array) } });
 }
@@ -110,10 +74,10 @@ describe('refuses-reinitialize', () => {
   test('the plain server: a live id gets 400 -32600 from the SDK transport, an unknown id 404 -32001 from the router', async () => {
     await start();
     const { headers } = await openSession();
-    const again = await post(initialize(REVISION, 2), headers);
+    const again = await post(initializeRequest(REVISION, 2), headers);
     expect(again.status).toBe(400);
     expect(again.messages).toEqual([{ jsonrpc: '2.0', error: { code: -32600, message: 'Invalid Request: Server already initialized' }, id: null }]);
-    const unknown = await post(initialize(REVISION, 3), { 'mcp-session-id': 'not-a-session' });
+    const unknown = await post(initializeRequest(REVISION, 3), { 'mcp-session-id': 'not-a-session' });
     expect(unknown.status).toBe(404);
     expect(unknown.messages).toEqual([SESSION_NOT_FOUND]);
     expect(allNotes()).toEqual([]);
@@ -122,7 +86,7 @@ describe('refuses-reinitialize', () => {
   test('an initialize with a live session id is refused here and noted; the session keeps working', async () => {
     await start(refusesReinitialize());
     const { sessionId, headers } = await openSession();
-    const again = await post(initialize(REVISION, 2), headers);
+    const again = await post(initializeRequest(REVISION, 2), headers);
     expect(again.status).toBe(400);
     expect(again.headers['content-type']).toBe('application/json');
     expect(again.headers['mcp-session-id']).toBeUndefined();
@@ -133,9 +97,9 @@ describe('refuses-reinitialize', () => {
     expectToolsServed(await post(toolsList(3), headers), 3);
     expect(current().liveSessions()).toEqual([sessionId]);
     // Not its business: an unknown id keeps the era's 404, and a fresh initialize gets a new session.
-    expect((await post(initialize(REVISION, 4), { 'mcp-session-id': 'not-a-session' })).status).toBe(404);
+    expect((await post(initializeRequest(REVISION, 4), { 'mcp-session-id': 'not-a-session' })).status).toBe(404);
     expect(exchangeOf('initialize', 4).notes).toEqual([]);
-    expect((await post(initialize(REVISION, 5))).headers['mcp-session-id']).toMatch(UUID);
+    expect((await post(initializeRequest(REVISION, 5))).headers['mcp-session-id']).toMatch(UUID);
     expect(current().issuedSessions()).toHaveLength(2);
   });
 
@@ -212,7 +176,7 @@ describe('unknown-session-400', () => {
     expect(unknown.messages).toEqual([NO_VALID_SESSION]);
     expect(exchangeOf('tools/list', 2).notes).toEqual(['unknown-session-400']);
     // As in the SDK examples' catch-all branch: an initialize with an unknown id, too.
-    expect((await post(initialize(REVISION, 3), { 'mcp-session-id': 'not-a-session' })).messages).toEqual([NO_VALID_SESSION]);
+    expect((await post(initializeRequest(REVISION, 3), { 'mcp-session-id': 'not-a-session' })).messages).toEqual([NO_VALID_SESSION]);
 
     const missing = await post(toolsList(4), { 'mcp-protocol-version': REVISION });
     expect(missing.status).toBe(400);
@@ -430,7 +394,7 @@ describe('server-errors', () => {
   test('always on from the options: every initialize gets 503, no session is made', async () => {
     await start(serverErrors({ status: 503, retryAfterSeconds: 1 }));
     for (const id of [1, 2]) {
-      const answer = await post(initialize(REVISION, id));
+      const answer = await post(initializeRequest(REVISION, id));
       expect([answer.status, answer.headers['retry-after']]).toEqual([503, '1']);
     }
     expect(current().issuedSessions()).toEqual([]);
@@ -470,7 +434,7 @@ describe('auth-errors', () => {
   test('always on from the options: every request is rejected', async () => {
     const auth = authErrors({ status: 401 });
     await start(auth);
-    for (const id of [1, 2]) expect((await post(initialize(REVISION, id))).status).toBe(401);
+    for (const id of [1, 2]) expect((await post(initializeRequest(REVISION, id))).status).toBe(401);
     expect(current().issuedSessions()).toEqual([]);
     expect(notedWith('auth-401')).toHaveLength(2);
     expect(auth.pending()).toBe(Infinity);
@@ -525,7 +489,7 @@ describe('slow-responses', () => {
 describe('initialize-answers', () => {
   test('a result naming an unsupported revision, with a session id header, noted; then the era serves', async () => {
     await start(initializeAnswers({ revision: '1999-01-01', count: 1 }));
-    const answer = await post(initialize(REVISION, 'init-1'));
+    const answer = await post(initializeRequest(REVISION, 'init-1'));
     expect(answer.status).toBe(200);
     expect(answer.headers['content-type']).toBe('application/json');
     expect(answer.headers['mcp-session-id']).toMatch(UUID);
@@ -546,13 +510,13 @@ describe('initialize-answers', () => {
 
   test('by default every initialize gets revision 1999-01-01', async () => {
     await start(initializeAnswers());
-    for (const id of [1, 2]) expect((await post(initialize(REVISION, id))).messages[0].result.protocolVersion).toBe('1999-01-01');
+    for (const id of [1, 2]) expect((await post(initializeRequest(REVISION, id))).messages[0].result.protocolVersion).toBe('1999-01-01');
     expect(notedWith('initialize-unsupported-revision')).toHaveLength(2);
   });
 
   test('the error form: 200 with -32602 and data {supported, requested}; a retry with a listed version gets a session', async () => {
     await start(initializeAnswers({ error: {} }));
-    const refused = await post(initialize('1.0.0', 7));
+    const refused = await post(initializeRequest('1.0.0', 7));
     expect(refused.status).toBe(200);
     expect(refused.headers['content-type']).toBe('application/json');
     expect(refused.headers['mcp-session-id']).toBeUndefined();
@@ -565,7 +529,7 @@ describe('initialize-answers', () => {
     ]);
     expect(exchangeOf('initialize', 7).notes).toEqual(['initialize-error-form']);
 
-    const retried = await post(initialize(REVISION, 8));
+    const retried = await post(initializeRequest(REVISION, 8));
     expect(retried.status).toBe(200);
     expect(retried.messages[0]).toMatchObject({ id: 8, result: { protocolVersion: REVISION } });
     expect(current().issuedSessions()).toEqual([retried.headers['mcp-session-id']]);
@@ -574,7 +538,7 @@ describe('initialize-answers', () => {
 
   test('the error form at HTTP 400, with a given supported list', async () => {
     await start(initializeAnswers({ error: { status: 400, supported: ['2025-03-26', REVISION] } }));
-    const refused = await post(initialize('2024-11-05', 1));
+    const refused = await post(initializeRequest('2024-11-05', 1));
     expect(refused.status).toBe(400);
     expect(refused.messages).toEqual([
       {
@@ -584,7 +548,7 @@ describe('initialize-answers', () => {
       },
     ]);
     expect(exchangeOf('initialize', 1).notes).toEqual(['initialize-error-form']);
-    expect((await post(initialize(REVISION, 2))).status).toBe(200);
+    expect((await post(initializeRequest(REVISION, 2))).status).toBe(200);
     expect(current().issuedSessions()).toHaveLength(1);
   });
 });

@@ -21,13 +21,12 @@ import type { Era } from '../era.ts';
 import { messagesOf } from '../http.ts';
 import type { Personality, PersonalityHost } from '../personality.ts';
 import { backendOf, sessionIdOf } from './shared.ts';
+import { REFERENCE_SERVER_INFO } from '../fixtures.ts';
 
 export type InitializeAnswersOptions = (
   | { revision: string }
   | { error: { supported?: readonly string[]; status?: 200 | 400 } }
 ) & { count?: number };
-
-export const SERVER_INFO = { name: 'mcp-client-conformance-reference', version: '0.1.0' };
 
 const ERAS_WITH_INITIALIZE: readonly Era[] = ['2025-03-26', '2025-06-18', '2025-11-25', 'stateless', 'dual'];
 
@@ -62,7 +61,7 @@ export function initializeAnswers(options: InitializeAnswersOptions = { revision
       record.note(exchange, 'initialize-unsupported-revision');
       const headers: Record<string, string> = { 'content-type': 'application/json' };
       if (host?.era !== 'stateless') headers['mcp-session-id'] = randomUUID();
-      const result = { protocolVersion: options.revision, capabilities: { tools: {} }, serverInfo: SERVER_INFO };
+      const result = { protocolVersion: options.revision, capabilities: { tools: {} }, serverInfo: REFERENCE_SERVER_INFO };
       res.writeHead(200, headers).end(JSON.stringify({ jsonrpc: '2.0', id, result }));
     },
   };
