@@ -1,6 +1,6 @@
 // Every built-in adapter, by name.
 import type { ClientAdapter } from './adapter.ts';
-import { brokenVariants, referenceClient } from './reference/index.ts';
+import { brokenVariants, referenceClient, type BrokenVariant } from './reference/index.ts';
 import { sdkV1Sse, sdkV1StreamableHttp } from './sdk-v1.ts';
 import { sdkV2Auto, sdkV2Legacy, sdkV2Pinned } from './sdk-v2.ts';
 
@@ -8,7 +8,7 @@ import { sdkV2Auto, sdkV2Legacy, sdkV2Pinned } from './sdk-v2.ts';
 export const BUILT_IN_ADAPTERS: readonly ClientAdapter[] = [referenceClient, sdkV1StreamableHttp, sdkV1Sse, sdkV2Legacy, sdkV2Auto, sdkV2Pinned];
 
 /** Deliberately wrong clients that prove every check can fail. */
-export const BROKEN_ADAPTERS = brokenVariants;
+export const BROKEN_ADAPTERS: readonly BrokenVariant[] = brokenVariants;
 
 export function findAdapter(name: string): ClientAdapter | undefined {
   return [...BUILT_IN_ADAPTERS, ...BROKEN_ADAPTERS].find((adapter) => adapter.name === name);

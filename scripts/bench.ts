@@ -2,6 +2,7 @@
 // Benchmarks, printed and written to reports/bench.json. Timing lives here, never in test assertions.
 //   scenarios: the in-process cost of one scenario (fresh server, client, judge, teardown), per adapter
 //   servers:   the start-and-close time of each era server, and what the wire record costs in requests/second
+//   adapters:  what running a client out of process costs per operation (clients/process/bench.ts)
 // `npm run bench` runs every section; `npm run bench -- --only servers` runs one.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
@@ -9,6 +10,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Agent, request } from 'undici';
 import { BUILT_IN_ADAPTERS } from '../clients/index.ts';
+import { adapterOverhead } from '../clients/process/bench.ts';
 import { ERAS } from '../servers/era.ts';
 import { startReferenceServer } from '../servers/server.ts';
 import { SCENARIOS } from '../suites/index.ts';
@@ -141,7 +143,7 @@ async function recordCost() {
   return { ...summary, costFraction: cost };
 }
 
-const sections = { scenarios, servers: serverStarts, record: recordCost } as const;
+const sections = { scenarios, servers: serverStarts, record: recordCost, adapters: () => adapterOverhead({ calls: 200 }) } as const;
 const chosen = values.only ? values.only.split(',') : Object.keys(sections);
 const results: Record<string, unknown> = { node: process.version, cpus: cpus().length, at: new Date().toISOString() };
 for (const name of chosen) {

@@ -22,7 +22,7 @@ async function finished(child: ReturnType<typeof spawn>, timeoutMs = 10_000) {
   child.stdout!.on('data', (chunk) => (stdout += chunk));
   child.stderr!.on('data', (chunk) => (stderr += chunk));
   const [code] = (await Promise.race([
-    once(child, 'exit'),
+    once(child, 'close'),
     new Promise((_, reject) => setTimeout(() => reject(new Error(`cli did not exit within ${timeoutMs} ms`)), timeoutMs).unref()),
   ])) as [number];
   return { code, stdout, stderr };

@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // mcp-client-conformance: list the scenarios, or run them against an adapter and print a verdict table.
 import { parseArgs } from 'node:util';
-import { BROKEN_ADAPTERS, BUILT_IN_ADAPTERS, findAdapter } from '../clients/index.ts';
+import { BROKEN_ADAPTERS, BUILT_IN_ADAPTERS } from '../clients/index.ts';
+import { AdapterLoadError, loadChosenAdapter } from '../clients/load.ts';
 import { ERA_DESCRIPTIONS, ERAS, type Era } from '../servers/era.ts';
 import { PERSONALITIES } from '../servers/personalities/index.ts';
 import { startReferenceServer } from '../servers/server.ts';
@@ -16,6 +17,11 @@ const USAGE = `usage: mcp-client-conformance <command> [options]
 commands:
   list                       print every scenario with its revisions, features and spec reference
   run --adapter <name>       run the scenarios against a built-in adapter and print a verdict table
+  run --adapter <file>       ... against the adapter a module exports (./my-adapter.ts: its default export or
+                             "adapter", a ClientAdapter or a function returning one, or a "processAdapter" config)
+  run --adapter-command <c>  ... against a client program speaking the line protocol (docs/line-protocol.md),
+                             e.g. --adapter-command "python3 clients/drivers/python/driver.py"; its deadlines:
+                             MCP_CONFORMANCE_OPERATION_TIMEOUT_MS (4000), MCP_CONFORMANCE_HELLO_TIMEOUT_MS (10000)
       [--scenario <text>]    only scenarios whose id contains <text> (repeatable)
       [--strict]             SHOULD violations fail instead of warning
       [--verbose]            print the evidence of every result that is not a pass
@@ -90,18 +96,24 @@ function table(results: readonly ScenarioResult[]): string {
   return [line(header), ...rows.map(line), '', counts].join('\n');
 }
 
-async function run(values: { adapter?: string; scenario?: string[]; strict?: boolean; verbose?: boolean }): Promise<void> {
-  if (!values.adapter) fail('run needs --adapter <name>; see `mcp-client-conformance adapters`');
-  const adapter = findAdapter(values.adapter);
-  if (!adapter) fail(`no built-in adapter named "${values.adapter}"; see \`mcp-client-conformance adapters\``);
+async function run(values: { adapter?: string; 'adapter-command'?: string; scenario?: string[]; strict?: boolean; verbose?: boolean }): Promise<void> {
   const filters = values.scenario ?? [];
   const scenarios = SCENARIOS.filter((s) => filters.length === 0 || filters.some((f) => s.id.includes(f)));
   if (scenarios.length === 0) fail(`no scenario matches ${filters.map((f) => `"${f}"`).join(', ')}`);
+  // A built-in name, a module, or a line-protocol program (clients/load.ts); a program is spawned once for the run.
+  const adapter = await loadChosenAdapter({ adapter: values.adapter, command: values['adapter-command'] }).catch((error: unknown) => {
+    if (error instanceof AdapterLoadError) fail(error.message);
+    throw error;
+  });
   const results: ScenarioResult[] = [];
-  for (const { scenario, revision } of plannedCases(scenarios)) {
-    const result = await runScenario(scenario, adapter, revision, { strict: values.strict ?? false });
-    results.push(result);
-    if (values.verbose && result.verdict !== 'pass') console.log(`${explain(result)}\n`);
+  try {
+    for (const { scenario, revision } of plannedCases(scenarios)) {
+      const result = await runScenario(scenario, adapter, revision, { strict: values.strict ?? false });
+      results.push(result);
+      if (values.verbose && result.verdict !== 'pass') console.log(`${explain(result)}\n`);
+    }
+  } finally {
+    await adapter.shutdown?.();
   }
   console.log(table(results));
   process.exitCode = results.some((r) => r.verdict === 'fail') ? 1 : 0;
@@ -114,6 +126,7 @@ const { values } = (() => {
       args: rest,
       options: {
         adapter: { type: 'string' },
+        'adapter-command': { type: 'string' },
         scenario: { type: 'string', multiple: true },
         strict: { type: 'boolean' },
         verbose: { type: 'boolean' },

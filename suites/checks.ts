@@ -15,13 +15,17 @@ export function isRequest(sent: SentMessage): boolean {
   return sent.message.method !== undefined && sent.message.id !== undefined;
 }
 
-/** When the server wrote its answer to the first `initialize`, or undefined if it never did. */
+/**
+ * When the server wrote its result for the first `initialize` that succeeded, and the exchange that carried
+ * that request. The answer may come on another exchange (HTTP+SSE answers on the GET stream), and an
+ * earlier `initialize` may have been refused (a Streamable HTTP attempt before the HTTP+SSE fallback).
+ */
 export function initializeAnsweredAt(evidence: Evidence): { at: number; exchange: WireExchange } | undefined {
-  for (const exchange of evidence.exchanges) {
-    const init = exchange.requestMessages.find((m) => m.method === 'initialize');
-    if (!init) continue;
-    const answer = exchange.responseMessages.find(({ message }) => message.method === undefined && message.id === init.id);
-    return answer ? { at: answer.at, exchange } : undefined;
+  const answers = evidence.exchanges.flatMap((exchange) => exchange.responseMessages);
+  for (const { message, exchange } of sentMessages(evidence)) {
+    if (message.method !== 'initialize' || message.id === undefined) continue;
+    const answer = answers.find((a) => a.message.method === undefined && a.message.id === message.id && a.message.result !== undefined);
+    if (answer) return { at: answer.at, exchange };
   }
   return undefined;
 }

@@ -1,6 +1,7 @@
 // `npm test`: every scenario, for every built-in adapter, judged against that adapter's baseline.
-import { describe, expect, test } from 'vitest';
+import { afterAll, describe, expect, test } from 'vitest';
 import { BUILT_IN_ADAPTERS } from '../clients/index.ts';
+import { adaptersFromEnv } from '../clients/load.ts';
 import { baselineMismatch, loadBaseline } from './baselines.ts';
 import { explain } from './evidence.ts';
 import { SCENARIOS } from './index.ts';
@@ -10,7 +11,14 @@ import { runScenario } from './runner.ts';
 const strict = process.env.MCP_CONFORMANCE_STRICT === '1';
 const cases = plannedCases(SCENARIOS);
 
-describe.each(BUILT_IN_ADAPTERS.map((adapter) => ({ adapter, name: adapter.name })))('$name', ({ adapter }) => {
+// MCP_CONFORMANCE_ADAPTER (a built-in name or ./my-adapter.ts) and MCP_CONFORMANCE_ADAPTER_COMMAND (a line-protocol
+// program, docs/line-protocol.md) add an adapter to the list (clients/load.ts); a program is spawned once per run.
+const extra = await adaptersFromEnv();
+afterAll(async () => {
+  await Promise.all(extra.map((adapter) => adapter.shutdown?.()));
+});
+
+describe.each([...BUILT_IN_ADAPTERS, ...extra].map((adapter) => ({ adapter, name: adapter.name })))('$name', ({ adapter }) => {
   const baseline = loadBaseline(adapter.name);
 
   test.for(cases.map((c) => ({ ...c, title: `${c.scenario.id} @ ${c.revision}` })))('$title', async ({ scenario, revision }, context) => {

@@ -45,6 +45,10 @@ export function explain(result: ScenarioResult): string {
   if (result.evidence) {
     lines.push('  wire record:');
     for (const exchange of result.evidence.exchanges) lines.push(`    ${formatExchange(exchange)}`);
+    for (const [index, other] of result.evidence.otherServers.entries()) {
+      lines.push(`  wire record of server ${index + 2} (${other.url}):`);
+      for (const exchange of other.exchanges) lines.push(`    ${formatExchange(exchange)}`);
+    }
   }
   return lines.join('\n');
 }

@@ -1,12 +1,9 @@
 // Which (scenario, revision) pairs the suites run.
-import type { Revision } from '../servers/revisions.ts';
+import { REVISIONS, type Revision } from '../servers/revisions.ts';
 import type { Scenario } from './scenario.ts';
 
-/**
- * The revisions the suites run at. Every revision has a reference server; 2024-11-05 and 2026-07-28
- * join when the reference client speaks them, since every scenario must first pass on it.
- */
-export const SUITE_REVISIONS: readonly Revision[] = ['2025-03-26', '2025-06-18', '2025-11-25'];
+/** The revisions the suites run at: all of them. */
+export const SUITE_REVISIONS: readonly Revision[] = REVISIONS;
 
 export function runnableRevisions(scenario: Scenario): Revision[] {
   return scenario.revisions.filter((revision) => SUITE_REVISIONS.includes(revision));

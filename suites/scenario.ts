@@ -44,6 +44,19 @@ export interface Scenario<State = unknown> {
   run(context: ScenarioContext<State>): Promise<void>;
   /** Decides from the evidence alone (pure, so doctored evidence can prove it fails). */
   judge(evidence: Evidence): Check[];
+  /**
+   * Proof for checks no broken variant reaches: the reference client's evidence, doctored to break
+   * exactly that rule, must fail the named check (suites/self-test.test.ts). `client-completed` is
+   * proven for every scenario there.
+   */
+  doctored?: readonly DoctoredProof[];
+}
+
+export interface DoctoredProof {
+  check: string;
+  /** How the record is doctored, in a few words. */
+  how: string;
+  doctor(evidence: Evidence): Evidence;
 }
 
 export interface ConnectTarget {

@@ -1,184 +1,222 @@
-// The spec-correct reference client: a lifecycle client written straight from the spec on undici.
-// Every rule it follows is a named switch in `ReferenceRules`, so a broken variant flips exactly one.
-import { Agent, fetch } from 'undici';
-import { SseParser } from '../../servers/sse.ts';
-import { requiresProtocolVersionHeader, type Revision } from '../../servers/revisions.ts';
-import type { JsonRpcMessage } from '../../servers/wire-record.ts';
-import type { ClientConnection, ConnectionInfo, OperationOptions, ToolResult, ToolSummary } from '../adapter.ts';
+// The reference client instance (one per test case): a dedicated undici Agent, the per-origin era cache, the
+// tools' idempotency hints, and connect(): negotiation mode → probe / cache → the session of the right era.
+import { Agent } from 'undici';
+import type { ClientConnection, ClientUnderTest, ConnectOptions } from '../adapter.ts';
+import { ReferenceConnection } from './connection.ts';
+import { EraCache, type Era } from './era-cache.ts';
+import { ConnectionClosedError, ConnectTimeoutError, HttpStatusError, JsonRpcError, ProtocolError, UnsupportedRevisionError } from './errors.ts';
+import { HttpSseSession } from './http-sse-session.ts';
+import { isInitializeRejection, LegacySession, type HandshakeOptions } from './legacy-session.ts';
+import { ModernSession } from './modern-session.ts';
+import { probe } from './probe.ts';
+import { isModernErrorCode, LEGACY_REVISIONS, MODERN_REVISIONS } from './protocol.ts';
+import { SPEC_RULES, type ReferenceRules } from './rules.ts';
+import { DEFAULT_CONFIG, Tasks, type ClientConfig, type Session, type SessionContext } from './session.ts';
+import { raceSignals } from './timers.ts';
 
-export interface ReferenceRules {
-  /** lifecycle: after the `initialize` result the client MUST send `notifications/initialized`. */
-  sendInitializedNotification: boolean;
-  /** transports (2025-06-18+): `MCP-Protocol-Version` MUST be on every request after `initialize`. */
-  sendProtocolVersionHeader: boolean;
-  /** transports, session management: the client SHOULD DELETE its session when done. */
-  deleteSessionOnClose: boolean;
+export interface ReferenceClientOptions {
+  rules?: ReferenceRules;
+  config?: Partial<ClientConfig>;
 }
 
-export const SPEC_RULES: ReferenceRules = {
-  sendInitializedNotification: true,
-  sendProtocolVersionHeader: true,
-  deleteSessionOnClose: true,
-};
-
-/** The revisions the reference client speaks, newest first: it offers the first. */
-export const REFERENCE_REVISIONS = ['2025-11-25', '2025-06-18', '2025-03-26'] as const satisfies readonly Revision[];
-
-const CLIENT_INFO = { name: 'mcp-client-conformance-reference', version: '0.1.0' };
-
-export class JsonRpcError extends Error {
-  readonly code: number;
-  readonly data: unknown;
-  constructor(error: { code: number; message: string; data?: unknown }) {
-    super(`JSON-RPC error ${error.code}: ${error.message}`);
-    this.code = error.code;
-    this.data = error.data;
-  }
+/** A modern server's answer to a legacy request: a recognised modern error. */
+function isModernAnswer(error: unknown): boolean {
+  if (error instanceof HttpStatusError) return isModernErrorCode(error.rpcError?.code);
+  if (error instanceof JsonRpcError) return isModernErrorCode(error.code);
+  return false;
 }
 
-export class HttpError extends Error {
-  readonly status: number;
-  constructor(status: number, body: string) {
-    super(`HTTP ${status}${body ? `: ${body.slice(0, 200)}` : ''}`);
-    this.status = status;
-  }
+/**
+ * Whether a failed initialize POST sends the client to HTTP+SSE: 400, 404 or 405 (2025-11-25 transports ›
+ * Backwards Compatibility), unless the body is a modern error or a JSON-RPC answer to that initialize (the
+ * server spoke JSON-RPC at this URL: it is not an HTTP+SSE server).
+ */
+function fallsBackToHttpSse(error: unknown, rules: ReferenceRules): boolean {
+  if (!isInitializeRejection(error)) return false;
+  if (!rules.fallbackOnlyOn400404405) return error.status >= 400 && error.status < 500;
+  if (![400, 404, 405].includes(error.status)) return false;
+  const rpc = error.rpcError;
+  return rpc === undefined || (!isModernErrorCode(rpc.code) && (rpc.id === null || rpc.id === undefined));
 }
 
-export async function connectReference(url: string, rules: ReferenceRules, timeoutMs: number): Promise<ClientConnection> {
-  const session = new StreamableHttpSession(url, rules);
-  try {
-    await session.initialize(AbortSignal.timeout(timeoutMs));
-  } catch (error) {
-    await session.dispose();
-    throw error;
-  }
-  return session;
-}
-
-class StreamableHttpSession implements ClientConnection {
+export class ReferenceClient implements ClientUnderTest {
+  readonly rules: ReferenceRules;
+  readonly config: ClientConfig;
   private readonly agent = new Agent();
-  private nextId = 1;
-  private version: Revision | undefined;
-  private session: string | undefined;
-  private closed = false;
+  /** The era of each origin, as the probe (or the server contradicting it) taught it. */
+  private readonly eras: EraCache;
+  /** Tool name → idempotentHint, per server URL. */
+  private readonly idempotentTools = new Map<string, Map<string, boolean>>();
+  private readonly sessionMemory: { last?: string } = {};
+  private readonly connections = new Set<ReferenceConnection>();
+  private readonly connecting = new Set<AbortController>();
+  private readonly background = new Tasks();
+  private disposed = false;
 
-  private readonly url: string;
-  private readonly rules: ReferenceRules;
-
-  constructor(url: string, rules: ReferenceRules) {
-    this.url = url;
-    this.rules = rules;
+  constructor(options: ReferenceClientOptions = {}) {
+    this.rules = options.rules ?? SPEC_RULES;
+    this.config = { legacyRevisions: LEGACY_REVISIONS, modernRevisions: MODERN_REVISIONS, ...DEFAULT_CONFIG, ...options.config };
+    this.eras = new EraCache(this.rules.cacheEraPerOrigin);
   }
 
-  async info(): Promise<ConnectionInfo> {
-    const resumeState = this.version ? { protocolVersion: this.version, ...(this.session ? { sessionId: this.session } : {}) } : undefined;
-    return { negotiatedVersion: this.version, era: 'legacy', sessionId: this.session, resumeState };
+  /** The era cached for a URL's origin (for tests and reports). */
+  cachedEra(url: string): Era | undefined {
+    return this.eras.get(url);
   }
 
-  async initialize(signal: AbortSignal): Promise<void> {
-    const offered = REFERENCE_REVISIONS[0];
-    const { response, result } = await this.request(
-      'initialize',
-      { protocolVersion: offered, capabilities: {}, clientInfo: CLIENT_INFO },
-      signal,
+  async connect(url: string, options: ConnectOptions): Promise<ClientConnection> {
+    if (this.disposed) throw new ConnectionClosedError('the client is disposed');
+    const attempt = new AbortController();
+    const timer = setTimeout(() => attempt.abort(new ConnectTimeoutError(`connect did not complete within ${options.timeoutMs} ms`)), options.timeoutMs);
+    this.connecting.add(attempt);
+    let id = 0;
+    const ctx: SessionContext = { agent: this.agent, rules: this.rules, config: this.config, nextId: () => ++id, sessionMemory: this.sessionMemory };
+    // A client that gives up without aborting lets the handshake run on: its late requests still go out.
+    const negotiationSignal = this.rules.abortConnectOnGiveUp ? attempt.signal : new AbortController().signal;
+    // A session the negotiation yields after connect gave up is dropped, never leaked.
+    let resolved: Session | undefined;
+    let abandonLate = false;
+    const negotiation = this.negotiate(url, options, negotiationSignal, ctx);
+    this.background.add(
+      negotiation.then((session) => {
+        resolved = session;
+        if (abandonLate) session.abandon();
+      }),
     );
-    const answered = String((result as { protocolVersion?: unknown }).protocolVersion);
-    if (!(REFERENCE_REVISIONS as readonly string[]).includes(answered)) {
-      throw new Error(`server answered unsupported protocol version ${answered}`);
-    }
-    this.version = answered as Revision;
-    this.session = response.headers.get('mcp-session-id') ?? undefined;
-    if (this.rules.sendInitializedNotification) await this.notify('notifications/initialized', undefined, signal);
-  }
-
-  async listTools(options: OperationOptions = {}): Promise<ToolSummary[]> {
-    const { result } = await this.request('tools/list', {}, operationSignal(options));
-    return ((result as { tools?: ToolSummary[] }).tools ?? []).map(({ name }) => ({ name }));
-  }
-
-  async callTool(name: string, args: Record<string, unknown>, options: OperationOptions = {}): Promise<ToolResult> {
-    const { result } = await this.request('tools/call', { name, arguments: args }, operationSignal(options));
-    return result as unknown as ToolResult;
-  }
-
-  async close(): Promise<void> {
-    if (this.closed) return;
-    this.closed = true;
     try {
-      if (this.rules.deleteSessionOnClose && this.session !== undefined) {
-        // Any answer ends the session from our side; 405 means the server keeps it, which is its choice.
-        const response = await fetch(this.url, { method: 'DELETE', headers: this.headers(), dispatcher: this.agent, signal: AbortSignal.timeout(5_000) });
-        await response.body?.cancel();
-      }
+      const session = await raceSignals(negotiation, [attempt.signal]);
+      if (this.disposed) throw new ConnectionClosedError('the client was disposed during connect');
+      const tools = this.idempotentTools.get(url) ?? new Map<string, boolean>();
+      this.idempotentTools.set(url, tools);
+      const connection: ReferenceConnection = new ReferenceConnection(session, {
+        rules: this.rules,
+        idempotentTools: tools,
+        keepSessionOnClose: options.keepSessionOnClose === true,
+        hooks: {
+          renegotiate: (signal) => this.renegotiate(url, options, signal, ctx),
+          // seed 002: an outage is not a reason to forget what era the server speaks.
+          failed: () => {
+            if (!this.rules.keepEraOnFailure) this.eras.forget(url);
+          },
+          closed: () => this.connections.delete(connection),
+        },
+      });
+      this.connections.add(connection);
+      return connection;
+    } catch (error) {
+      abandonLate = true;
+      resolved?.abandon();
+      if (!this.rules.keepEraOnFailure && !isModernAnswer(error)) this.eras.forget(url);
+      throw error;
     } finally {
-      await this.dispose();
+      clearTimeout(timer);
+      this.connecting.delete(attempt);
     }
+  }
+
+  private async negotiate(url: string, options: ConnectOptions, signal: AbortSignal, ctx: SessionContext): Promise<Session> {
+    const mode = options.negotiation ?? 'legacy';
+    if (options.resume !== undefined) return this.resume(url, options, signal, ctx);
+    const newest: HandshakeOptions = { offer: this.config.legacyRevisions[0]!, pinned: false };
+    if (mode === 'legacy') {
+      // Probing in legacy mode (outcome ignored) changes the wire existing callers rely on.
+      if (!this.rules.legacyModeNeverProbes) await probe(ctx, { url, versions: this.config.modernRevisions, affinityKey: undefined, signal }).catch(() => undefined);
+      return this.openLegacy(url, newest, signal, ctx);
+    }
+    if (mode !== 'auto') {
+      if (this.config.modernRevisions.includes(mode.pin)) return this.openPinnedModern(url, mode.pin, options, signal, ctx);
+      if (!this.config.legacyRevisions.includes(mode.pin)) throw new UnsupportedRevisionError(mode.pin);
+      return this.openLegacy(url, { offer: mode.pin, pinned: true }, signal, ctx);
+    }
+    return this.openAuto(url, options, signal, ctx);
+  }
+
+  /** auto: the cached era, else the probe; a cached era the server contradicts is forgotten and probed again. */
+  private async openAuto(url: string, options: ConnectOptions, signal: AbortSignal, ctx: SessionContext): Promise<Session> {
+    const newest: HandshakeOptions = { offer: this.config.legacyRevisions[0]!, pinned: false };
+    if (!this.rules.autoProbesFirst) {
+      // initialize first, probe only if that fails with a modern error: a dual-era server ends up legacy.
+      try {
+        return await this.openLegacy(url, newest, signal, ctx);
+      } catch (error) {
+        if (!isModernAnswer(error)) throw error;
+      }
+    }
+    const cached = this.eras.get(url);
+    if (cached === 'modern') return new ModernSession(ctx, { url, version: this.config.modernRevisions[0]!, affinityKey: options.affinityKey, fromCache: true });
+    if (cached === 'legacy') {
+      try {
+        return await this.openLegacy(url, newest, signal, ctx);
+      } catch (error) {
+        if (!isModernAnswer(error)) {
+          if (!this.rules.keepEraOnFailure) this.eras.forget(url);
+          throw error;
+        }
+        // A modern error to initialize: the server is not what the cache says.
+        this.eras.forget(url);
+      }
+    }
+    const outcome = await probe(ctx, { url, versions: this.config.modernRevisions, affinityKey: options.affinityKey, signal });
+    if (outcome.era === 'modern') {
+      this.eras.remember(url, 'modern');
+      return new ModernSession(ctx, { url, version: outcome.version, affinityKey: options.affinityKey, fromCache: false });
+    }
+    this.eras.remember(url, 'legacy');
+    return this.openLegacy(url, newest, signal, ctx);
+  }
+
+  private async openPinnedModern(url: string, pin: string, options: ConnectOptions, signal: AbortSignal, ctx: SessionContext): Promise<Session> {
+    if (this.eras.get(url) === 'modern') {
+      return new ModernSession(ctx, { url, version: pin, affinityKey: options.affinityKey, fromCache: true });
+    }
+    const outcome = await probe(ctx, { url, versions: [pin], affinityKey: options.affinityKey, signal });
+    if (outcome.era === 'legacy') throw new ProtocolError(`pinned to ${pin}, but the server is a legacy server (${outcome.reason})`);
+    this.eras.remember(url, 'modern');
+    return new ModernSession(ctx, { url, version: outcome.version, affinityKey: options.affinityKey, fromCache: false });
+  }
+
+  /** initialize over Streamable HTTP; on 400/404/405 before it succeeded, HTTP+SSE (transport-fallback). */
+  private async openLegacy(url: string, handshake: HandshakeOptions, signal: AbortSignal, ctx: SessionContext): Promise<Session> {
+    const session = new LegacySession(ctx, url, handshake);
+    try {
+      await session.open(signal);
+      return session;
+    } catch (error) {
+      session.abandon();
+      if (signal.aborted || !fallsBackToHttpSse(error, this.rules)) throw error;
+      return HttpSseSession.open(ctx, url, handshake, signal);
+    }
+  }
+
+  private async resume(url: string, options: ConnectOptions, signal: AbortSignal, ctx: SessionContext): Promise<Session> {
+    const state = options.resume!;
+    if (this.config.modernRevisions.includes(state.protocolVersion)) {
+      return new ModernSession(ctx, { url, version: state.protocolVersion, affinityKey: options.affinityKey, fromCache: false });
+    }
+    if (!this.config.legacyRevisions.includes(state.protocolVersion)) throw new UnsupportedRevisionError(state.protocolVersion);
+    const session = new LegacySession(ctx, url, { offer: this.config.legacyRevisions[0]!, pinned: false });
+    try {
+      await session.resume(state, signal);
+      return session;
+    } catch (error) {
+      session.abandon();
+      throw error;
+    }
+  }
+
+  /** A connection's cached era was contradicted: forget it and negotiate again (probing). */
+  private async renegotiate(url: string, options: ConnectOptions, signal: AbortSignal, ctx: SessionContext): Promise<Session> {
+    this.eras.forget(url);
+    return this.negotiate(url, { ...options, resume: undefined }, signal, ctx);
   }
 
   async dispose(): Promise<void> {
+    this.disposed = true;
+    for (const attempt of this.connecting) attempt.abort(new ConnectionClosedError('the client was disposed during connect'));
+    for (const connection of this.connections) connection.abandon();
+    this.connections.clear();
+    // Destroying the agent ends every socket, whatever a broken variant left running.
     await this.agent.destroy();
+    await this.background.settled();
   }
-
-  private headers(extra: Record<string, string> = {}): Record<string, string> {
-    const headers: Record<string, string> = { ...extra };
-    if (this.session !== undefined) headers['mcp-session-id'] = this.session;
-    if (this.version !== undefined && this.rules.sendProtocolVersionHeader && requiresProtocolVersionHeader(this.version)) {
-      headers['mcp-protocol-version'] = this.version;
-    }
-    return headers;
-  }
-
-  private post(body: JsonRpcMessage, signal: AbortSignal) {
-    return fetch(this.url, {
-      method: 'POST',
-      headers: this.headers({ 'content-type': 'application/json', accept: 'application/json, text/event-stream' }),
-      body: JSON.stringify(body),
-      dispatcher: this.agent,
-      signal,
-    });
-  }
-
-  private async notify(method: string, params: Record<string, unknown> | undefined, signal: AbortSignal): Promise<void> {
-    const response = await this.post({ jsonrpc: '2.0', method, ...(params ? { params } : {}) }, signal);
-    const text = await response.text();
-    if (response.status !== 202 && !response.ok) throw new HttpError(response.status, text);
-  }
-
-  private async request(method: string, params: Record<string, unknown>, signal: AbortSignal) {
-    if (this.closed) throw new Error('connection is closed');
-    const id = this.nextId++;
-    const response = await this.post({ jsonrpc: '2.0', id, method, params }, signal);
-    if (!response.ok) throw new HttpError(response.status, await response.text());
-    const answer = await readAnswer(response, id);
-    if (answer.error) throw new JsonRpcError(answer.error);
-    return { response, result: answer.result ?? {} };
-  }
-}
-
-/** Reads a JSON body or an SSE stream until the response to `id` arrives. */
-async function readAnswer(response: Awaited<ReturnType<typeof fetch>>, id: number): Promise<JsonRpcMessage> {
-  const type = response.headers.get('content-type') ?? '';
-  if (type.includes('application/json')) {
-    const body = (await response.json()) as JsonRpcMessage | JsonRpcMessage[];
-    const found = (Array.isArray(body) ? body : [body]).find((m) => m.id === id);
-    if (!found) throw new Error(`JSON response carried no answer to request ${id}`);
-    return found;
-  }
-  if (!type.includes('text/event-stream') || !response.body) throw new Error(`unexpected content type "${type}"`);
-  const parser = new SseParser();
-  const decoder = new TextDecoder();
-  for await (const chunk of response.body) {
-    for (const event of parser.push(decoder.decode(chunk, { stream: true }))) {
-      if (event.data === '' || (event.event !== undefined && event.event !== 'message')) continue;
-      const message = JSON.parse(event.data) as JsonRpcMessage;
-      // Returning from the loop cancels the rest of the stream.
-      if (message.id === id && message.method === undefined) return message;
-    }
-  }
-  throw new Error(`SSE stream ended without an answer to request ${id}`);
-}
-
-function operationSignal(options: OperationOptions): AbortSignal {
-  const signals = [options.signal, options.timeoutMs === undefined ? undefined : AbortSignal.timeout(options.timeoutMs)];
-  return AbortSignal.any(signals.filter((s): s is AbortSignal => s !== undefined));
 }

@@ -1,31 +1,48 @@
 // The reference client as adapters, and its broken variants: each flips exactly one rule and is named for it.
-import { stateless, type ClientAdapter } from '../adapter.ts';
-import { connectReference, REFERENCE_REVISIONS, SPEC_RULES, type ReferenceRules } from './client.ts';
+import { FEATURES, type ClientAdapter, type Feature } from '../adapter.ts';
+import { ReferenceClient, type ReferenceClientOptions } from './client.ts';
+import { REFERENCE_REVISIONS } from './protocol.ts';
+import { SPEC_RULES, withRuleBroken, type ReferenceRules, type RuleName } from './rules.ts';
+import { VARIANT_SPECS } from './variants.ts';
+
+export { ReferenceClient, type ReferenceClientOptions } from './client.ts';
+export { REFERENCE_REVISIONS } from './protocol.ts';
+export { RULES, SPEC_RULES, withRuleBroken, type ReferenceRules, type RuleName } from './rules.ts';
+export { VARIANT_SPECS, type VariantSpec } from './variants.ts';
+
+/** Every feature of the contract: the reference client implements them all. */
+export const REFERENCE_FEATURES = Object.keys(FEATURES) as Feature[];
+
+/** A fresh reference client instance (what `start()` returns). */
+export function createReferenceClient(options: ReferenceClientOptions = {}): ReferenceClient {
+  return new ReferenceClient(options);
+}
 
 function referenceAdapter(name: string, description: string, rules: ReferenceRules): ClientAdapter {
   return {
     name,
     description,
     revisions: REFERENCE_REVISIONS,
-    features: ['mode-legacy'],
-    start: stateless((url, options) => connectReference(url, rules, options.timeoutMs)),
+    features: REFERENCE_FEATURES,
+    start: async () => createReferenceClient({ rules }),
   };
 }
 
-export const referenceClient = referenceAdapter('reference', 'Spec-correct reference client (undici)', SPEC_RULES);
+/** A broken variant: the adapter, the rule it flips and the scenarios it is meant to fail. */
+export interface BrokenVariant extends ClientAdapter {
+  readonly rule: RuleName;
+  readonly breaks: readonly string[];
+}
+
+export const referenceClient: ClientAdapter = referenceAdapter(
+  'reference',
+  "Spec-correct reference client (undici): 2024-11-05 … 2026-07-28, negotiation legacy (default) | auto | pin, every feature",
+  SPEC_RULES,
+);
 
 /** Broken variants, each paired with the one rule it breaks. */
-export const brokenVariants: readonly ClientAdapter[] = [
-  referenceAdapter('broken-skips-initialized', 'Reference client that never sends notifications/initialized', {
-    ...SPEC_RULES,
-    sendInitializedNotification: false,
-  }),
-  referenceAdapter('broken-omits-version-header', 'Reference client that never sends MCP-Protocol-Version', {
-    ...SPEC_RULES,
-    sendProtocolVersionHeader: false,
-  }),
-  referenceAdapter('broken-never-deletes', 'Reference client that never DELETEs its session', {
-    ...SPEC_RULES,
-    deleteSessionOnClose: false,
-  }),
-];
+export const brokenVariants: readonly BrokenVariant[] = VARIANT_SPECS.map((spec) => ({
+  ...referenceAdapter(spec.name, spec.description, withRuleBroken(spec.rule)),
+  rule: spec.rule,
+  breaks: spec.breaks,
+}));

@@ -1,3 +1,4 @@
+import { delete405 } from '../../servers/personalities/delete-405.ts';
 import { requiresProtocolVersionHeader, specUrl, STREAMABLE_REVISIONS, type Revision } from '../../servers/revisions.ts';
 import { check, clientCompleted } from '../checks.ts';
 import type { Check, Scenario } from '../scenario.ts';
@@ -10,15 +11,24 @@ const sessionManagement = (revision: Revision, level: 'MUST' | 'SHOULD') => ({
 
 export const deleteIssuedSession: Scenario = {
   id: 'disposal/delete-issued-session',
-  title: 'Closing sends DELETE with the issued session id (and MCP-Protocol-Version from 2025-06-18)',
+  title: 'Closing sends DELETE with the issued session id (and MCP-Protocol-Version from 2025-06-18); a 405 answer is not an error',
   revisions: STREAMABLE_REVISIONS,
   requires: [],
   source: { spec: sessionManagement('2025-06-18', 'SHOULD') },
-  async run({ connect, bounded, observe }) {
+  async run({ connect, bounded, observe, startServer }) {
     const client = await connect();
     observe('sessionId', (await bounded(client.info(), 'info')).sessionId);
     await bounded(client.listTools(), 'tools/list');
     await bounded(client.close(), 'close');
+    // A server that keeps its sessions answers DELETE 405 (MAY): closing must still succeed.
+    const keeper = await startServer({ personalities: [delete405()] });
+    const second = await connect({}, { server: keeper });
+    await bounded(second.listTools(), 'tools/list on the server that answers DELETE 405');
+    try {
+      await bounded(second.close(), 'close against DELETE 405');
+    } catch (error) {
+      observe('closeAfter405Error', String(error));
+    }
   },
   judge(evidence) {
     const { revision } = evidence;
@@ -41,6 +51,22 @@ export const deleteIssuedSession: Scenario = {
         deletes,
       ),
     ];
+    const keeper = evidence.otherServers[0];
+    const refused = keeper?.exchanges.filter((exchange) => exchange.method === 'DELETE' && exchange.status === 405) ?? [];
+    const closeError = evidence.observed.closeAfter405Error;
+    checks.push(
+      check(
+        'delete-405-not-an-error',
+        { ...sessionManagement(revision, 'SHOULD'), section: 'Transports › Session Management: the server MAY answer DELETE with 405' },
+        closeError === undefined,
+        closeError === undefined
+          ? refused.length > 0
+            ? 'closing succeeded although DELETE got 405'
+            : 'closing succeeded (no DELETE reached the server that answers 405)'
+          : `closing failed because DELETE got 405: ${String(closeError)}`,
+        refused,
+      ),
+    );
     if (requiresProtocolVersionHeader(revision) && forIssued.length > 0) {
       const unversioned = forIssued.filter((exchange) => exchange.requestHeaders['mcp-protocol-version'] !== revision);
       checks.push(

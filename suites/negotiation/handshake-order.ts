@@ -75,4 +75,19 @@ export const handshakeOrder: Scenario = {
       ),
     ];
   },
+  doctored: [
+    {
+      check: 'initialize-first',
+      how: 'the tools/list exchange moved to the front',
+      doctor: (e) => {
+        const list = e.exchanges.find((x) => x.requestMessages.some((m) => m.method === 'tools/list'))!;
+        return { ...e, exchanges: [list, ...e.exchanges.filter((x) => x !== list)] };
+      },
+    },
+    {
+      check: 'only-ping-before-result',
+      how: 'tools/list arriving while initialize was unanswered',
+      doctor: (e) => ({ ...e, exchanges: e.exchanges.map((x) => (x.requestMessages.some((m) => m.method === 'tools/list') ? { ...x, startedAt: 0 } : x)) }),
+    },
+  ],
 };

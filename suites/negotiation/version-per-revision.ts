@@ -21,7 +21,10 @@ export const versionPerRevision: Scenario = {
     const reported = evidence.observed.negotiatedVersion;
     const checks: Check[] = [
       clientCompleted(evidence, negotiation),
-      check('reported-version', negotiation, reported === revision, `the server answered ${revision}; the client reports ${String(reported)}`),
+      // A client that does not expose the version it negotiated cannot be judged on it: informational.
+      reported === undefined
+        ? check('reported-version', { ...negotiation, level: 'MAY' }, false, `the client does not report the version it negotiated (the server answered ${revision})`)
+        : check('reported-version', negotiation, reported === revision, `the server answered ${revision}; the client reports ${String(reported)}`),
     ];
     if (requiresProtocolVersionHeader(revision)) {
       const initIndex = evidence.exchanges.findIndex((exchange) => exchange.requestMessages.some((m) => m.method === 'initialize'));
@@ -45,4 +48,7 @@ export const versionPerRevision: Scenario = {
     }
     return checks;
   },
+  doctored: [
+    { check: 'reported-version', how: 'the client reports 1999-01-01', doctor: (e) => ({ ...e, observed: { ...e.observed, negotiatedVersion: '1999-01-01' } }) },
+  ],
 };

@@ -1,0 +1,298 @@
+// Where the adapter under test comes from, for the command line (`run --adapter`, `run --adapter-command`) and for
+// `npm test` (MCP_CONFORMANCE_ADAPTER, MCP_CONFORMANCE_ADAPTER_COMMAND): a built-in name, a module, or a program
+// that speaks the line protocol (docs/line-protocol.md). Every problem is an AdapterLoadError with one line that
+// says what is wrong and where.
+import { existsSync, statSync } from 'node:fs';
+import { dirname, isAbsolute, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { REVISIONS } from '../servers/revisions.ts';
+import { FEATURES, type ClientAdapter } from './adapter.ts';
+import { findAdapter } from './index.ts';
+import { ClientProcessError, DEFAULT_HELLO_TIMEOUT_MS, listProblems, processAdapter, type ProcessAdapterConfig } from './process/adapter.ts';
+
+/** Below the runner's 5 s bound on each operation, so a hung program is named by the process adapter first. */
+export const DEFAULT_PROCESS_OPERATION_TIMEOUT_MS = 4_000;
+
+/** The environment variables `npm test` (suites/conformance.test.ts) and the command line read. */
+export const ADAPTER_ENV = {
+  /** A built-in adapter name or a module path, added to the adapters `npm test` runs. */
+  adapter: 'MCP_CONFORMANCE_ADAPTER',
+  /** A line-protocol program, e.g. "python3 clients/drivers/python/driver.py", added likewise. */
+  command: 'MCP_CONFORMANCE_ADAPTER_COMMAND',
+  /** Deadline for each operation of a line-protocol program (default 4000). */
+  operationTimeout: 'MCP_CONFORMANCE_OPERATION_TIMEOUT_MS',
+  /** Deadline for its hello line (default 10000). */
+  helloTimeout: 'MCP_CONFORMANCE_HELLO_TIMEOUT_MS',
+} as const;
+
+export class AdapterLoadError extends Error {
+  override name = 'AdapterLoadError';
+}
+
+export interface LoadOptions {
+  /** Relative module paths and programs resolve against it (default: the working directory). */
+  cwd?: string;
+  /** Each operation of a line-protocol program (default 4000 ms). */
+  operationTimeoutMs?: number;
+  /** The hello of a line-protocol program, and an adapter factory's promise (default 10 000 ms). */
+  helloTimeoutMs?: number;
+  /** Refuse process adapters (the Node driver, which is itself the out-of-process side). */
+  inProcessOnly?: boolean;
+}
+
+/** True for something that names a module rather than a built-in adapter. */
+export function isModulePath(spec: string): boolean {
+  return /[/\\]/.test(spec) || /\.[cm]?[jt]s$/.test(spec);
+}
+
+/** `--adapter <spec>`: a built-in adapter name or a module path. */
+export async function loadAdapter(spec: string, options: LoadOptions = {}): Promise<ClientAdapter> {
+  if (!isModulePath(spec)) {
+    const adapter = findAdapter(spec);
+    if (!adapter) throw new AdapterLoadError(`no built-in adapter named "${spec}"; see \`mcp-client-conformance adapters\``);
+    return adapter;
+  }
+  return loadModule(spec, options);
+}
+
+/** `--adapter-command "<program> [args]"`: a line-protocol program, spawned once. */
+export async function loadAdapterCommand(line: string, options: LoadOptions = {}): Promise<ClientAdapter> {
+  const [command, ...args] = splitCommandLine(line);
+  if (command === undefined) throw new AdapterLoadError('the adapter command is empty');
+  return startProgram({ command, args, cwd: options.cwd, operationTimeoutMs: options.operationTimeoutMs ?? DEFAULT_PROCESS_OPERATION_TIMEOUT_MS, helloTimeoutMs: options.helloTimeoutMs }, '');
+}
+
+/**
+ * What the command line was given: exactly one of `--adapter` and `--adapter-command`. Timeouts come from the
+ * environment (MCP_CONFORMANCE_OPERATION_TIMEOUT_MS, MCP_CONFORMANCE_HELLO_TIMEOUT_MS) unless `options` sets them.
+ */
+export async function loadChosenAdapter(choice: { adapter?: string; command?: string }, options: LoadOptions = {}): Promise<ClientAdapter> {
+  if (choice.adapter !== undefined && choice.command !== undefined) throw new AdapterLoadError('give --adapter or --adapter-command, not both');
+  const settings = { ...timeoutsFromEnv(), ...options };
+  if (choice.command !== undefined) return loadAdapterCommand(choice.command, settings);
+  if (choice.adapter !== undefined) return loadAdapter(choice.adapter, settings);
+  throw new AdapterLoadError('run needs --adapter <name or module> or --adapter-command "<program>"; see `mcp-client-conformance adapters`');
+}
+
+/** The timeouts the environment sets, if any. */
+export function timeoutsFromEnv(env: NodeJS.ProcessEnv = process.env): Pick<LoadOptions, 'operationTimeoutMs' | 'helloTimeoutMs'> {
+  const read = (name: string): number | undefined => {
+    const raw = env[name];
+    if (raw === undefined || raw === '') return undefined;
+    const value = Number(raw);
+    if (!Number.isFinite(value) || value <= 0) throw new AdapterLoadError(`${name} must be a positive number of milliseconds, not "${raw}"`);
+    return value;
+  };
+  const operationTimeoutMs = read(ADAPTER_ENV.operationTimeout);
+  const helloTimeoutMs = read(ADAPTER_ENV.helloTimeout);
+  return { ...(operationTimeoutMs !== undefined ? { operationTimeoutMs } : {}), ...(helloTimeoutMs !== undefined ? { helloTimeoutMs } : {}) };
+}
+
+/**
+ * The adapters the environment adds to `npm test`: MCP_CONFORMANCE_ADAPTER (a built-in name or a module path) and
+ * MCP_CONFORMANCE_ADAPTER_COMMAND (a line-protocol program). Empty when neither is set. The caller shuts them down.
+ */
+export async function adaptersFromEnv(env: NodeJS.ProcessEnv = process.env, options: LoadOptions = {}): Promise<ClientAdapter[]> {
+  const adapters: ClientAdapter[] = [];
+  const settings = { ...timeoutsFromEnv(env), ...options };
+  try {
+    const spec = env[ADAPTER_ENV.adapter];
+    if (spec) adapters.push(await prefixed(ADAPTER_ENV.adapter, loadAdapter(spec, settings)));
+    const command = env[ADAPTER_ENV.command];
+    if (command) adapters.push(await prefixed(ADAPTER_ENV.command, loadAdapterCommand(command, settings)));
+  } catch (error) {
+    await Promise.allSettled(adapters.map((adapter) => adapter.shutdown?.()));
+    throw error;
+  }
+  return adapters;
+}
+
+async function prefixed<T>(variable: string, loading: Promise<T>): Promise<T> {
+  try {
+    return await loading;
+  } catch (error) {
+    throw error instanceof AdapterLoadError ? new AdapterLoadError(`${variable}: ${error.message}`) : error;
+  }
+}
+
+/**
+ * Splits a command line into a program and its arguments the way a shell splits words: whitespace separates,
+ * single quotes keep everything, double quotes keep everything but `\"` and `\\`, a backslash escapes the next
+ * character. Nothing else is interpreted: no variables, globs, pipes or redirections.
+ */
+export function splitCommandLine(line: string): string[] {
+  const words: string[] = [];
+  let word = '';
+  let inWord = false;
+  let quote: '"' | "'" | undefined;
+  for (let i = 0; i < line.length; i++) {
+    const c = line[i]!;
+    if (quote) {
+      if (c === quote) quote = undefined;
+      else if (c === '\\' && quote === '"' && (line[i + 1] === '"' || line[i + 1] === '\\')) word += line[++i];
+      else word += c;
+    } else if (c === '"' || c === "'") {
+      quote = c;
+      inWord = true;
+    } else if (c === '\\' && i + 1 < line.length) {
+      word += line[++i];
+      inWord = true;
+    } else if (/\s/.test(c)) {
+      if (inWord) words.push(word);
+      word = '';
+      inWord = false;
+    } else {
+      word += c;
+      inWord = true;
+    }
+  }
+  if (quote) throw new AdapterLoadError(`the adapter command has an unterminated ${quote} quote: ${line}`);
+  if (inWord) words.push(word);
+  return words;
+}
+
+/** What keeps a value from being a ClientAdapter, one phrase per member; empty when it is one. */
+export function adapterProblems(value: unknown): string[] {
+  if (typeof value !== 'object' || value === null) return [`it is ${kindOf(value)}`];
+  const adapter = value as Record<string, unknown>;
+  const problems: string[] = [];
+  if (adapter.name === undefined) problems.push('name is missing');
+  else if (typeof adapter.name !== 'string' || adapter.name.trim() === '') problems.push('name is not a non-empty string');
+  if (adapter.description === undefined) problems.push('description is missing');
+  else if (typeof adapter.description !== 'string') problems.push('description is not a string');
+  problems.push(...listProblems(adapter, 'revisions', REVISIONS, 'revision'));
+  problems.push(...listProblems(adapter, 'features', Object.keys(FEATURES), 'feature'));
+  if (adapter.start === undefined) problems.push('start is missing');
+  else if (typeof adapter.start !== 'function') problems.push('start is not a function');
+  if (adapter.shutdown !== undefined && typeof adapter.shutdown !== 'function') problems.push('shutdown is not a function');
+  return problems;
+}
+
+const CONFIG_MEMBERS = ['command', 'args', 'cwd', 'env', 'operationTimeoutMs', 'helloTimeoutMs', 'shutdownStepMs', 'trace'];
+
+/** What keeps a value from being a process adapter config (operationTimeoutMs may be left out here). */
+export function processConfigProblems(value: unknown): string[] {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return [`it is ${kindOf(value)}`];
+  const config = value as Record<string, unknown>;
+  const problems: string[] = [];
+  if (config.command === undefined) problems.push('command is missing');
+  else if (typeof config.command !== 'string' || config.command === '') problems.push('command is not a non-empty string');
+  if (config.args !== undefined) {
+    if (!Array.isArray(config.args)) problems.push('args is not an array');
+    else config.args.forEach((arg, index) => typeof arg !== 'string' && problems.push(`args[${index}] is not a string`));
+  }
+  if (config.cwd !== undefined && typeof config.cwd !== 'string') problems.push('cwd is not a string');
+  if (config.env !== undefined) {
+    if (typeof config.env !== 'object' || config.env === null || Array.isArray(config.env)) problems.push('env is not an object');
+    else for (const [key, entry] of Object.entries(config.env)) if (typeof entry !== 'string') problems.push(`env.${key} is not a string`);
+  }
+  for (const key of ['operationTimeoutMs', 'helloTimeoutMs', 'shutdownStepMs']) {
+    const entry = config[key];
+    if (entry !== undefined && !(typeof entry === 'number' && entry > 0 && Number.isFinite(entry))) problems.push(`${key} is not a positive number`);
+  }
+  if (config.trace !== undefined && typeof config.trace !== 'function') problems.push('trace is not a function');
+  for (const key of Object.keys(config)) if (!CONFIG_MEMBERS.includes(key)) problems.push(`${key} is not a config member (${CONFIG_MEMBERS.join(', ')})`);
+  return problems;
+}
+
+function kindOf(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  const type = typeof value;
+  return type === 'undefined' ? 'undefined' : `${/^[aeiou]/.test(type) ? 'an' : 'a'} ${type}`;
+}
+
+function firstLine(error: unknown): string {
+  if (!(error instanceof Error)) return String(error).split('\n')[0]!;
+  return `${error.name}: ${error.message.split('\n')[0]}`;
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return (typeof value === 'object' || typeof value === 'function') && value !== null && typeof (value as { then?: unknown }).then === 'function';
+}
+
+async function loadModule(spec: string, options: LoadOptions): Promise<ClientAdapter> {
+  const path = isAbsolute(spec) ? spec : resolve(options.cwd ?? process.cwd(), spec);
+  if (!existsSync(path) || !statSync(path).isFile()) throw new AdapterLoadError(`adapter module ${spec} not found (looked for ${path})`);
+  let module: Record<string, unknown>;
+  try {
+    module = (await import(pathToFileURL(path).href)) as Record<string, unknown>;
+  } catch (error) {
+    throw new AdapterLoadError(`adapter module ${spec} failed to load: ${firstLine(error)}`);
+  }
+  const where = `adapter module ${spec}`;
+  const exported = module.adapter !== undefined ? 'adapter' : module.default !== undefined ? 'default' : module.processAdapter !== undefined ? 'processAdapter' : undefined;
+  if (exported === undefined) {
+    throw new AdapterLoadError(
+      `${where} exports no adapter: expected a default export or an export named "adapter" (a ClientAdapter, or a function returning one), or an export named "processAdapter" (a process adapter config)`,
+    );
+  }
+  if (exported === 'processAdapter') {
+    if (options.inProcessOnly) throw new AdapterLoadError(`${where} exports a process adapter config; only in-process adapters can be used here`);
+    const config = module.processAdapter;
+    const problems = processConfigProblems(config);
+    if (problems.length > 0) throw new AdapterLoadError(`${where}: export "processAdapter" is not a process adapter config: ${problems.join('; ')}`);
+    const given = config as Partial<ProcessAdapterConfig> & { command: string };
+    const base = dirname(path);
+    return startProgram(
+      {
+        ...given,
+        // A program described next to its module runs there.
+        cwd: given.cwd === undefined ? base : resolve(base, given.cwd),
+        operationTimeoutMs: given.operationTimeoutMs ?? options.operationTimeoutMs ?? DEFAULT_PROCESS_OPERATION_TIMEOUT_MS,
+        helloTimeoutMs: given.helloTimeoutMs ?? options.helloTimeoutMs,
+      },
+      `${where}: `,
+    );
+  }
+
+  let candidate: unknown = module[exported];
+  let origin = `export "${exported}"`;
+  if (typeof candidate === 'function') {
+    origin = `the function exported as "${exported}"`;
+    try {
+      candidate = (candidate as () => unknown)();
+    } catch (error) {
+      throw new AdapterLoadError(`${where}: ${origin} threw ${firstLine(error)}`);
+    }
+  }
+  if (isThenable(candidate)) {
+    const timeoutMs = options.helloTimeoutMs ?? DEFAULT_HELLO_TIMEOUT_MS;
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      candidate = await Promise.race([
+        Promise.resolve(candidate),
+        new Promise((_, reject) => (timer = setTimeout(() => reject(new AdapterLoadError(`${where}: ${origin} did not settle within ${timeoutMs} ms`)), timeoutMs))),
+      ]);
+    } catch (error) {
+      if (error instanceof AdapterLoadError) throw error;
+      const reason = error instanceof ClientProcessError ? error.message : firstLine(error);
+      throw new AdapterLoadError(`${where}: ${origin} failed: ${reason}`);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+  const problems = adapterProblems(candidate);
+  if (problems.length > 0) {
+    // A factory may have started something (a process adapter whose hello was fine but whose shape is not).
+    const shutdown = (candidate as { shutdown?: unknown } | null)?.shutdown;
+    if (typeof shutdown === 'function') await Promise.resolve(shutdown.call(candidate)).catch(() => {});
+    const what = origin.startsWith('the function') ? `${origin} returned something that is not a ClientAdapter` : `${origin} is not a ClientAdapter`;
+    throw new AdapterLoadError(`${where}: ${what}: ${problems.join('; ')}`);
+  }
+  const adapter = candidate as ClientAdapter;
+  if (options.inProcessOnly && typeof (adapter as { pid?: unknown }).pid === 'number') {
+    await adapter.shutdown?.();
+    throw new AdapterLoadError(`${where}: ${origin} is a process adapter; only in-process adapters can be used here`);
+  }
+  return adapter;
+}
+
+async function startProgram(config: ProcessAdapterConfig, prefix: string): Promise<ClientAdapter> {
+  try {
+    return await processAdapter(config);
+  } catch (error) {
+    if (error instanceof ClientProcessError) throw new AdapterLoadError(`${prefix}${error.message}`);
+    throw error;
+  }
+}

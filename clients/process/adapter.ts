@@ -1,0 +1,576 @@
+// The process adapter: a client program in another process, driven over the line protocol
+// (docs/line-protocol.md, version 1). The program is spawned once per run, in its own process group,
+// and everything it does is bounded: every operation has a deadline, and a hang, a crash, a line that is
+// not protocol JSON or an answer to no request kills the whole group and fails that operation and every
+// later one at once with a message that names what happened, so a run goes on and reports each remaining
+// case as a client error instead of hanging.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { createInterface } from 'node:readline';
+import { REVISIONS, type Revision } from '../../servers/revisions.ts';
+import {
+  FEATURES,
+  type ClientAdapter,
+  type ClientConnection,
+  type ClientUnderTest,
+  type ConnectionInfo,
+  type ConnectOptions,
+  type Feature,
+  type OperationOptions,
+  type ToolResult,
+  type ToolSummary,
+} from '../adapter.ts';
+
+/** The line protocol version this harness speaks (the `protocol` member of the hello). */
+export const LINE_PROTOCOL_VERSION = 1;
+
+export const DEFAULT_HELLO_TIMEOUT_MS = 10_000;
+/** Each step of `shutdown()`: the polite request, then SIGTERM, then SIGKILL. */
+export const DEFAULT_SHUTDOWN_STEP_MS = 2_000;
+/** An operation that carries the client's own timeout is given this much longer before the harness gives up. */
+export const CLIENT_TIMEOUT_MARGIN_MS = 500;
+/** How many trailing stderr lines are kept for failure messages. */
+const STDERR_LINES = 20;
+/** How many of them a failure message shows. */
+const STDERR_SHOWN = 5;
+
+export interface ProcessAdapterConfig {
+  /** The program to run (looked up on PATH). No shell is involved. */
+  command: string;
+  args?: readonly string[];
+  /** Default: the harness's working directory. */
+  cwd?: string;
+  /** Added to the harness's environment. */
+  env?: Readonly<Record<string, string>>;
+  /** Deadline for each operation; one that carries a client timeout gets max(this, that + 500 ms). */
+  operationTimeoutMs: number;
+  /** Deadline for the hello line after spawning (default 10 s). */
+  helloTimeoutMs?: number;
+  /** Deadline for each step of shutdown (default 2 s). */
+  shutdownStepMs?: number;
+  /** Sees every protocol line, `out` to the program and `in` from it (for tests and debugging). */
+  trace?: (direction: 'out' | 'in', line: string) => void;
+}
+
+/** A process adapter: the contract, plus what a caller needs to supervise the program. */
+export interface ProcessAdapter extends ClientAdapter {
+  /** The program's pid, which is also its process group id. */
+  readonly pid: number;
+  /** Why the program is no longer usable, or undefined while it is. */
+  readonly failure: string | undefined;
+  /** Ends the program: a `shutdown` request, then SIGTERM, then SIGKILL of the group, each step bounded. */
+  shutdown(): Promise<void>;
+}
+
+/**
+ * Something went wrong with the program itself (not a client error it reported). The message is one line, so it
+ * reads in a verdict table as well as in a log: the reason, then the program's last stderr lines, if any.
+ */
+export class ClientProcessError extends Error {
+  /** The reason, without the stderr lines. */
+  readonly reason: string;
+  /** The program's last stderr lines when the error was raised. */
+  readonly stderr: readonly string[];
+  constructor(reason: string, stderr: readonly string[]) {
+    super(stderr.length === 0 ? reason : `${reason}; last stderr lines: ${stderr.slice(-STDERR_SHOWN).join(' | ')}`);
+    this.name = 'ClientProcessError';
+    this.reason = reason;
+    this.stderr = stderr;
+  }
+}
+
+/** The hello, as validated. */
+export interface Hello {
+  protocol: number;
+  name: string;
+  description: string;
+  revisions: Revision[];
+  features: Feature[];
+}
+
+/** What is wrong with a hello line, one phrase per member; empty when it is valid. */
+export function helloProblems(value: unknown): string[] {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return ['it is not a JSON object'];
+  const hello = value as Record<string, unknown>;
+  const problems: string[] = [];
+  if (!('protocol' in hello)) problems.push('protocol is missing');
+  else if (hello.protocol !== LINE_PROTOCOL_VERSION) problems.push(`protocol is ${JSON.stringify(hello.protocol)}, this harness speaks ${LINE_PROTOCOL_VERSION}`);
+  if (!('name' in hello)) problems.push('name is missing');
+  else if (typeof hello.name !== 'string' || hello.name.trim() === '') problems.push('name is not a non-empty string');
+  if (!('description' in hello)) problems.push('description is missing');
+  else if (typeof hello.description !== 'string') problems.push('description is not a string');
+  problems.push(...listProblems(hello, 'revisions', REVISIONS, 'revision'));
+  problems.push(...listProblems(hello, 'features', Object.keys(FEATURES), 'feature'));
+  return problems;
+}
+
+/** Problems with a list member whose items must be known names (shared with the module loader). */
+export function listProblems(holder: Record<string, unknown>, member: string, known: readonly string[], noun: string): string[] {
+  if (holder[member] === undefined) return [`${member} is missing`];
+  const list = holder[member];
+  if (!Array.isArray(list)) return [`${member} is not an array`];
+  return list.flatMap((item, index) => (typeof item === 'string' && known.includes(item) ? [] : [`${member}[${index}] (${JSON.stringify(item)}) is not a known ${noun}`]));
+}
+
+/** A command and its arguments as one line, quoted where needed, for messages. */
+export function commandLine(command: string, args: readonly string[] = []): string {
+  return [command, ...args].map((part) => (/^[\w@%+=:,./-]+$/.test(part) ? part : `'${part.replaceAll("'", "'\\''")}'`)).join(' ');
+}
+
+type Operation = 'start' | 'connect' | 'info' | 'listTools' | 'callTool' | 'cancel' | 'close' | 'dispose' | 'shutdown';
+
+interface Pending {
+  op: Operation;
+  resolve(result: unknown): void;
+  reject(error: Error): void;
+  timer: NodeJS.Timeout;
+}
+
+/** A client error the program reported, under the class name it gave (so reports read as they would in process). */
+function reportedError(error: { message: string; name?: unknown; code?: unknown }): Error {
+  const name = typeof error.name === 'string' && /^[A-Za-z_$][\w$]*$/.test(error.name) ? error.name : 'ClientError';
+  const Named = { [name]: class extends Error {} }[name]!;
+  const result = new Named(error.message) as Error & { code?: unknown };
+  if (error.code !== undefined) result.code = error.code;
+  return result;
+}
+
+// Every live program's process group, killed synchronously if the harness exits or is interrupted without
+// shutting its adapters down. (A program must also exit when its stdin ends: that covers SIGKILL of the harness.)
+const liveGroups = new Set<number>();
+const onSignal = (signal: NodeJS.Signals) => {
+  killAllGroups();
+  // Put the default behaviour back: if nobody else handles the signal, the harness ends as it would have.
+  uninstallHooks();
+  if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
+};
+const HOOKED_SIGNALS: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+let hooked = false;
+
+function killAllGroups(): void {
+  for (const pgid of liveGroups) killGroup(pgid, 'SIGKILL');
+}
+function installHooks(): void {
+  if (hooked) return;
+  hooked = true;
+  process.on('exit', killAllGroups);
+  for (const signal of HOOKED_SIGNALS) process.on(signal, onSignal);
+}
+function uninstallHooks(): void {
+  if (!hooked) return;
+  hooked = false;
+  process.off('exit', killAllGroups);
+  for (const signal of HOOKED_SIGNALS) process.off(signal, onSignal);
+}
+function killGroup(pgid: number, signal: NodeJS.Signals): void {
+  // Never -1 or 0: those would signal every process we may signal, or our own group.
+  if (!Number.isSafeInteger(pgid) || pgid <= 1) return;
+  try {
+    process.kill(-pgid, signal);
+  } catch {
+    // ESRCH: the group is gone already.
+  }
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
+}
+
+class ProgramSupervisor {
+  readonly config: ProcessAdapterConfig;
+  readonly child: ChildProcess;
+  readonly pid: number;
+  private label: string;
+  private readonly stderr: string[] = [];
+  private stderrPartial = '';
+  private readonly pending = new Map<number, Pending>();
+  private nextId = 1;
+  private hello: { resolve(hello: Hello): void; reject(error: Error): void } | undefined;
+  private failureReason: string | undefined;
+  private failureError: ClientProcessError | undefined;
+  private shuttingDown = false;
+  private readonly exited: Promise<void>;
+  private hasExited = false;
+  private readonly closed: Promise<void>;
+
+  constructor(config: ProcessAdapterConfig) {
+    this.config = config;
+    this.label = `client ${JSON.stringify(commandLine(config.command, config.args))}`;
+    this.child = spawn(config.command, [...(config.args ?? [])], {
+      cwd: config.cwd,
+      env: { ...process.env, ...config.env },
+      stdio: ['pipe', 'pipe', 'pipe'],
+      // Its own process group, so the program and everything it starts are killed together.
+      detached: true,
+    });
+    this.pid = this.child.pid ?? -1;
+    if (this.pid > 0) {
+      liveGroups.add(this.pid);
+      installHooks();
+    }
+    this.exited = new Promise((resolve) => {
+      this.child.once('exit', () => {
+        this.hasExited = true;
+        resolve();
+      });
+      this.child.once('error', () => {
+        if (this.pid <= 0) {
+          this.hasExited = true;
+          resolve();
+        }
+      });
+    });
+    this.closed = new Promise((resolve) => this.child.once('close', () => resolve()));
+    this.child.once('error', (error) => this.fail(`could not be started: ${error.message}`, { prefix: 'cannot start' }));
+    this.child.once('exit', (code, signal) => void this.onExit(code, signal));
+    // A write to a program that has gone is reported by its exit, not by the pipe.
+    this.child.stdin!.on('error', () => {});
+    this.child.stderr!.setEncoding('utf8');
+    this.child.stderr!.on('data', (chunk: string) => this.onStderr(chunk));
+    const lines = createInterface({ input: this.child.stdout!, crlfDelay: Infinity });
+    lines.on('line', (line) => this.onLine(line));
+  }
+
+  get failure(): string | undefined {
+    return this.failureReason;
+  }
+
+  /** Resolves with the validated hello, or rejects (and the program is killed) within the hello timeout. */
+  awaitHello(): Promise<Hello> {
+    const timeoutMs = this.config.helloTimeoutMs ?? DEFAULT_HELLO_TIMEOUT_MS;
+    return new Promise<Hello>((resolve, reject) => {
+      const timer = setTimeout(() => this.fail(`printed no hello within ${timeoutMs} ms`, { killed: true }), timeoutMs);
+      this.hello = {
+        resolve: (hello) => {
+          clearTimeout(timer);
+          this.hello = undefined;
+          this.label = `client ${hello.name}`;
+          resolve(hello);
+        },
+        reject: (error) => {
+          clearTimeout(timer);
+          this.hello = undefined;
+          reject(error);
+        },
+      };
+      if (this.failureError) this.hello.reject(this.failureError);
+    });
+  }
+
+  /** Sends one request and resolves with its result; every failure is an Error naming what happened. */
+  request(op: Operation, members: Record<string, unknown>, timeoutMs: number, options: { killOnTimeout?: boolean; onSent?: (id: number) => void } = {}): Promise<unknown> {
+    if (this.failureReason !== undefined) return Promise.reject(this.notRunning());
+    const id = this.nextId++;
+    return new Promise<unknown>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        if (!this.pending.has(id)) return;
+        if (options.killOnTimeout === false || this.failureReason !== undefined) {
+          this.pending.delete(id);
+          reject(this.failureReason !== undefined ? this.notRunning() : new ClientProcessError(`${this.label} did not answer ${op} within ${timeoutMs} ms`, this.stderrLines()));
+        } else {
+          this.fail(`did not answer ${op} within ${timeoutMs} ms`, { killed: true });
+        }
+      }, timeoutMs);
+      this.pending.set(id, { op, resolve, reject, timer });
+      this.write({ id, ...members, op });
+      options.onSent?.(id);
+    });
+  }
+
+  /** Ends the program politely if it can, by force if it must; bounded, and safe to call twice. */
+  async shutdown(): Promise<void> {
+    const step = this.config.shutdownStepMs ?? DEFAULT_SHUTDOWN_STEP_MS;
+    if (!this.shuttingDown) {
+      this.shuttingDown = true;
+      if (this.failureReason === undefined && !this.hasExited) {
+        await this.request('shutdown', {}, step, { killOnTimeout: false }).catch(() => {});
+      }
+      this.markFailed('the adapter was shut down');
+    }
+    if (!(await this.waitForExit(step))) {
+      killGroup(this.pid, 'SIGTERM');
+      if (!(await this.waitForExit(step))) {
+        killGroup(this.pid, 'SIGKILL');
+        await this.waitForExit(step);
+      }
+    }
+    // Whatever the program started and left behind in its group goes with it.
+    killGroup(this.pid, 'SIGKILL');
+    this.forget();
+  }
+
+  private write(message: Record<string, unknown>): void {
+    const line = JSON.stringify(message);
+    this.config.trace?.('out', line);
+    this.child.stdin!.write(`${line}\n`);
+  }
+
+  private async waitForExit(timeoutMs: number): Promise<boolean> {
+    if (this.hasExited || this.pid <= 0) return true;
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), timeoutMs)));
+    const result = await Promise.race([this.exited.then(() => true as const), timedOut]);
+    clearTimeout(timer);
+    return result;
+  }
+
+  private forget(): void {
+    liveGroups.delete(this.pid);
+    if (liveGroups.size === 0) uninstallHooks();
+  }
+
+  private onStderr(chunk: string): void {
+    const parts = (this.stderrPartial + chunk).split('\n');
+    this.stderrPartial = parts.pop()!;
+    for (const line of parts) this.keepStderr(line);
+  }
+
+  private keepStderr(line: string): void {
+    const trimmed = line.replace(/\r$/, '');
+    if (trimmed.trim() === '') return;
+    this.stderr.push(trimmed.length > 300 ? `${trimmed.slice(0, 300)}…` : trimmed);
+    if (this.stderr.length > STDERR_LINES) this.stderr.shift();
+  }
+
+  private stderrLines(): string[] {
+    return this.stderrPartial.trim() === '' ? [...this.stderr] : [...this.stderr, this.stderrPartial];
+  }
+
+  private onLine(line: string): void {
+    if (this.failureReason !== undefined) return;
+    if (line.trim() === '') return;
+    this.config.trace?.('in', line);
+    let message: unknown;
+    try {
+      message = JSON.parse(line);
+    } catch {
+      return this.fail(`printed a line that is not line-protocol JSON${this.hello ? ' before its hello' : ''}: ${quote(line)}`, { killed: true });
+    }
+    if (this.hello) {
+      const problems = helloProblems(message);
+      if (problems.length > 0) return this.fail(`sent an invalid hello: ${problems.join('; ')}`, { killed: true });
+      const hello = message as Record<string, unknown>;
+      return this.hello.resolve({
+        protocol: hello.protocol as number,
+        name: hello.name as string,
+        description: hello.description as string,
+        revisions: hello.revisions as Revision[],
+        features: hello.features as Feature[],
+      });
+    }
+    const problem = responseProblem(message);
+    if (problem) return this.fail(`printed a line that is not a line-protocol answer (${problem}): ${quote(line)}`, { killed: true });
+    const answer = message as { id: number; result?: unknown; error?: { message: string; name?: unknown; code?: unknown } };
+    const pending = this.pending.get(answer.id);
+    if (!pending) return this.fail(`answered request ${answer.id}, which is not in flight`, { killed: true });
+    this.pending.delete(answer.id);
+    clearTimeout(pending.timer);
+    if (answer.error) pending.reject(reportedError(answer.error));
+    else pending.resolve(answer.result);
+  }
+
+  private async onExit(code: number | null, signal: NodeJS.Signals | null): Promise<void> {
+    // Whatever the program started and left behind in its group goes with it.
+    killGroup(this.pid, 'SIGKILL');
+    // Let its last lines (an answer, a traceback) arrive before reporting, but not for long.
+    await Promise.race([this.closed, delay(200)]);
+    if (this.stderrPartial !== '') {
+      this.keepStderr(this.stderrPartial);
+      this.stderrPartial = '';
+    }
+    const how = code !== null ? `exited with code ${code}` : `was killed by ${signal}`;
+    if (this.failureReason !== undefined) {
+      // Already failed or shutting down: nothing may wait any longer.
+    } else if (this.hello) this.fail(`${how} before its hello`);
+    else if (this.shuttingDown) this.markFailed('the adapter was shut down');
+    else {
+      const ops = [...new Set([...this.pending.values()].map((p) => p.op))];
+      this.fail(ops.length > 0 ? `${how} before it answered ${ops.join(', ')}` : how, { also: how });
+    }
+    this.markFailed(`it ${how}`);
+    this.forget();
+  }
+
+  /** The program is unusable: kill its group (if asked), fail what is waiting, and remember why. */
+  private fail(reason: string, options: { killed?: boolean; prefix?: string; also?: string } = {}): void {
+    if (this.failureReason !== undefined) return;
+    if (options.killed) killGroup(this.pid, 'SIGKILL');
+    const error = new ClientProcessError(options.prefix ? `${options.prefix} ${this.label}: ${reason.replace(/^could not be started: /, '')}` : `${this.label} ${reason}`, this.stderrLines());
+    this.failureError = error;
+    const waiting = [...this.pending.values()];
+    this.pending.clear();
+    this.markFailed(options.killed ? `it was killed because it ${reason}` : `it ${options.also ?? reason}`);
+    const hello = this.hello;
+    // Settle once the program is gone, so whoever sees the error also sees no process left (bounded).
+    void Promise.race([this.exited, delay(1_000)]).then(() => {
+      for (const pending of waiting) {
+        clearTimeout(pending.timer);
+        pending.reject(error);
+      }
+      hello?.reject(error);
+    });
+  }
+
+  /** Remembers why the program is unusable (the first reason wins) and fails whatever still waits on it. */
+  private markFailed(why: string): void {
+    this.failureReason ??= why;
+    const waiting = [...this.pending.values()];
+    this.pending.clear();
+    for (const pending of waiting) {
+      clearTimeout(pending.timer);
+      pending.reject(this.notRunning());
+    }
+  }
+
+  private notRunning(): ClientProcessError {
+    return new ClientProcessError(`${this.label} is not running: ${this.failureReason}`, this.stderrLines());
+  }
+}
+
+function quote(line: string): string {
+  return JSON.stringify(line.length > 200 ? `${line.slice(0, 200)}…` : line);
+}
+
+/** Why a parsed line is not an answer, or undefined when it is one. */
+function responseProblem(message: unknown): string | undefined {
+  if (typeof message !== 'object' || message === null || Array.isArray(message)) return 'not a JSON object';
+  const answer = message as Record<string, unknown>;
+  if (!('id' in answer)) return 'no "id"';
+  if (!Number.isSafeInteger(answer.id) || (answer.id as number) < 1) return '"id" is not a positive integer';
+  const hasResult = 'result' in answer;
+  const hasError = 'error' in answer;
+  if (hasResult === hasError) return 'it needs exactly one of "result" and "error"';
+  if (hasResult && (typeof answer.result !== 'object' || answer.result === null || Array.isArray(answer.result))) return '"result" is not an object';
+  if (hasError) {
+    const error = answer.error as Record<string, unknown> | null;
+    if (typeof error !== 'object' || error === null || typeof error.message !== 'string') return '"error" has no "message" string';
+  }
+  return undefined;
+}
+
+/** An answer whose result does not have the shape its operation promises. */
+function invalidResult(label: string, op: Operation, why: string): ClientProcessError {
+  return new ClientProcessError(`${label} answered ${op} with an invalid result: ${why}`, []);
+}
+
+function operationLimit(base: number, clientTimeoutMs: number | undefined): number {
+  return clientTimeoutMs === undefined ? base : Math.max(base, clientTimeoutMs + CLIENT_TIMEOUT_MARGIN_MS);
+}
+
+/** Spawns the program once, reads its hello, and returns the adapter that drives it. */
+export async function processAdapter(config: ProcessAdapterConfig): Promise<ProcessAdapter> {
+  if (!(config.operationTimeoutMs > 0)) throw new TypeError('processAdapter: operationTimeoutMs must be a positive number of milliseconds');
+  // spawn would report a missing working directory as a missing program (ENOENT): say which it is.
+  if (config.cwd !== undefined && !existsSync(config.cwd)) {
+    throw new ClientProcessError(`cannot start client ${JSON.stringify(commandLine(config.command, config.args))}: its working directory ${config.cwd} does not exist`, []);
+  }
+  const program = new ProgramSupervisor(config);
+  let hello: Hello;
+  try {
+    hello = await program.awaitHello();
+  } catch (error) {
+    await program.shutdown();
+    throw error;
+  }
+  const label = `client ${hello.name}`;
+  const timeout = config.operationTimeoutMs;
+  const cancellable = hello.features.includes('cancellation');
+  // A case id names one client instance from start to dispose; a case started again while live gets a suffix.
+  const liveCases = new Set<string>();
+
+  const operation = async (op: Operation, members: Record<string, unknown>, clientTimeoutMs?: number, signal?: AbortSignal) => {
+    if (!signal || !cancellable) return program.request(op, members, operationLimit(timeout, clientTimeoutMs));
+    let sentId: number | undefined;
+    const cancel = () => {
+      if (sentId !== undefined) void program.request('cancel', { case: members.case, target: sentId }, timeout).catch(() => {});
+    };
+    try {
+      return await program.request(op, members, operationLimit(timeout, clientTimeoutMs), {
+        onSent: (id) => {
+          sentId = id;
+          if (signal.aborted) cancel();
+          else signal.addEventListener('abort', cancel, { once: true });
+        },
+      });
+    } finally {
+      signal.removeEventListener('abort', cancel);
+    }
+  };
+
+  const connectionFor = (caseKey: string, connection: string): ClientConnection => {
+    const on = { case: caseKey, connection };
+    return {
+      async info(): Promise<ConnectionInfo> {
+        const result = (await operation('info', on)) as Record<string, unknown>;
+        const info: ConnectionInfo = {};
+        for (const key of ['negotiatedVersion', 'era', 'sessionId'] as const) {
+          if (result[key] === undefined) continue;
+          if (typeof result[key] !== 'string') throw invalidResult(label, 'info', `${key} is not a string`);
+          (info as Record<string, unknown>)[key] = result[key];
+        }
+        if (result.resumeState !== undefined) {
+          const state = result.resumeState as Record<string, unknown> | null;
+          if (typeof state !== 'object' || state === null || typeof state.protocolVersion !== 'string') throw invalidResult(label, 'info', 'resumeState has no protocolVersion string');
+          info.resumeState = { protocolVersion: state.protocolVersion, ...(typeof state.sessionId === 'string' ? { sessionId: state.sessionId } : {}) };
+        }
+        return info;
+      },
+      async listTools(options: OperationOptions = {}): Promise<ToolSummary[]> {
+        const result = (await operation('listTools', { ...on, ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}) }, options.timeoutMs, options.signal)) as Record<string, unknown>;
+        if (!Array.isArray(result.tools)) throw invalidResult(label, 'listTools', 'tools is not an array');
+        return result.tools.map((tool: unknown, index) => {
+          const name = (tool as { name?: unknown } | null)?.name;
+          if (typeof name !== 'string') throw invalidResult(label, 'listTools', `tools[${index}].name is not a string`);
+          return { name };
+        });
+      },
+      async callTool(name: string, args: Record<string, unknown>, options: OperationOptions = {}): Promise<ToolResult> {
+        const members = { ...on, name, arguments: args, ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}) };
+        const result = (await operation('callTool', members, options.timeoutMs, options.signal)) as Record<string, unknown>;
+        if (!Array.isArray(result.content)) throw invalidResult(label, 'callTool', 'content is not an array');
+        if (result.isError !== undefined && typeof result.isError !== 'boolean') throw invalidResult(label, 'callTool', 'isError is not a boolean');
+        return result as unknown as ToolResult;
+      },
+      async close(): Promise<void> {
+        await operation('close', on);
+      },
+    };
+  };
+
+  return {
+    name: hello.name,
+    description: hello.description,
+    revisions: hello.revisions,
+    features: hello.features,
+    pid: program.pid,
+    get failure() {
+      return program.failure;
+    },
+    async start(caseId: string): Promise<ClientUnderTest> {
+      let caseKey = caseId;
+      for (let n = 2; liveCases.has(caseKey); n++) caseKey = `${caseId}#${n}`;
+      liveCases.add(caseKey);
+      try {
+        await operation('start', { case: caseKey });
+      } catch (error) {
+        liveCases.delete(caseKey);
+        throw error;
+      }
+      return {
+        async connect(url: string, options: ConnectOptions): Promise<ClientConnection> {
+          const result = (await operation('connect', { case: caseKey, url, options }, options.timeoutMs)) as Record<string, unknown>;
+          if (typeof result.connection !== 'string' || result.connection === '') throw invalidResult(label, 'connect', 'connection is not a non-empty string');
+          return connectionFor(caseKey, result.connection);
+        },
+        async dispose(): Promise<void> {
+          try {
+            await operation('dispose', { case: caseKey });
+          } finally {
+            liveCases.delete(caseKey);
+          }
+        },
+      };
+    },
+    shutdown: () => program.shutdown(),
+  };
+}

@@ -1,0 +1,111 @@
+// The JSON Schema of the line protocol validates every message both ways: the lines both drivers and the harness
+// actually exchange in real scenarios (cancellation included), the example in docs/line-protocol.md, and it
+// rejects what version 1.0 does not allow. Its enumerations are the harness's own.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+// ajv is not a dependency of this project; it is installed with the official harness and the SDK. Tests only.
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import { describe, expect, test } from 'vitest';
+import { REVISIONS } from '../../servers/revisions.ts';
+import { startReferenceServer } from '../../servers/server.ts';
+import { runScenario } from '../../suites/runner.ts';
+import { FEATURES } from '../adapter.ts';
+import { processAdapter } from './adapter.ts';
+import { BASIC_SCENARIOS, NO_PYTHON, NODE, NODE_DRIVER, PYTHON_DRIVER, ROOT } from './test-support.ts';
+
+const schema = JSON.parse(readFileSync(join(import.meta.dirname, 'line-protocol.schema.json'), 'utf8'));
+const ajv = new Ajv2020({ strict: true, allErrors: true });
+ajv.addSchema(schema);
+const validateLine = ajv.getSchema(schema.$id)!;
+const validateResult = (op: string) => ajv.getSchema(`${schema.$id}#/$defs/results/${op === 'start' || op === 'cancel' || op === 'close' || op === 'dispose' || op === 'shutdown' ? 'empty' : op}`)!;
+
+function problems(message: unknown, validate = validateLine): string | undefined {
+  return validate(message) ? undefined : ajv.errorsText(validate.errors);
+}
+
+/** Checks every line of a run: each is valid, and each answer is a valid result of the op it answers. */
+function checkTraffic(lines: { direction: 'out' | 'in'; line: string }[]): void {
+  const ops = new Map<number, string>();
+  for (const { direction, line } of lines) {
+    const message = JSON.parse(line);
+    expect(problems(message), `${direction} ${line}`).toBeUndefined();
+    if (direction === 'out') ops.set(message.id, message.op);
+    else if ('result' in message) expect(problems(message.result, validateResult(ops.get(message.id)!)), `answer to ${ops.get(message.id)}: ${line}`).toBeUndefined();
+  }
+}
+
+test('the schema is draft 2020-12 and its revisions and features are the harness’s', () => {
+  expect(schema.$schema).toBe('https://json-schema.org/draft/2020-12/schema');
+  expect(schema.$defs.Revision.enum).toEqual([...REVISIONS]);
+  expect(schema.$defs.Feature.enum).toEqual(Object.keys(FEATURES));
+  expect(schema.$defs.Hello.properties.protocol.const).toBe(1);
+});
+
+describe.each([
+  { driver: 'node', command: NODE, args: [NODE_DRIVER], skip: false },
+  { driver: 'python', command: 'python3', args: [PYTHON_DRIVER], skip: NO_PYTHON },
+])('every line the $driver driver and the harness exchange is valid', ({ command, args, skip }) => {
+  test.skipIf(skip)('over a scenario at each revision and a cancelled call', async () => {
+    const lines: { direction: 'out' | 'in'; line: string }[] = [];
+    const adapter = await processAdapter({ command, args, operationTimeoutMs: 4_000, trace: (direction, line) => lines.push({ direction, line }) });
+    try {
+      for (const revision of ['2025-03-26', '2025-06-18', '2025-11-25'] as const) {
+        for (const scenario of BASIC_SCENARIOS) expect((await runScenario(scenario, adapter, revision)).verdict).toBe('pass');
+      }
+      const server = await startReferenceServer({ era: '2025-06-18' });
+      try {
+        const client = await adapter.start('cancel');
+        const connection = await client.connect(server.url, { timeoutMs: 4_000 });
+        const abort = new AbortController();
+        const call = connection.callTool('slow', { ms: 30_000 }, { signal: abort.signal, timeoutMs: 20_000 });
+        await server.fixtures.waitForRun((run) => run.tool === 'slow', 'the slow call to start');
+        abort.abort();
+        await expect(call).rejects.toThrow();
+        expect(await connection.listTools({ timeoutMs: 2_000 })).toContainEqual({ name: 'echo' });
+        await connection.close();
+        await client.dispose();
+      } finally {
+        await server.close();
+      }
+    } finally {
+      await adapter.shutdown();
+    }
+    const ops = new Set(lines.filter((l) => l.direction === 'out').map((l) => JSON.parse(l.line).op));
+    expect([...ops].sort()).toEqual(['callTool', 'cancel', 'close', 'connect', 'dispose', 'info', 'listTools', 'shutdown', 'start']);
+    expect(lines.some((l) => l.direction === 'in' && 'error' in JSON.parse(l.line))).toBe(true);
+    checkTraffic(lines);
+  });
+});
+
+test('the example session in docs/line-protocol.md is valid, line by line', () => {
+  const doc = readFileSync(join(ROOT, 'docs', 'line-protocol.md'), 'utf8');
+  const example = doc.slice(doc.indexOf('## A session, line by line'));
+  const lines = [...example.matchAll(/^([←→]) (\{.*\})$/gm)].map(([, arrow, line]) => ({ direction: arrow === '→' ? ('out' as const) : ('in' as const), line: line! }));
+  expect(lines.length).toBeGreaterThan(15);
+  checkTraffic(lines);
+});
+
+test.each([
+  ['a request with an unknown member', { id: 1, case: 'c', op: 'start', extra: true }],
+  ['a request without its case', { id: 1, op: 'dispose' }],
+  ['an unknown op', { id: 1, case: 'c', op: 'teleport' }],
+  ['a callTool without arguments', { id: 1, case: 'c', op: 'callTool', connection: 'c1', name: 'echo' }],
+  ['a connect without options.timeoutMs', { id: 1, case: 'c', op: 'connect', url: 'http://127.0.0.1:1/mcp', options: {} }],
+  ['an id that is not a positive integer', { id: '1', result: {} }],
+  ['an answer with both result and error', { id: 1, result: {}, error: { message: 'x' } }],
+  ['an error without a message', { id: 1, error: { code: 'aborted' } }],
+  ['a hello of protocol 2', { protocol: 2, name: 'x', description: '', revisions: [], features: [] }],
+  ['a hello with an unknown feature', { protocol: 1, name: 'x', description: '', revisions: [], features: ['teleport'] }],
+  ['a hello without a name', { protocol: 1, description: '', revisions: [], features: [] }],
+])('the schema rejects %s', (_what, message) => {
+  expect(problems(message)).toBeDefined();
+});
+
+test('an answer is checked against the result of the op it answers', () => {
+  expect(problems({ tools: [{ name: 'echo', description: 'open for client data' }] }, validateResult('listTools'))).toBeUndefined();
+  expect(problems({ tools: 'echo' }, validateResult('listTools'))).toBeDefined();
+  expect(problems({ content: [], structuredContent: {} }, validateResult('callTool'))).toBeUndefined();
+  expect(problems({ isError: true }, validateResult('callTool'))).toBeDefined();
+  expect(problems({ connection: '' }, validateResult('connect'))).toBeDefined();
+  expect(problems({ surprise: 1 }, validateResult('close'))).toBeDefined();
+});

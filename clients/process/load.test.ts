@@ -1,0 +1,131 @@
+// clients/load.ts: where an adapter comes from, and one exact line for each way that can go wrong.
+import { join, relative } from 'node:path';
+import { afterEach, describe, expect, test } from 'vitest';
+import type { ClientAdapter } from '../adapter.ts';
+import { referenceClient } from '../reference/index.ts';
+import { adapterProblems, adaptersFromEnv, AdapterLoadError, loadAdapter, loadAdapterCommand, loadChosenAdapter, splitCommandLine } from '../load.ts';
+import { groupExists, MISBEHAVING, NODE, NODE_DRIVER, ROOT } from './test-support.ts';
+
+const MODULES = join(import.meta.dirname, 'testdata', 'modules');
+/** A module path as a user would type it from the project root. */
+const module = (name: string) => `./${relative(ROOT, join(MODULES, name))}`;
+/** Short deadlines, for the failures; programs that must start (the Node driver loads the SDKs) get the default. */
+const options = { cwd: ROOT, helloTimeoutMs: 300, operationTimeoutMs: 1_000 };
+const patient = { cwd: ROOT };
+
+const loaded: ClientAdapter[] = [];
+afterEach(async () => {
+  await Promise.all(loaded.splice(0).map((adapter) => adapter.shutdown?.()));
+});
+
+/** The one-line message a load fails with. */
+async function failure(loading: Promise<ClientAdapter | ClientAdapter[]>): Promise<string> {
+  const error = await loading.then(
+    (adapter) => {
+      loaded.push(...[adapter].flat());
+      return new Error('it loaded');
+    },
+    (e: Error) => e,
+  );
+  expect(error).toBeInstanceOf(AdapterLoadError);
+  expect(error.message).not.toContain('\n');
+  return error.message;
+}
+
+describe('what loads', () => {
+  test('a built-in name', async () => {
+    expect(await loadAdapter('reference')).toBe(referenceClient);
+  });
+
+  test('a module whose default export is a ClientAdapter', async () => {
+    const adapter = await loadAdapter(module('reference-copy.ts'), options);
+    expect(adapter.name).toBe('my-reference');
+    expect(adapter.start).toBe(referenceClient.start);
+  });
+
+  test('a module whose export "adapter" is an async function returning one', async () => {
+    expect((await loadAdapter(module('factory.ts'), options)).name).toBe('from-factory');
+  });
+
+  test('a module exporting a processAdapter config: the program runs from the module’s folder', async () => {
+    const adapter = await loadAdapter(module('driver-config.ts'), patient);
+    loaded.push(adapter);
+    expect(adapter.name).toBe('sdk-v1-process');
+    expect(groupExists((adapter as unknown as { pid: number }).pid)).toBe(true);
+  });
+
+  test('a command line, split like a shell splits words', async () => {
+    expect(splitCommandLine(`python3  'my driver.py' --flag="a b" plain\\ space ""`)).toEqual(['python3', 'my driver.py', '--flag=a b', 'plain space', '']);
+    const adapter = await loadAdapterCommand(`${NODE} '${NODE_DRIVER}' --adapter=sdk-v1 --name "node driver"`, patient);
+    loaded.push(adapter);
+    expect(adapter.name).toBe('node driver');
+  });
+
+  test('the environment adds a module and a program, each loaded once', async () => {
+    const adapters = await adaptersFromEnv(
+      { MCP_CONFORMANCE_ADAPTER: join(MODULES, 'reference-copy.ts'), MCP_CONFORMANCE_ADAPTER_COMMAND: `${NODE} ${NODE_DRIVER}` },
+      { cwd: ROOT },
+    );
+    loaded.push(...adapters);
+    expect(adapters.map((a) => a.name)).toEqual(['my-reference', 'sdk-v2-legacy-process']);
+    expect(await adaptersFromEnv({})).toEqual([]);
+  });
+});
+
+describe('each bad input is one exact line', () => {
+  test.concurrent.each([
+    ['an unknown built-in name', () => loadAdapter('nope'), 'no built-in adapter named "nope"; see `mcp-client-conformance adapters`'],
+    ['a missing file', () => loadAdapter('./no/such-adapter.ts', options), `adapter module ./no/such-adapter.ts not found (looked for ${join(ROOT, 'no', 'such-adapter.ts')})`],
+    // The parser's own words differ under vitest (vite transforms imports); the command-line test has Node's exactly.
+    ['a module that does not parse', () => loadAdapter(module('broken-syntax.mjs'), options), new RegExp(`^adapter module ${module('broken-syntax.mjs').replaceAll('.', '\\.')} failed to load: \\w*Error: `)],
+    [
+      'a module without the export',
+      () => loadAdapter(module('no-export.ts'), options),
+      `adapter module ${module('no-export.ts')} exports no adapter: expected a default export or an export named "adapter" (a ClientAdapter, or a function returning one), or an export named "processAdapter" (a process adapter config)`,
+    ],
+    [
+      'an export of the wrong shape, every field named',
+      () => loadAdapter(module('wrong-shape.ts'), options),
+      `adapter module ${module('wrong-shape.ts')}: export "default" is not a ClientAdapter: name is not a non-empty string; description is missing; revisions[1] ("2099-01-01") is not a known revision; features[0] ("teleport") is not a known feature; start is not a function; shutdown is not a function`,
+    ],
+    [
+      'a factory returning the wrong shape',
+      () => loadAdapter(module('wrong-factory.ts'), options),
+      `adapter module ${module('wrong-factory.ts')}: the function exported as "adapter" returned something that is not a ClientAdapter: features is missing; start is missing`,
+    ],
+    ['a factory that throws', () => loadAdapter(module('throwing-factory.ts'), options), `adapter module ${module('throwing-factory.ts')}: the function exported as "default" threw Error: no client configured`],
+    ['a factory that never settles', () => loadAdapter(module('hanging-factory.ts'), options), `adapter module ${module('hanging-factory.ts')}: the function exported as "default" did not settle within 300 ms`],
+    [
+      'a processAdapter config of the wrong shape',
+      () => loadAdapter(module('bad-config.ts'), options),
+      `adapter module ${module('bad-config.ts')}: export "processAdapter" is not a process adapter config: command is missing; args[1] is not a string; operationTimeoutMs is not a positive number; comand is not a config member (command, args, cwd, env, operationTimeoutMs, helloTimeoutMs, shutdownStepMs, trace)`,
+    ],
+    [
+      'a processAdapter config whose program prints no hello',
+      () => loadAdapter(module('silent-config.ts'), options),
+      `adapter module ${module('silent-config.ts')}: client "${NODE} ../misbehaving.ts --no-hello" printed no hello within 300 ms`,
+    ],
+    ['a program that prints no hello', () => loadAdapterCommand(`${NODE} ${MISBEHAVING} --no-hello`, options), `client "${NODE} ${MISBEHAVING} --no-hello" printed no hello within 300 ms`],
+    [
+      'a program that exits before its hello (its last stderr lines shown)',
+      () => loadAdapterCommand(`${NODE} ${MISBEHAVING} --exit-early`, options),
+      `client "${NODE} ${MISBEHAVING} --exit-early" exited with code 1 before its hello; last stderr lines: misbehaving: giving up before the hello`,
+    ],
+    ['a program that does not exist', () => loadAdapterCommand('no-such-program-anywhere --flag', options), 'cannot start client "no-such-program-anywhere --flag": spawn no-such-program-anywhere ENOENT'],
+    ['an empty command', () => loadAdapterCommand('   ', options), 'the adapter command is empty'],
+    ['an unterminated quote', () => loadAdapterCommand(`python3 'driver.py`, options), `the adapter command has an unterminated ' quote: python3 'driver.py`],
+    ['both --adapter and --adapter-command', () => loadChosenAdapter({ adapter: 'reference', command: 'python3 x.py' }), 'give --adapter or --adapter-command, not both'],
+    ['neither', () => loadChosenAdapter({}), 'run needs --adapter <name or module> or --adapter-command "<program>"; see `mcp-client-conformance adapters`'],
+    ['a bad timeout in the environment', () => adaptersFromEnv({ MCP_CONFORMANCE_HELLO_TIMEOUT_MS: 'soon', MCP_CONFORMANCE_ADAPTER: 'reference' }), 'MCP_CONFORMANCE_HELLO_TIMEOUT_MS must be a positive number of milliseconds, not "soon"'],
+    ['an environment variable naming a missing module', () => adaptersFromEnv({ MCP_CONFORMANCE_ADAPTER: './gone.ts' }, { cwd: ROOT }), `MCP_CONFORMANCE_ADAPTER: adapter module ./gone.ts not found (looked for ${join(ROOT, 'gone.ts')})`],
+  ] as const)('%s', async (_what, load, expected) => {
+    if (typeof expected === 'string') expect(await failure(load())).toBe(expected);
+    else expect(await failure(load())).toMatch(expected);
+  });
+
+  test('adapterProblems names what is wrong with values that are not objects at all', () => {
+    expect(adapterProblems(42)).toEqual(['it is a number']);
+    expect(adapterProblems(undefined)).toEqual(['it is undefined']);
+    expect(adapterProblems({ ...referenceClient })).toEqual([]);
+  });
+});

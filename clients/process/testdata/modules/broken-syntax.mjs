@@ -1,0 +1,2 @@
+// An adapter module that does not parse.
+export default {{;

@@ -1,0 +1,112 @@
+// Rule 9: cancellation. Legacy: notifications/cancelled with the request id, same session and headers, the
+// call rejected at once; never for initialize. Modern: the response stream closed, no notification.
+import { describe, expect, test } from 'vitest';
+import { slowResponses } from '../../servers/personalities/slow-responses.ts';
+import { ConnectTimeoutError, RequestTimeoutError } from './errors.ts';
+import { BOUND_MS, carrying, CONNECT, header, methods, newClient, rejection, serve } from './test-support.ts';
+
+const PROMPTLY_MS = 400;
+
+describe('legacy: notifications/cancelled', () => {
+  for (const revision of ['2025-03-26', '2025-11-25'] as const) {
+    test(`${revision}: aborting a call POSTs notifications/cancelled with its id on the same session; the call rejects at once`, async () => {
+      const server = await serve(revision);
+      const connection = await newClient().connect(server.url, CONNECT);
+      const controller = new AbortController();
+      const call = connection.callTool('slow', { ms: 10_000 }, { signal: controller.signal });
+      const run = await server.fixtures.waitForRun((r) => r.tool === 'slow', 'the slow tool to start', BOUND_MS);
+      const started = performance.now();
+      controller.abort();
+      const error = await rejection(call);
+      expect(error.name).toBe('AbortError');
+      expect(performance.now() - started).toBeLessThan(PROMPTLY_MS);
+      await server.fixtures.waitForRun((r) => r.abortedAt !== undefined, 'the handler to see the abort', BOUND_MS);
+
+      const [cancel] = carrying(server.record, 'notifications/cancelled');
+      const callExchange = carrying(server.record, 'tools/call')[0]!;
+      expect(cancel!.requestMessages[0]!.params).toMatchObject({ requestId: run.requestId });
+      expect(run.requestId).toBe(callExchange.requestMessages[0]!.id);
+      expect(header(cancel, 'mcp-session-id')).toBe(header(callExchange, 'mcp-session-id'));
+      expect(header(cancel, 'mcp-protocol-version')).toBe(header(callExchange, 'mcp-protocol-version'));
+      // The next call works on the same session.
+      expect(await connection.callTool('echo', { text: 'next' })).toMatchObject({ content: [{ text: 'next' }] });
+      await server.record.waitFor((r) => carrying(r, 'tools/call')[0]!.endedBy !== undefined, 'the cancelled call’s stream to end', BOUND_MS);
+      expect(carrying(server.record, 'initialize')).toHaveLength(1);
+    });
+  }
+
+  test('timeoutMs cancels on the wire too, and the call rejects with a timeout', async () => {
+    const server = await serve('2025-06-18');
+    const connection = await newClient().connect(server.url, CONNECT);
+    const started = performance.now();
+    const error = await rejection(connection.callTool('slow', { ms: 10_000 }, { timeoutMs: 50 }));
+    expect(error).toBeInstanceOf(RequestTimeoutError);
+    expect(performance.now() - started).toBeLessThan(50 + PROMPTLY_MS);
+    await server.fixtures.waitForRun((r) => r.abortedAt !== undefined, 'the handler to see the abort', BOUND_MS);
+    const call = carrying(server.record, 'tools/call')[0]!;
+    expect(carrying(server.record, 'notifications/cancelled')[0]!.requestMessages[0]!.params).toMatchObject({ requestId: call.requestMessages[0]!.id });
+  });
+
+  test('a timeout during initialize sends no notifications/cancelled', async () => {
+    const server = await serve('2025-11-25', [slowResponses({ method: 'initialize', ms: 5_000 })]);
+    expect(await rejection(newClient().connect(server.url, { timeoutMs: 50 }))).toBeInstanceOf(ConnectTimeoutError);
+    await server.record.waitFor((r) => r.exchanges[0]?.endedBy !== undefined, 'the initialize exchange to end', BOUND_MS);
+    expect(methods(server.record)).toEqual(['POST initialize']);
+    expect(server.record.exchanges[0]!.endedBy).toBe('client');
+  });
+
+  test('an already aborted signal: nothing is sent', async () => {
+    const server = await serve('2025-11-25');
+    const connection = await newClient().connect(server.url, CONNECT);
+    const before = server.record.exchanges.length;
+    await rejection(connection.callTool('echo', { text: 'x' }, { signal: AbortSignal.abort() }));
+    expect(server.record.exchanges).toHaveLength(before);
+  });
+
+  test('concurrent calls: only the cancelled one ends; request ids are unique', async () => {
+    const server = await serve('2025-11-25');
+    const connection = await newClient().connect(server.url, CONNECT);
+    const controller = new AbortController();
+    const first = connection.callTool('slow', { ms: 60 });
+    const cancelled = connection.callTool('slow', { ms: 10_000 }, { signal: controller.signal });
+    const third = connection.callTool('slow', { ms: 60 });
+    await server.record.waitFor(() => server.fixtures.runsOf('slow') === 3, 'three slow runs', BOUND_MS);
+    const cancelledId = carrying(server.record, 'tools/call')[1]!.requestMessages[0]!.id;
+    controller.abort();
+    await rejection(cancelled);
+    expect(await first).toMatchObject({ content: [{ text: 'completed' }] });
+    expect(await third).toMatchObject({ content: [{ text: 'completed' }] });
+    const aborted = server.fixtures.runs.filter((r) => r.abortedAt !== undefined);
+    expect(aborted.map((r) => r.requestId)).toEqual([cancelledId]);
+    expect(carrying(server.record, 'notifications/cancelled').map((e) => e.requestMessages[0]!.params!['requestId'])).toEqual([cancelledId]);
+    const ids = server.record.requests().map((r) => r.message.id);
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+});
+
+describe('2026-07-28: closing the response stream', () => {
+  test('aborting closes the stream, the handler aborts, no notification is POSTed', async () => {
+    const server = await serve('2026-07-28');
+    const connection = await newClient().connect(server.url, { ...CONNECT, negotiation: { pin: '2026-07-28' } });
+    const controller = new AbortController();
+    const call = connection.callTool('slow', { ms: 10_000 }, { signal: controller.signal });
+    await server.fixtures.waitForRun((r) => r.tool === 'slow', 'the slow tool to start', BOUND_MS);
+    const started = performance.now();
+    controller.abort();
+    await rejection(call);
+    expect(performance.now() - started).toBeLessThan(PROMPTLY_MS);
+    await server.fixtures.waitForRun((r) => r.abortedAt !== undefined, 'the handler to see the abort', BOUND_MS);
+    await server.record.waitFor((r) => carrying(r, 'tools/call')[0]!.endedBy !== undefined, 'the call exchange to end', BOUND_MS);
+    expect(carrying(server.record, 'tools/call')[0]!.endedBy).toBe('client');
+    expect(carrying(server.record, 'notifications/cancelled')).toEqual([]);
+    expect(await connection.callTool('echo', { text: 'next' })).toMatchObject({ content: [{ text: 'next' }] });
+  });
+
+  test('a timeout closes the stream too', async () => {
+    const server = await serve('2026-07-28');
+    const connection = await newClient().connect(server.url, { ...CONNECT, negotiation: 'auto' });
+    expect(await rejection(connection.callTool('slow', { ms: 10_000 }, { timeoutMs: 50 }))).toBeInstanceOf(RequestTimeoutError);
+    await server.fixtures.waitForRun((r) => r.abortedAt !== undefined, 'the handler to see the abort', BOUND_MS);
+    expect(methods(server.record)).toEqual(['POST server/discover', 'POST tools/call']);
+  });
+});

@@ -1,0 +1,252 @@
+// Every rule the reference client follows, as a named switch: the spec-correct client has them all on, and
+// each broken variant (variants.ts) turns exactly one off. RULES documents each one: what it does and the
+// spec section (or seed) it comes from.
+
+export interface ReferenceRules {
+  // — legacy handshake —
+  sendInitializedNotification: boolean;
+  sendProtocolVersionHeader: boolean;
+  reportAnsweredVersion: boolean;
+  followReinitializedVersion: boolean;
+  validateInitializeAnswer: boolean;
+  // — negotiation modes and the era probe —
+  legacyModeNeverProbes: boolean;
+  autoProbesFirst: boolean;
+  fallBackOnAnyLegacyAnswer: boolean;
+  honourModernErrors: boolean;
+  surfaceProbeFailures: boolean;
+  // — era cache —
+  cacheEraPerOrigin: boolean;
+  keepEraOnFailure: boolean;
+  // — legacy sessions —
+  sessionIdOnlyFromInitialize: boolean;
+  scopeSessionsToConnection: boolean;
+  resumeAsStored: boolean;
+  recoverSessionLoss: boolean;
+  reinitializeWithoutSessionId: boolean;
+  treatSdk400AsSessionLoss: boolean;
+  ignoreStaleSessionLoss: boolean;
+  dropKeepsSession: boolean;
+  retryOnlyIdempotent: boolean;
+  respectSseRetry: boolean;
+  resumeWithLastEventId: boolean;
+  noRetryOnHttpErrors: boolean;
+  // — modern requests —
+  modernEnvelopeComplete: boolean;
+  affinityKeyFromFirstRequest: boolean;
+  modernRetryOnlyDrops: boolean;
+  freshIdOnReissue: boolean;
+  // — disposal —
+  deleteSessionOnClose: boolean;
+  keepSessionWhenAsked: boolean;
+  deleteOnlyIssuedSessions: boolean;
+  tolerateDelete405: boolean;
+  closeOnce: boolean;
+  closeTearsDown: boolean;
+  abortConnectOnGiveUp: boolean;
+  // — cancellation and timeouts —
+  cancelOnTheWire: boolean;
+  neverCancelInitialize: boolean;
+  settleOnCancel: boolean;
+  cancelOnlyTheAbortedCall: boolean;
+  enforceMaximumTimeout: boolean;
+  // — HTTP+SSE (2024-11-05) fallback —
+  fallbackOnlyOn400404405: boolean;
+  fallbackOnlyBeforeInitialize: boolean;
+  checkEndpointOrigin: boolean;
+}
+
+export type RuleName = keyof ReferenceRules;
+
+export interface RuleDoc {
+  /** What the client does when the rule is on. */
+  does: string;
+  /** Where the rule comes from: a spec file and section with its level, or a seed. */
+  source: string;
+}
+
+const T = 'basic/transports.mdx';
+const T26 = '2026-07-28 basic/transports/streamable-http.mdx';
+
+export const RULES: Record<RuleName, RuleDoc> = {
+  sendInitializedNotification: {
+    does: 'after the initialize result, POSTs notifications/initialized before any other request',
+    source: 'basic/lifecycle.mdx › Initialization (MUST)',
+  },
+  sendProtocolVersionHeader: {
+    does: 'from 2025-06-18, sends MCP-Protocol-Version: <negotiated> on every request after initialize (notifications, GET and DELETE included)',
+    source: `2025-06-18 ${T} › Protocol Version Header (MUST)`,
+  },
+  reportAnsweredVersion: {
+    does: 'adopts the revision the server answered (reported by info(), exported in resumeState, sent in headers), never the one it offered',
+    source: 'basic/lifecycle.mdx › Version Negotiation (MUST)',
+  },
+  followReinitializedVersion: {
+    does: 'after re-initializing a lost session, reports the revision of the new handshake, not the earlier one',
+    source: 'basic/lifecycle.mdx › Version Negotiation; seed 002 (getNegotiatedVersion stale after session expiry)',
+  },
+  validateInitializeAnswer: {
+    does: 'an initialize answer naming a revision it does not support fails the connect with nothing more sent; an error answer (-32602 with data.supported) settles the connect at once: one retry offering a listed revision it supports, else an error',
+    source: 'basic/lifecycle.mdx › Version Negotiation (SHOULD disconnect) and its error example',
+  },
+  legacyModeNeverProbes: {
+    does: "negotiation 'legacy' sends initialize first and never server/discover",
+    source: 'seed 000 (wire unchanged for existing callers)',
+  },
+  autoProbesFirst: {
+    does: "negotiation 'auto' probes with server/discover before any initialize, so a dual-era server is spoken to in the modern era",
+    source: '2026-07-28 basic/versioning.mdx › Backward Compatibility',
+  },
+  fallBackOnAnyLegacyAnswer: {
+    does: 'falls back to initialize on every legacy answer to the probe (a JSON-RPC error that is not a recognised modern error, an empty body, 400/404/405 without a modern error body), not on one error code',
+    source: `${T26} › Backward Compatibility; 2026-07-28 basic/versioning.mdx (fallback MUST NOT hinge on one code)`,
+  },
+  honourModernErrors: {
+    does: 'a recognised modern error to the probe keeps the client modern: -32022 naming a mutually supported version is retried once with it, -32020/-32021 (and -32022 without a mutual version) are surfaced; never a fallback to initialize',
+    source: '2026-07-28 basic/versioning.mdx › Protocol Version Negotiation (SHOULD retry) and Backward Compatibility',
+  },
+  surfaceProbeFailures: {
+    does: 'a probe answered 5xx, 401/403, cut off (connection reset) or timed out is surfaced as an error: no initialize',
+    source: 'seeds 002 and 003 (no fallback on outages and auth errors)',
+  },
+  cacheEraPerOrigin: {
+    does: 'remembers the era of each origin in the client instance: a later connect to the same origin does not probe again',
+    source: '2026-07-28 basic/versioning.mdx › Backward Compatibility (SHOULD cache per origin)',
+  },
+  keepEraOnFailure: {
+    does: 'keeps the cached era when a request fails with 5xx, a timeout or a dropped connection; only a server that contradicts the era (a legacy answer to a modern request, a modern error to initialize) makes it re-probe',
+    source: '2026-07-28 basic/versioning.mdx (re-probe if the cached assumption fails); seed 002',
+  },
+  sessionIdOnlyFromInitialize: {
+    does: 'takes Mcp-Session-Id only from the response carrying the InitializeResult; any other Mcp-Session-Id on a response (an echo, an id injected by a proxy) is ignored, and a client-minted affinity key is never replaced',
+    source: `${T} › Session Management (server assigns the id on the InitializeResult response); seed 000`,
+  },
+  scopeSessionsToConnection: {
+    does: "a session id belongs to the connection (and the server) that issued it: it is never sent to another connection's server",
+    source: `2025-11-25 ${T} › Session Management (handle session ids securely); security_best_practices › Session Hijacking`,
+  },
+  resumeAsStored: {
+    does: 'resuming sends no initialize: the stored session id and the stored protocolVersion go on every request, never a downgrade, never missing',
+    source: 'seed 000 (resume must keep the originally negotiated version and not re-handshake)',
+  },
+  recoverSessionLoss: {
+    does: 'a 404 to a request that carried the session id ends the session: a new initialize, the new id adopted, the failed request retried once when idempotent',
+    source: `${T} › Session Management (MUST start a new session on 404)`,
+  },
+  reinitializeWithoutSessionId: {
+    does: 'the initialize that replaces a lost session carries no session id, and the dead id is never sent again',
+    source: `${T} › Session Management (a new InitializeRequest without a session ID attached, MUST)`,
+  },
+  treatSdk400AsSessionLoss: {
+    does: "the SDK-example answer 400 -32000 \"...No valid session ID provided\" to a request that carried the session id is read as a lost session too",
+    source: 'interoperability with the TypeScript SDK examples (revisions.md tension 5)',
+  },
+  ignoreStaleSessionLoss: {
+    does: 'a 404 for an id that is no longer the current session (a request in flight with the old id) does not tear down the replacement session',
+    source: 'seed 002 (a delayed 404 must not invalidate the valid replacement)',
+  },
+  dropKeepsSession: {
+    does: "a dropped connection (no HTTP answer) is not the server's verdict: the session is kept, no new initialize",
+    source: 'seed 000; 2025-03-26 basic/transports.mdx (a disconnect is not a cancellation)',
+  },
+  retryOnlyIdempotent: {
+    does: 'after a dropped connection only an idempotent request (tools/list, a tools/call of a tool annotated idempotentHint: true) is sent again, once; a non-idempotent tools/call never is',
+    source: '2026-07-28 changelog (retries re-issue requests) and the idempotentHint tool annotation; seed 003 (no double execution)',
+  },
+  respectSseRetry: {
+    does: "waits at least the server's SSE retry interval before reconnecting a cut stream",
+    source: `2025-11-25 ${T} › Sending Messages to the Server (client MUST respect retry)`,
+  },
+  resumeWithLastEventId: {
+    does: 'a POST stream that ends after an event id without the answer is resumed with GET + Last-Event-ID (session and version headers), never re-POSTed',
+    source: `${T} › Resumability and Redelivery`,
+  },
+  noRetryOnHttpErrors: {
+    does: '401/403 and 5xx answers are surfaced at once: no retry loop',
+    source: 'seed 003 (no retry of auth errors); retry/bounded-on-5xx',
+  },
+  modernEnvelopeComplete: {
+    does: 'every 2026-07-28 request carries the full _meta envelope: protocolVersion, clientCapabilities and clientInfo',
+    source: '2026-07-28 basic/index.mdx › _meta (clientInfo SHOULD)',
+  },
+  affinityKeyFromFirstRequest: {
+    does: 'a client-minted affinity key goes in Mcp-Session-Id on every 2026-07-28 request from the very first one, server/discover included',
+    source: 'seed 000 (routing key on the first request; a convention)',
+  },
+  modernRetryOnlyDrops: {
+    does: 'in 2026-07-28 only a dropped connection may be retried; a protocol error (a JSON-RPC error answer) never is',
+    source: 'seed 000 (retries scoped per era)',
+  },
+  freshIdOnReissue: {
+    does: 'a 2026-07-28 request re-issued after a dropped connection carries a new JSON-RPC id',
+    source: '2026-07-28 changelog (MUST re-issue as a new request with a new request ID)',
+  },
+  deleteSessionOnClose: {
+    does: 'close() sends DELETE with the issued session id (with MCP-Protocol-Version from 2025-06-18)',
+    source: `${T} › Session Management (SHOULD DELETE)`,
+  },
+  keepSessionWhenAsked: {
+    does: 'close() with keepSessionOnClose sends no DELETE, so the session can be resumed',
+    source: 'adapter contract (keep-session); seed 000',
+  },
+  deleteOnlyIssuedSessions: {
+    does: 'DELETE only for a session the server issued: never in 2026-07-28, never for a client-minted affinity key',
+    source: `${T26} › Earlier Streamable HTTP Revisions (no sessions); seed 000 (DELETE for an id the server never issued)`,
+  },
+  tolerateDelete405: {
+    does: 'a 405 answer to DELETE is not an error (the server keeps sessions)',
+    source: `${T} › Session Management (server MAY answer 405)`,
+  },
+  closeOnce: {
+    does: 'close() twice is harmless: at most one DELETE',
+    source: 'disposal/idempotent-close',
+  },
+  closeTearsDown: {
+    does: 'close() settles every call in flight at once (rejects), cancels it on the wire, and ends every stream and timer: nothing is sent afterwards (no reconnecting GET, no retry)',
+    source: 'basic/lifecycle.mdx › Shutdown; 2024-11-05 (closing the connection ends the SSE stream)',
+  },
+  abortConnectOnGiveUp: {
+    does: 'when connect gives up (its timeout, or dispose) the handshake or probe in flight is aborted: nothing is sent later',
+    source: 'disposal/close-during-connect',
+  },
+  cancelOnTheWire: {
+    does: 'an aborted or timed-out call is cancelled on the wire: legacy POSTs notifications/cancelled with its id (same session and headers), 2026-07-28 closes its response stream (no notification)',
+    source: 'basic/utilities/cancellation.mdx (SHOULD send); 2026-07-28 basic/patterns/cancellation.mdx › Transport-Specific Cancellation',
+  },
+  neverCancelInitialize: {
+    does: 'a connect abandoned during initialize sends no notifications/cancelled for it',
+    source: 'basic/utilities/cancellation.mdx (the initialize request MUST NOT be cancelled)',
+  },
+  settleOnCancel: {
+    does: 'a cancelled call rejects at once and its late answer is ignored',
+    source: 'basic/utilities/cancellation.mdx › Behavior Requirements (SHOULD ignore a late response)',
+  },
+  cancelOnlyTheAbortedCall: {
+    does: 'aborting one call cancels that call only; the others run on',
+    source: 'cancellation/concurrent-independent',
+  },
+  enforceMaximumTimeout: {
+    does: 'timeoutMs bounds the whole request: progress notifications never extend it',
+    source: 'basic/utilities/cancellation.mdx › Timeouts (SHOULD enforce a maximum timeout regardless of progress)',
+  },
+  fallbackOnlyOn400404405: {
+    does: 'falls back to HTTP+SSE only when the initialize POST is answered 400, 404 or 405 (never 401/403), and not when that answer is a modern error or a JSON-RPC answer to the initialize',
+    source: `2025-11-25 ${T} › Backwards Compatibility; seed 003`,
+  },
+  fallbackOnlyBeforeInitialize: {
+    does: 'never falls back after a successful initialize: a 404/405 to the DELETE at close is not a reason to GET an SSE stream',
+    source: 'seed 003 (a 404/405 on DELETE at exit triggered the SSE fallback)',
+  },
+  checkEndpointOrigin: {
+    does: 'HTTP+SSE: refuses an endpoint event naming another origin than the URL, and POSTs nothing',
+    source: '2024-11-05 basic/transports.mdx › HTTP with SSE; security (the endpoint steers every POST)',
+  },
+};
+
+/** The spec-correct client: every rule on. */
+export const SPEC_RULES: ReferenceRules = Object.fromEntries(Object.keys(RULES).map((name) => [name, true])) as unknown as ReferenceRules;
+
+/** The reference client with exactly one rule turned off. */
+export function withRuleBroken(rule: RuleName): ReferenceRules {
+  return { ...SPEC_RULES, [rule]: false };
+}

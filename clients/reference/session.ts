@@ -1,0 +1,94 @@
+// What every transport session of the reference client offers the connection above it, and what they share.
+import type { Agent } from 'undici';
+import type { ConnectionInfo } from '../adapter.ts';
+import type { Params } from './protocol.ts';
+import type { ReferenceRules } from './rules.ts';
+
+export interface ClientConfig {
+  /** Handshake revisions the client speaks, newest first (initialize offers the first). */
+  legacyRevisions: readonly string[];
+  /** Per-request-metadata revisions it speaks, newest first (the probe offers the first). */
+  modernRevisions: readonly string[];
+  /** Bound on each request close() makes (notifications/cancelled, DELETE). */
+  closeTimeoutMs: number;
+  /** Bound on the initialize that replaces a lost session. */
+  reinitializeTimeoutMs: number;
+  /** Most SSE resumptions (GET + Last-Event-ID) for one request. */
+  maxResumes: number;
+}
+
+export const DEFAULT_CONFIG: Omit<ClientConfig, 'legacyRevisions' | 'modernRevisions'> = {
+  closeTimeoutMs: 2_000,
+  reinitializeTimeoutMs: 5_000,
+  maxResumes: 3,
+};
+
+/** What a session gets from the client instance and the connection it belongs to. */
+export interface SessionContext {
+  readonly agent: Agent;
+  readonly rules: ReferenceRules;
+  readonly config: ClientConfig;
+  /** The connection's JSON-RPC ids: unique across the connection, whatever session or transport it uses. */
+  nextId(): number;
+  /** Instance-wide memory of the last issued session id (used only when scopeSessionsToConnection is off). */
+  readonly sessionMemory: { last?: string };
+}
+
+/** One operation of the caller (tools/list, tools/call), as it goes on the wire, maybe more than once. */
+export class Call {
+  readonly method: string;
+  readonly params: Params;
+  readonly idempotent: boolean;
+  /** Aborted when the caller gives up: its signal, its timeout, or close(). */
+  readonly signal: AbortSignal;
+  /** The JSON-RPC id of the request on the wire now. */
+  wireId: number | undefined;
+  /** The HTTP exchange on the wire now: aborting it closes its response stream. */
+  exchange: AbortController | undefined;
+  /** True once the answer arrived (a cancel then has nothing to cancel). */
+  answered = false;
+  /** Called on each progress notification for this call. */
+  onProgress: (() => void) | undefined;
+
+  constructor(method: string, params: Params, idempotent: boolean, signal: AbortSignal) {
+    this.method = method;
+    this.params = params;
+    this.idempotent = idempotent;
+    this.signal = signal;
+  }
+}
+
+export interface Session {
+  readonly era: 'legacy' | 'modern';
+  info(): ConnectionInfo;
+  /** Sends the call (retrying as the rules allow) and resolves with its result. */
+  request(call: Call): Promise<Params>;
+  /** Cancels the call on the wire (the caller has already been answered). `closeStream`: also end its response stream. */
+  cancel(call: Call, options: { closeStream: boolean; reason: string }): Promise<void>;
+  /** Ends the session the way the spec says (DELETE where it applies); never throws unless a rule says so. */
+  close(options: { keepSession: boolean }): Promise<void>;
+  /** Drops everything at once, sending nothing (a failed connect, dispose). */
+  abandon(): void;
+}
+
+/** Background work a session or connection started (drains, notifications): awaited, bounded, on close. */
+export class Tasks {
+  private readonly running = new Set<Promise<unknown>>();
+
+  add(task: Promise<unknown>): void {
+    const tracked = task.catch(() => {});
+    this.running.add(tracked);
+    void tracked.finally(() => this.running.delete(tracked));
+  }
+
+  /** Resolves when every task has settled. */
+  async settled(): Promise<void> {
+    while (this.running.size > 0) await Promise.all([...this.running]);
+  }
+}
+
+/** A call's progress notification: `notifications/progress` naming the call's progress token. */
+export function progressTokenOf(params: Params): unknown {
+  const meta = params['_meta'];
+  return meta && typeof meta === 'object' ? (meta as Record<string, unknown>)['progressToken'] : undefined;
+}

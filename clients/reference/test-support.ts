@@ -1,0 +1,105 @@
+// What the reference client's own tests share: real servers and clients cleaned up after each test, and a
+// compact view of the wire record. Only tests import this module.
+import { afterEach } from 'vitest';
+import type { ConnectOptions } from '../adapter.ts';
+import type { Era } from '../../servers/era.ts';
+import type { Personality } from '../../servers/personality.ts';
+import type { ReferenceServer } from '../../servers/reference-server.ts';
+import { startReferenceServer } from '../../servers/server.ts';
+import type { WireExchange, WireRecord } from '../../servers/wire-record.ts';
+import { ReferenceClient, type ReferenceClientOptions } from './client.ts';
+
+/** The bound each connect and operation of a test gets. */
+export const BOUND_MS = 3_000;
+export const CONNECT: ConnectOptions = { timeoutMs: BOUND_MS };
+
+const cleanups: (() => Promise<unknown>)[] = [];
+
+afterEach(async () => {
+  // Clients first (they may still be talking), then the servers.
+  const pending = cleanups.splice(0).reverse();
+  for (const cleanup of pending) await cleanup();
+});
+
+export async function serve(era: Era, personalities: readonly Personality[] = [], port?: number): Promise<ReferenceServer> {
+  const server = await startReferenceServer({ era, personalities, ...(port === undefined ? {} : { port }) });
+  cleanups.unshift(() => server.close());
+  return server;
+}
+
+export function newClient(options: ReferenceClientOptions = {}): ReferenceClient {
+  const client = new ReferenceClient({ config: { closeTimeoutMs: 1_000, reinitializeTimeoutMs: 2_000 }, ...options });
+  cleanups.push(() => client.dispose());
+  return client;
+}
+
+/** One line per JSON-RPC message (or bare request): `POST tools/list#3 → 200`, `DELETE → 200`, `GET → 200`. */
+export function describeExchange(exchange: WireExchange): string {
+  const messages = exchange.requestMessages.map((m) => `${m.method ?? (m.error ? 'error' : 'result')}${m.id !== undefined && m.id !== null ? `#${m.id}` : ''}`);
+  return `${exchange.method}${messages.length > 0 ? ` ${messages.join(',')}` : ''} → ${exchange.status ?? (exchange.endedBy === 'server-dropped' ? 'dropped' : '-')}`;
+}
+
+/** `POST initialize`, `POST notifications/initialized`, `DELETE`, … in arrival order (no ids, no statuses). */
+export function methods(record: WireRecord): string[] {
+  return record.exchanges.map((e) => `${e.method}${e.requestMessages[0]?.method ? ` ${e.requestMessages[0].method}` : ''}`);
+}
+
+/** The exchanges carrying a JSON-RPC message of `method` (or of every method when omitted). */
+export function carrying(record: WireRecord, method: string): WireExchange[] {
+  return record.exchanges.filter((e) => e.requestMessages.some((m) => m.method === method));
+}
+
+export function header(exchange: WireExchange | undefined, name: string): string | undefined {
+  return exchange?.requestHeaders[name];
+}
+
+/** Every exchange after the first one carrying `method`. */
+export function after(record: WireRecord, method: string): WireExchange[] {
+  const index = record.exchanges.findIndex((e) => e.requestMessages.some((m) => m.method === method));
+  return index < 0 ? [] : record.exchanges.slice(index + 1);
+}
+
+/** Waits until every exchange of the record has ended (the server finished or the client hung up). */
+export function settled(record: WireRecord, what = 'every exchange to end'): Promise<void> {
+  return record.waitFor((r) => r.exchanges.every((e) => e.endedBy !== undefined), what, BOUND_MS);
+}
+
+/** The rejection of a promise that must reject (fails the test if it resolves). */
+export async function rejection(promise: Promise<unknown>): Promise<Error> {
+  try {
+    await promise;
+  } catch (error) {
+    return error as Error;
+  }
+  throw new Error('expected a rejection, got a result');
+}
+
+/**
+ * A scripted answer, for what no reference personality produces: the next `count` requests for which `matches`
+ * holds get `status` and `body` (JSON when not a string) instead of reaching the era. Noted `scripted`.
+ */
+export function scripted(matches: (body: unknown, method: string) => boolean, status: number, answer: unknown, count = 1): Personality {
+  let remaining = count;
+  return {
+    name: 'scripted',
+    async middleware({ req, res, exchange, body: parsed, record }, next) {
+      if (remaining <= 0 || !matches(parsed, req.method ?? '')) return next();
+      remaining -= 1;
+      record.note(exchange, 'scripted');
+      const body = typeof answer === 'function' ? (answer as (request: unknown) => unknown)(parsed) : answer;
+      const text = typeof body === 'string' ? body : JSON.stringify(body);
+      const type = typeof body === 'string' ? 'text/plain' : 'application/json';
+      res.writeHead(status, text === '' ? {} : { 'content-type': type }).end(text);
+    },
+  };
+}
+
+/** True for a body whose (first) JSON-RPC message has this method. */
+export function isMethod(method: string): (body: unknown) => boolean {
+  return (body) => (Array.isArray(body) ? body[0] : (body as { method?: unknown } | undefined))?.method === method;
+}
+
+/** A JSON-RPC error response to the request it answers (its id echoed). */
+export function errorFor(code: number, message: string, data?: unknown): (request: unknown) => unknown {
+  return (request) => ({ jsonrpc: '2.0', id: (request as { id?: unknown } | undefined)?.id ?? null, error: { code, message, ...(data === undefined ? {} : { data }) } });
+}

@@ -1,0 +1,442 @@
+// The broken variants: each flips exactly one rule, together they break every scenario of the catalogue, and
+// the flipped rule shows on the wire (every variant here, against the same servers the reference passes on).
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, test } from 'vitest';
+import { FEATURES } from '../adapter.ts';
+import { authErrors } from '../../servers/personalities/auth-errors.ts';
+import { delayed404 } from '../../servers/personalities/delayed-404.ts';
+import { delete405 } from '../../servers/personalities/delete-405.ts';
+import { dropConnection } from '../../servers/personalities/drop-connection.ts';
+import { echoSessionHeaders } from '../../servers/personalities/echo-session-headers.ts';
+import { endpointOtherOrigin } from '../../servers/personalities/endpoint-other-origin.ts';
+import { expiringSessions } from '../../servers/personalities/expiring-sessions.ts';
+import { initializeAnswers } from '../../servers/personalities/initialize-answers.ts';
+import { refusesReinitialize } from '../../servers/personalities/refuses-reinitialize.ts';
+import { serverErrors } from '../../servers/personalities/server-errors.ts';
+import { slowResponses } from '../../servers/personalities/slow-responses.ts';
+import { sseRetryInterval } from '../../servers/personalities/sse-retry.ts';
+import { unknownSession400 } from '../../servers/personalities/unknown-session-400.ts';
+import type { ReferenceClient } from './client.ts';
+import { brokenVariants, referenceClient, REFERENCE_FEATURES, RULES, SPEC_RULES, VARIANT_SPECS, withRuleBroken, type RuleName } from './index.ts';
+import { BOUND_MS, carrying, CONNECT, errorFor, header, isMethod, methods, newClient, rejection, scripted, serve, settled } from './test-support.ts';
+
+/** The scenario catalogue (../shared/docs/scenarios.md), as of this writing. */
+const CATALOGUE = [
+  'negotiation/handshake-order',
+  'negotiation/version-per-revision',
+  'negotiation/downgrade',
+  'negotiation/unsupported-answer',
+  'negotiation/error-form',
+  'negotiation/modern-envelope',
+  'negotiation/auto-falls-back',
+  'negotiation/auto-stays-modern',
+  'negotiation/no-fallback-on-failure',
+  'negotiation/era-cached',
+  'negotiation/legacy-mode-no-probe',
+  'negotiation/dual-era-prefers-modern',
+  'resume/no-rehandshake',
+  'resume/expired-404',
+  'resume/expired-400-session-message',
+  'resume/negotiated-version-after-expiry',
+  'resume/sse-last-event-id',
+  'resume/echoed-session-header',
+  'resume/affinity-first-request',
+  'retry/session-reestablished',
+  'retry/connection-drop-keeps-session',
+  'retry/no-double-execution',
+  'retry/modern-only-transport-errors',
+  'retry/no-retry-on-auth',
+  'retry/bounded-on-5xx',
+  'retry/stale-404-after-replacement',
+  'retry/http-sse-fallback',
+  'disposal/delete-issued-session',
+  'disposal/no-delete-unissued',
+  'disposal/keep-persisted-session',
+  'disposal/in-flight-settled',
+  'disposal/idempotent-close',
+  'disposal/quiet-after-close',
+  'disposal/sse-stream-closed',
+  'disposal/close-during-connect',
+  'cancellation/legacy-notification',
+  'cancellation/never-initialize',
+  'cancellation/modern-closes-stream',
+  'cancellation/timeout-cancels',
+  'cancellation/late-response-ignored',
+  'cancellation/progress-resets-timeout',
+  'cancellation/concurrent-independent',
+  'security/endpoint-origin',
+  'security/no-session-leak',
+];
+
+describe('the variant list', () => {
+  test('the reference adapter declares every revision and feature; each variant the same, with exactly one rule off', async () => {
+    expect(referenceClient.revisions).toEqual(['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25', '2026-07-28']);
+    expect([...referenceClient.features].sort()).toEqual(Object.keys(FEATURES).sort());
+    for (const variant of brokenVariants) {
+      expect(variant.features).toEqual(REFERENCE_FEATURES);
+      expect(variant.revisions).toEqual(referenceClient.revisions);
+      const client = (await variant.start(variant.name)) as ReferenceClient;
+      const off = Object.entries(client.rules).filter(([, on]) => !on).map(([name]) => name);
+      expect(off, variant.name).toEqual([variant.rule]);
+      await client.dispose();
+    }
+    const reference = (await referenceClient.start('reference')) as ReferenceClient;
+    expect(reference.rules).toEqual(SPEC_RULES);
+    await reference.dispose();
+  });
+
+  test('one variant per rule, unique names, the three original names kept', () => {
+    expect(VARIANT_SPECS.map((v) => v.rule).sort()).toEqual((Object.keys(RULES) as RuleName[]).sort());
+    expect(new Set(brokenVariants.map((v) => v.name)).size).toBe(brokenVariants.length);
+    for (const name of ['broken-skips-initialized', 'broken-omits-version-header', 'broken-never-deletes']) expect(brokenVariants.map((v) => v.name)).toContain(name);
+    for (const variant of brokenVariants) {
+      expect(variant.name).toMatch(/^broken-[a-z0-9-]+$/);
+      expect(variant.description).not.toContain('\n');
+      expect(variant.breaks.length).toBeGreaterThan(0);
+    }
+  });
+
+  test('together they break every scenario of the catalogue, and name no other', () => {
+    const documented = join(import.meta.dirname, '..', '..', '..', 'shared', 'docs', 'scenarios.md');
+    const catalogue = existsSync(documented) ? [...readFileSync(documented, 'utf8').matchAll(/^\| `([a-z-]+\/[a-z0-9-]+)` \|/gm)].map((m) => m[1]!) : CATALOGUE;
+    expect(catalogue).toEqual(expect.arrayContaining(CATALOGUE));
+    const broken = new Set(brokenVariants.flatMap((v) => v.breaks));
+    expect(catalogue.filter((id) => !broken.has(id))).toEqual([]);
+    expect([...broken].filter((id) => !catalogue.includes(id))).toEqual([]);
+  });
+});
+
+/** A client with one rule off (what the variant's start() returns, with the tests' short bounds). */
+function broken(rule: RuleName): ReferenceClient {
+  return newClient({ rules: withRuleBroken(rule) });
+}
+
+const AUTO = { ...CONNECT, negotiation: 'auto' as const };
+const PIN = { ...CONNECT, negotiation: { pin: '2026-07-28' as const } };
+
+/** Each variant's flipped rule, shown on the wire (the reference's behaviour for the same steps is in the other test files). */
+const ON_THE_WIRE: Record<RuleName, () => Promise<void>> = {
+  async sendInitializedNotification() {
+    const server = await serve('2025-11-25');
+    await (await broken('sendInitializedNotification').connect(server.url, CONNECT)).listTools();
+    expect(methods(server.record)).toEqual(['POST initialize', 'POST tools/list']);
+  },
+  async sendProtocolVersionHeader() {
+    const server = await serve('2025-06-18');
+    await (await broken('sendProtocolVersionHeader').connect(server.url, CONNECT)).close();
+    expect(server.record.exchanges.map((e) => header(e, 'mcp-protocol-version'))).toEqual([undefined, undefined, undefined]);
+  },
+  async reportAnsweredVersion() {
+    const server = await serve('2025-06-18');
+    const connection = await broken('reportAnsweredVersion').connect(server.url, CONNECT);
+    await connection.listTools();
+    expect((await connection.info()).negotiatedVersion).toBe('2025-11-25');
+    expect(header(server.record.exchanges.at(-1), 'mcp-protocol-version')).toBe('2025-06-18');
+  },
+  async followReinitializedVersion() {
+    const server = await serve('2025-11-25');
+    const connection = await broken('followReinitializedVersion').connect(server.url, { ...CONNECT, resume: { protocolVersion: '2025-06-18', sessionId: 'gone' } });
+    await connection.listTools();
+    expect((await connection.info()).negotiatedVersion).toBe('2025-06-18');
+    expect(header(server.record.exchanges.at(-1), 'mcp-protocol-version')).toBe('2025-11-25');
+  },
+  async validateInitializeAnswer() {
+    // 1999-01-01 adopted: the client goes on (the made-up session then fails its notification).
+    const unsupported = await serve('2025-11-25', [initializeAnswers()]);
+    await rejection(broken('validateInitializeAnswer').connect(unsupported.url, CONNECT));
+    expect(methods(unsupported.record)).toEqual(['POST initialize', 'POST notifications/initialized']);
+    const errorForm = await serve('2025-06-18', [initializeAnswers({ error: {} })]);
+    const started = performance.now();
+    await rejection(broken('validateInitializeAnswer').connect(errorForm.url, { timeoutMs: 150 }));
+    expect(performance.now() - started).toBeGreaterThanOrEqual(140);
+    expect(methods(errorForm.record)).toEqual(['POST initialize']);
+  },
+  async legacyModeNeverProbes() {
+    const server = await serve('2025-11-25');
+    await broken('legacyModeNeverProbes').connect(server.url, CONNECT);
+    expect(methods(server.record)).toEqual(['POST server/discover', 'POST initialize', 'POST notifications/initialized']);
+  },
+  async autoProbesFirst() {
+    const server = await serve('dual');
+    const connection = await broken('autoProbesFirst').connect(server.url, AUTO);
+    expect((await connection.info()).era).toBe('legacy');
+    expect(methods(server.record)).toEqual(['POST initialize', 'POST notifications/initialized']);
+  },
+  async fallBackOnAnyLegacyAnswer() {
+    const server = await serve('2025-11-25');
+    await rejection(broken('fallBackOnAnyLegacyAnswer').connect(server.url, AUTO));
+    expect(methods(server.record)).toEqual(['POST server/discover']);
+  },
+  async honourModernErrors() {
+    const server = await serve('dual', [scripted(isMethod('server/discover'), 400, errorFor(-32020, 'Header mismatch'))]);
+    await broken('honourModernErrors').connect(server.url, AUTO);
+    expect(methods(server.record)).toEqual(['POST server/discover', 'POST initialize', 'POST notifications/initialized']);
+  },
+  async surfaceProbeFailures() {
+    const server = await serve('2025-11-25', [serverErrors({ status: 503, count: 1 })]);
+    await broken('surfaceProbeFailures').connect(server.url, AUTO);
+    expect(methods(server.record)).toEqual(['POST server/discover', 'POST initialize', 'POST notifications/initialized']);
+  },
+  async cacheEraPerOrigin() {
+    const server = await serve('2026-07-28');
+    const client = broken('cacheEraPerOrigin');
+    await client.connect(server.url, AUTO);
+    await client.connect(server.url, AUTO);
+    expect(methods(server.record)).toEqual(['POST server/discover', 'POST server/discover']);
+  },
+  async keepEraOnFailure() {
+    const errors = serverErrors();
+    const server = await serve('2026-07-28', [errors]);
+    const client = broken('keepEraOnFailure');
+    const first = await client.connect(server.url, AUTO);
+    errors.failNext(1, { method: 'tools/list' });
+    await rejection(first.listTools());
+    await client.connect(server.url, AUTO);
+    expect(methods(server.record)).toEqual(['POST server/discover', 'POST tools/list', 'POST server/discover']);
+  },
+  async sessionIdOnlyFromInitialize() {
+    const proxy = echoSessionHeaders();
+    const server = await serve('2025-11-25', [proxy]);
+    const connection = await broken('sessionIdOnlyFromInitialize').connect(server.url, CONNECT);
+    proxy.injectOnNextResponse('injected', { method: 'tools/list' });
+    await connection.listTools();
+    await connection.close();
+    expect(server.record.exchanges.at(-1)!.method).toBe('DELETE');
+    expect(header(server.record.exchanges.at(-1), 'mcp-session-id')).toBe('injected');
+  },
+  async scopeSessionsToConnection() {
+    const a = await serve('2025-11-25');
+    const b = await serve('2025-11-25');
+    const client = broken('scopeSessionsToConnection');
+    await (await client.connect(a.url, CONNECT)).close();
+    await client.connect(b.url, CONNECT);
+    expect(header(b.record.exchanges[0], 'mcp-session-id')).toBe(a.issuedSessions()[0]);
+  },
+  async resumeAsStored() {
+    const server = await serve('2025-11-25', [refusesReinitialize()]);
+    const first = await newClient().connect(server.url, { ...CONNECT, keepSessionOnClose: true });
+    const state = (await first.info()).resumeState!;
+    await first.close();
+    await rejection(broken('resumeAsStored').connect(server.url, { ...CONNECT, resume: state }));
+    expect(server.record.exchanges.at(-1)!.notes).toContain('refused-reinitialize');
+  },
+  async recoverSessionLoss() {
+    const expiring = expiringSessions();
+    const server = await serve('2025-11-25', [expiring]);
+    const connection = await broken('recoverSessionLoss').connect(server.url, CONNECT);
+    await expiring.expireNow();
+    await rejection(connection.listTools());
+    await rejection(connection.listTools());
+    expect(carrying(server.record, 'initialize')).toHaveLength(1);
+    expect(carrying(server.record, 'tools/list').map((e) => header(e, 'mcp-session-id'))).toEqual([server.issuedSessions()[0], server.issuedSessions()[0]]);
+  },
+  async reinitializeWithoutSessionId() {
+    const expiring = expiringSessions();
+    const server = await serve('2025-11-25', [expiring]);
+    const connection = await broken('reinitializeWithoutSessionId').connect(server.url, CONNECT);
+    await expiring.expireNow();
+    await rejection(connection.listTools());
+    expect(header(carrying(server.record, 'initialize')[1], 'mcp-session-id')).toBe(server.issuedSessions()[0]);
+  },
+  async treatSdk400AsSessionLoss() {
+    const expiring = expiringSessions();
+    const server = await serve('2025-11-25', [expiring, unknownSession400()]);
+    const connection = await broken('treatSdk400AsSessionLoss').connect(server.url, CONNECT);
+    await expiring.expireNow();
+    await rejection(connection.listTools());
+    expect(carrying(server.record, 'initialize')).toHaveLength(1);
+  },
+  async ignoreStaleSessionLoss() {
+    const expiring = expiringSessions();
+    const delayed = delayed404();
+    const server = await serve('2025-11-25', [expiring, delayed]);
+    const connection = await broken('ignoreStaleSessionLoss').connect(server.url, CONNECT);
+    await expiring.expireNow();
+    const first = connection.listTools();
+    const second = connection.listTools();
+    await server.record.waitFor(() => delayed.heldCount() === 2, 'both requests to be held', BOUND_MS);
+    delayed.releaseDelayed(1);
+    await first;
+    delayed.releaseDelayed(1);
+    await second;
+    expect(carrying(server.record, 'initialize')).toHaveLength(3);
+  },
+  async dropKeepsSession() {
+    const server = await serve('2025-11-25', [dropConnection({ method: 'tools/list', when: 'before', count: 1 })]);
+    await (await broken('dropKeepsSession').connect(server.url, CONNECT)).listTools();
+    expect(carrying(server.record, 'initialize')).toHaveLength(2);
+  },
+  async retryOnlyIdempotent() {
+    const server = await serve('2025-11-25', [dropConnection({ method: 'tools/call', when: 'after', count: 1 })]);
+    await (await broken('retryOnlyIdempotent').connect(server.url, CONNECT)).callTool('count', {});
+    expect(server.fixtures.runsOf('count')).toBe(2);
+  },
+  async respectSseRetry() {
+    const server = await serve('2025-11-25', [sseRetryInterval(200)]);
+    await (await broken('respectSseRetry').connect(server.url, CONNECT)).callTool('close_stream', {});
+    const post = carrying(server.record, 'tools/call')[0]!;
+    const get = server.record.exchanges.find((e) => e.method === 'GET')!;
+    expect(get.startedAt - post.endedAt!).toBeLessThan(200);
+  },
+  async resumeWithLastEventId() {
+    const server = await serve('2025-11-25');
+    await (await broken('resumeWithLastEventId').connect(server.url, CONNECT)).callTool('close_stream', {}).catch(() => undefined);
+    expect(carrying(server.record, 'tools/call')).toHaveLength(2);
+    expect(server.fixtures.runsOf('close_stream')).toBe(2);
+    expect(server.record.exchanges.some((e) => e.method === 'GET')).toBe(false);
+  },
+  async noRetryOnHttpErrors() {
+    const server = await serve('2025-11-25', [authErrors({ status: 401 })]);
+    await rejection(broken('noRetryOnHttpErrors').connect(server.url, CONNECT));
+    // The initialize itself is not retried (it is not idempotent); a request after connect is.
+    const errors = serverErrors();
+    const other = await serve('2025-11-25', [errors]);
+    const connection = await broken('noRetryOnHttpErrors').connect(other.url, CONNECT);
+    errors.failNext(10, { method: 'tools/list' });
+    await rejection(connection.listTools());
+    expect(carrying(other.record, 'tools/list')).toHaveLength(4);
+  },
+  async modernEnvelopeComplete() {
+    const server = await serve('2026-07-28');
+    await (await broken('modernEnvelopeComplete').connect(server.url, PIN)).listTools();
+    for (const exchange of server.record.exchanges) expect(exchange.requestMessages[0]!.params!['_meta']).not.toHaveProperty(['io.modelcontextprotocol/clientInfo']);
+  },
+  async affinityKeyFromFirstRequest() {
+    const server = await serve('2026-07-28');
+    await (await broken('affinityKeyFromFirstRequest').connect(server.url, { ...AUTO, affinityKey: 'k' })).listTools();
+    expect(server.record.exchanges.map((e) => header(e, 'mcp-session-id'))).toEqual([undefined, 'k']);
+  },
+  async modernRetryOnlyDrops() {
+    const server = await serve('2026-07-28', [scripted(isMethod('tools/list'), 200, errorFor(-32603, 'Internal error'))]);
+    await (await broken('modernRetryOnlyDrops').connect(server.url, PIN)).listTools();
+    expect(carrying(server.record, 'tools/list')).toHaveLength(2);
+  },
+  async freshIdOnReissue() {
+    const server = await serve('2026-07-28', [dropConnection({ method: 'tools/list', when: 'before', count: 1 })]);
+    await (await broken('freshIdOnReissue').connect(server.url, PIN)).listTools();
+    expect(carrying(server.record, 'tools/list').map((e) => e.requestMessages[0]!.id)).toEqual([2, 2]);
+  },
+  async deleteSessionOnClose() {
+    const server = await serve('2025-11-25');
+    await (await broken('deleteSessionOnClose').connect(server.url, CONNECT)).close();
+    expect(methods(server.record)).toEqual(['POST initialize', 'POST notifications/initialized']);
+  },
+  async keepSessionWhenAsked() {
+    const server = await serve('2025-11-25');
+    await (await broken('keepSessionWhenAsked').connect(server.url, { ...CONNECT, keepSessionOnClose: true })).close();
+    expect(methods(server.record).at(-1)).toBe('DELETE');
+  },
+  async deleteOnlyIssuedSessions() {
+    const server = await serve('2026-07-28');
+    await (await broken('deleteOnlyIssuedSessions').connect(server.url, { ...PIN, affinityKey: 'k' })).close();
+    expect(methods(server.record)).toEqual(['POST server/discover', 'DELETE']);
+    expect(header(server.record.exchanges[1], 'mcp-session-id')).toBe('k');
+  },
+  async tolerateDelete405() {
+    const server = await serve('2025-11-25', [delete405()]);
+    await rejection((await broken('tolerateDelete405').connect(server.url, CONNECT)).close());
+  },
+  async closeOnce() {
+    const server = await serve('2025-11-25', [delete405()]);
+    const connection = await broken('closeOnce').connect(server.url, CONNECT);
+    await connection.close();
+    await connection.close();
+    expect(methods(server.record).filter((m) => m === 'DELETE')).toHaveLength(2);
+  },
+  async closeTearsDown() {
+    const server = await serve('2024-11-05');
+    const connection = await broken('closeTearsDown').connect(server.url, CONNECT);
+    let settledCall = false;
+    const call = connection.callTool('slow', { ms: 10_000 }).finally(() => (settledCall = true));
+    void call.catch(() => undefined);
+    await server.fixtures.waitForRun((r) => r.tool === 'slow', 'the slow tool to start', BOUND_MS);
+    await connection.close();
+    await expect(server.record.waitFor((r) => r.exchanges[1]!.endedBy !== undefined, 'the GET stream to end', 100)).rejects.toThrow('timed out');
+    expect(settledCall).toBe(false);
+  },
+  async abortConnectOnGiveUp() {
+    const server = await serve('2025-11-25', [slowResponses({ method: 'initialize', ms: 100, count: 1 })]);
+    await rejection(broken('abortConnectOnGiveUp').connect(server.url, { timeoutMs: 30 }));
+    await server.record.waitFor((r) => carrying(r, 'notifications/initialized').length === 1, 'the late notifications/initialized', BOUND_MS);
+  },
+  async cancelOnTheWire() {
+    const legacy = await serve('2025-11-25');
+    const controller = new AbortController();
+    const call = rejection((await broken('cancelOnTheWire').connect(legacy.url, CONNECT)).callTool('slow', { ms: 10_000 }, { signal: controller.signal }));
+    await legacy.fixtures.waitForRun((r) => r.tool === 'slow', 'the slow tool to start', BOUND_MS);
+    controller.abort();
+    await call;
+    await settled(legacy.record);
+    expect(carrying(legacy.record, 'notifications/cancelled')).toEqual([]);
+    const modern = await serve('2026-07-28');
+    const modernController = new AbortController();
+    const modernCall = rejection((await broken('cancelOnTheWire').connect(modern.url, PIN)).callTool('slow', { ms: 10_000 }, { signal: modernController.signal }));
+    await modern.fixtures.waitForRun((r) => r.tool === 'slow', 'the slow tool to start', BOUND_MS);
+    modernController.abort();
+    await modernCall;
+    await modern.record.waitFor((r) => carrying(r, 'notifications/cancelled').length === 1, 'the notification', BOUND_MS);
+    expect(carrying(modern.record, 'tools/call')[0]!.endedBy).toBeUndefined();
+  },
+  async neverCancelInitialize() {
+    const server = await serve('2025-11-25', [slowResponses({ method: 'initialize', ms: 5_000 })]);
+    await rejection(broken('neverCancelInitialize').connect(server.url, { timeoutMs: 80 }));
+    await server.record.waitFor((r) => carrying(r, 'notifications/cancelled').length === 1, 'a cancel for initialize', BOUND_MS);
+    expect(carrying(server.record, 'notifications/cancelled')[0]!.requestMessages[0]!.params).toMatchObject({ requestId: 1 });
+  },
+  async settleOnCancel() {
+    const server = await serve('2025-11-25');
+    const connection = await broken('settleOnCancel').connect(server.url, CONNECT);
+    const controller = new AbortController();
+    let settledCall = false;
+    const call = connection.callTool('slow', { ms: 10_000 }, { signal: controller.signal }).finally(() => (settledCall = true));
+    void call.catch(() => undefined);
+    await server.fixtures.waitForRun((r) => r.tool === 'slow', 'the slow tool to start', BOUND_MS);
+    controller.abort();
+    await server.record.waitFor((r) => carrying(r, 'notifications/cancelled').length === 1, 'the notification', BOUND_MS);
+    await server.fixtures.waitForRun((r) => r.abortedAt !== undefined, 'the handler to abort', BOUND_MS);
+    expect(settledCall).toBe(false);
+    await connection.close();
+    await rejection(call);
+  },
+  async cancelOnlyTheAbortedCall() {
+    const server = await serve('2025-11-25');
+    const connection = await broken('cancelOnlyTheAbortedCall').connect(server.url, CONNECT);
+    const controller = new AbortController();
+    const other = rejection(connection.callTool('slow', { ms: 10_000 }));
+    const aborted = rejection(connection.callTool('slow', { ms: 10_000 }, { signal: controller.signal }));
+    await server.record.waitFor(() => server.fixtures.runsOf('slow') === 2, 'two slow runs', BOUND_MS);
+    controller.abort();
+    await Promise.all([other, aborted]);
+    await server.record.waitFor((r) => carrying(r, 'notifications/cancelled').length === 2, 'two cancels', BOUND_MS);
+  },
+  async enforceMaximumTimeout() {
+    const server = await serve('2025-11-25');
+    const connection = await broken('enforceMaximumTimeout').connect(server.url, CONNECT);
+    // 3 steps 40 ms apart, a 70 ms timeout: progress keeps restarting the clock, and the call outlives it.
+    expect(await connection.callTool('progress', { steps: 3, intervalMs: 40 }, { timeoutMs: 70 })).toMatchObject({ content: [{ text: 'completed 3/3' }] });
+  },
+  async fallbackOnlyOn400404405() {
+    const server = await serve('2025-11-25', [authErrors({ status: 401 })]);
+    await rejection(broken('fallbackOnlyOn400404405').connect(server.url, CONNECT));
+    expect(methods(server.record)).toEqual(['POST initialize', 'GET']);
+  },
+  async fallbackOnlyBeforeInitialize() {
+    const server = await serve('2025-11-25', [delete405()]);
+    await (await broken('fallbackOnlyBeforeInitialize').connect(server.url, CONNECT)).close();
+    await settled(server.record);
+    expect(methods(server.record)).toEqual(['POST initialize', 'POST notifications/initialized', 'DELETE', 'GET']);
+  },
+  async checkEndpointOrigin() {
+    const other = endpointOtherOrigin();
+    const server = await serve('2024-11-05', [other]);
+    await rejection(broken('checkEndpointOrigin').connect(server.url, { timeoutMs: 300 }));
+    expect(carrying(other.decoyRecord, 'initialize')).toHaveLength(1);
+  },
+};
+
+describe('each flipped rule shows on the wire', () => {
+  test.each(VARIANT_SPECS.map((spec) => ({ ...spec, title: `${spec.name} (${spec.rule} off)` })))('$title', async ({ rule }) => {
+    await ON_THE_WIRE[rule]();
+  });
+});

@@ -1,0 +1,287 @@
+// The broken variants: the reference client with exactly one rule turned off, each named for what it breaks,
+// with the scenarios of ../shared/docs/scenarios.md it is meant to fail. Together they break every scenario.
+import type { RuleName } from './rules.ts';
+
+export interface VariantSpec {
+  name: string;
+  /** The one rule turned off. */
+  rule: RuleName;
+  /** One line: what this client does wrong. */
+  description: string;
+  /** Scenario ids (suite/name) this variant is meant to fail. */
+  breaks: readonly string[];
+}
+
+export const VARIANT_SPECS: readonly VariantSpec[] = [
+  // — handshake —
+  {
+    name: 'broken-skips-initialized',
+    rule: 'sendInitializedNotification',
+    description: 'Reference client that never sends notifications/initialized',
+    breaks: ['negotiation/handshake-order'],
+  },
+  {
+    name: 'broken-omits-version-header',
+    rule: 'sendProtocolVersionHeader',
+    description: 'Reference client that never sends MCP-Protocol-Version',
+    breaks: ['negotiation/version-per-revision', 'disposal/delete-issued-session', 'resume/no-rehandshake'],
+  },
+  {
+    name: 'broken-reports-offered-version',
+    rule: 'reportAnsweredVersion',
+    description: 'Reference client that reports (and exports for resume) the revision it offered, not the one the server answered',
+    breaks: ['negotiation/version-per-revision', 'negotiation/downgrade'],
+  },
+  {
+    name: 'broken-stale-version-after-expiry',
+    rule: 'followReinitializedVersion',
+    description: 'Reference client that keeps reporting the earlier revision after re-initializing a lost session (seed 002)',
+    breaks: ['resume/negotiated-version-after-expiry'],
+  },
+  {
+    name: 'broken-accepts-any-initialize-answer',
+    rule: 'validateInitializeAnswer',
+    description: 'Reference client that adopts whatever revision initialize names and ignores an error answer, waiting for a result until its connect times out',
+    breaks: ['negotiation/unsupported-answer', 'negotiation/error-form'],
+  },
+  // — negotiation modes, probe, era cache —
+  {
+    name: 'broken-probes-in-legacy-mode',
+    rule: 'legacyModeNeverProbes',
+    description: "Reference client that sends server/discover before initialize even in negotiation 'legacy' (seed 000)",
+    breaks: ['negotiation/legacy-mode-no-probe'],
+  },
+  {
+    name: 'broken-auto-tries-initialize-first',
+    rule: 'autoProbesFirst',
+    description: "Reference client whose 'auto' mode sends initialize first and probes only after a modern error, so a dual-era server ends up legacy",
+    breaks: ['negotiation/dual-era-prefers-modern', 'negotiation/auto-stays-modern'],
+  },
+  {
+    name: 'broken-falls-back-only-on-method-not-found',
+    rule: 'fallBackOnAnyLegacyAnswer',
+    description: 'Reference client whose fallback to initialize hinges on one error code (-32601): other legacy answers to the probe fail the connect',
+    breaks: ['negotiation/auto-falls-back', 'negotiation/era-cached'],
+  },
+  {
+    name: 'broken-falls-back-on-modern-error',
+    rule: 'honourModernErrors',
+    description: 'Reference client that falls back to initialize on -32020/-32021/-32022 instead of retrying a mutual version or surfacing the error',
+    breaks: ['negotiation/auto-stays-modern'],
+  },
+  {
+    name: 'broken-falls-back-on-probe-failure',
+    rule: 'surfaceProbeFailures',
+    description: 'Reference client that reads a 5xx, 401/403, reset or timed-out probe as a legacy server and sends initialize (seeds 002, 003)',
+    breaks: ['negotiation/no-fallback-on-failure'],
+  },
+  {
+    name: 'broken-forgets-era',
+    rule: 'cacheEraPerOrigin',
+    description: 'Reference client that caches no era: every connect probes again',
+    breaks: ['negotiation/era-cached'],
+  },
+  {
+    name: 'broken-reprobes-after-failure',
+    rule: 'keepEraOnFailure',
+    description: 'Reference client that forgets the cached era after a 5xx, timeout or dropped connection, and probes again on the next connect (seed 002)',
+    breaks: ['negotiation/era-cached'],
+  },
+  // — legacy sessions —
+  {
+    name: 'broken-adopts-any-session-header',
+    rule: 'sessionIdOnlyFromInitialize',
+    description: 'Reference client that adopts the Mcp-Session-Id of any response (an echo or a proxy-injected id), replacing its session id or affinity key (seed 000)',
+    breaks: ['resume/echoed-session-header', 'disposal/no-delete-unissued'],
+  },
+  {
+    name: 'broken-shares-session-id',
+    rule: 'scopeSessionsToConnection',
+    description: "Reference client that keeps one session id per client instance and offers it on the next connection's initialize, whatever the server",
+    breaks: ['security/no-session-leak'],
+  },
+  {
+    name: 'broken-rehandshakes-on-resume',
+    rule: 'resumeAsStored',
+    description: 'Reference client that re-runs initialize inside a resumed session instead of continuing it (seed 000)',
+    breaks: ['resume/no-rehandshake', 'disposal/keep-persisted-session'],
+  },
+  {
+    name: 'broken-ignores-session-loss',
+    rule: 'recoverSessionLoss',
+    description: 'Reference client that surfaces a 404 for its session and keeps sending the dead id: no new session',
+    breaks: [
+      'resume/expired-404',
+      'resume/expired-400-session-message',
+      'resume/negotiated-version-after-expiry',
+      'retry/session-reestablished',
+      'retry/stale-404-after-replacement',
+    ],
+  },
+  {
+    name: 'broken-reinitializes-with-dead-id',
+    rule: 'reinitializeWithoutSessionId',
+    description: 'Reference client whose replacement initialize still carries the dead session id',
+    breaks: ['resume/expired-404', 'resume/expired-400-session-message', 'retry/session-reestablished', 'retry/stale-404-after-replacement'],
+  },
+  {
+    name: 'broken-ignores-400-session-loss',
+    rule: 'treatSdk400AsSessionLoss',
+    description: 'Reference client that reads only 404 as a lost session, not the SDK-example 400 -32000 "No valid session ID provided"',
+    breaks: ['resume/expired-400-session-message'],
+  },
+  {
+    name: 'broken-stale-404-tears-down',
+    rule: 'ignoreStaleSessionLoss',
+    description: 'Reference client that lets a delayed 404 for the old session id tear down its replacement session (seed 002)',
+    breaks: ['retry/stale-404-after-replacement'],
+  },
+  {
+    name: 'broken-reinitializes-on-drop',
+    rule: 'dropKeepsSession',
+    description: 'Reference client that treats a dropped connection as a lost session and re-initializes (seed 000)',
+    breaks: ['retry/connection-drop-keeps-session'],
+  },
+  {
+    name: 'broken-retries-non-idempotent',
+    rule: 'retryOnlyIdempotent',
+    description: 'Reference client that re-sends any request after a dropped connection, a non-idempotent tools/call included',
+    breaks: ['retry/no-double-execution'],
+  },
+  {
+    name: 'broken-ignores-sse-retry',
+    rule: 'respectSseRetry',
+    description: "Reference client that resumes a cut SSE stream at once, without waiting the server's retry interval",
+    breaks: ['resume/sse-last-event-id'],
+  },
+  {
+    name: 'broken-reposts-instead-of-resuming',
+    rule: 'resumeWithLastEventId',
+    description: 'Reference client that POSTs the request again when its SSE stream is cut, instead of GET with Last-Event-ID',
+    breaks: ['resume/sse-last-event-id', 'retry/no-double-execution'],
+  },
+  {
+    name: 'broken-retries-http-errors',
+    rule: 'noRetryOnHttpErrors',
+    description: 'Reference client that retries a request answered 401, 403 or 5xx up to three times, at once (seed 003)',
+    breaks: ['retry/no-retry-on-auth', 'retry/bounded-on-5xx'],
+  },
+  // — 2026-07-28 —
+  {
+    name: 'broken-omits-client-info',
+    rule: 'modernEnvelopeComplete',
+    description: 'Reference client whose 2026-07-28 _meta envelope lacks io.modelcontextprotocol/clientInfo',
+    breaks: ['negotiation/modern-envelope'],
+  },
+  {
+    name: 'broken-late-affinity-key',
+    rule: 'affinityKeyFromFirstRequest',
+    description: 'Reference client that sends its affinity key only after server/discover, not on the very first request (seed 000)',
+    breaks: ['resume/affinity-first-request'],
+  },
+  {
+    name: 'broken-retries-modern-errors',
+    rule: 'modernRetryOnlyDrops',
+    description: 'Reference client that re-issues a 2026-07-28 request answered with a protocol error (seed 000)',
+    breaks: ['retry/modern-only-transport-errors'],
+  },
+  {
+    name: 'broken-reissues-same-id',
+    rule: 'freshIdOnReissue',
+    description: 'Reference client that re-issues a 2026-07-28 request after a dropped connection with the same JSON-RPC id',
+    breaks: ['retry/modern-only-transport-errors', 'retry/no-double-execution'],
+  },
+  // — disposal —
+  {
+    name: 'broken-never-deletes',
+    rule: 'deleteSessionOnClose',
+    description: 'Reference client that never DELETEs its session',
+    breaks: ['disposal/delete-issued-session'],
+  },
+  {
+    name: 'broken-deletes-kept-session',
+    rule: 'keepSessionWhenAsked',
+    description: 'Reference client that DELETEs its session at close even when told to keep it for a resume',
+    breaks: ['disposal/keep-persisted-session'],
+  },
+  {
+    name: 'broken-deletes-affinity-key',
+    rule: 'deleteOnlyIssuedSessions',
+    description: 'Reference client that sends DELETE for its client-minted 2026-07-28 affinity key at close (seed 000)',
+    breaks: ['disposal/no-delete-unissued', 'negotiation/modern-envelope'],
+  },
+  {
+    name: 'broken-fails-on-delete-405',
+    rule: 'tolerateDelete405',
+    description: 'Reference client whose close() fails when the server answers DELETE with 405',
+    breaks: ['disposal/delete-issued-session'],
+  },
+  {
+    name: 'broken-deletes-twice',
+    rule: 'closeOnce',
+    description: 'Reference client that sends DELETE again on every close() call',
+    breaks: ['disposal/idempotent-close'],
+  },
+  {
+    name: 'broken-close-leaves-streams',
+    rule: 'closeTearsDown',
+    description: 'Reference client whose close() only DELETEs: calls in flight, response streams, the HTTP+SSE stream and resumption timers run on',
+    breaks: ['disposal/in-flight-settled', 'disposal/quiet-after-close', 'disposal/sse-stream-closed'],
+  },
+  {
+    name: 'broken-connect-outlives-timeout',
+    rule: 'abortConnectOnGiveUp',
+    description: 'Reference client whose connect gives up without aborting the handshake: the probe or initialize runs on and its requests arrive late',
+    breaks: ['disposal/close-during-connect'],
+  },
+  // — cancellation —
+  {
+    name: 'broken-cancels-locally',
+    rule: 'cancelOnTheWire',
+    description: 'Reference client that cancels only locally: legacy sends no notifications/cancelled, 2026-07-28 POSTs one and leaves the stream open',
+    breaks: ['cancellation/legacy-notification', 'cancellation/modern-closes-stream', 'cancellation/timeout-cancels', 'disposal/in-flight-settled'],
+  },
+  {
+    name: 'broken-cancels-initialize',
+    rule: 'neverCancelInitialize',
+    description: 'Reference client that sends notifications/cancelled for an initialize its connect gave up on',
+    breaks: ['cancellation/never-initialize', 'disposal/close-during-connect'],
+  },
+  {
+    name: 'broken-waits-after-cancel',
+    rule: 'settleOnCancel',
+    description: 'Reference client whose cancelled call keeps waiting and returns the late answer',
+    breaks: ['cancellation/late-response-ignored', 'cancellation/legacy-notification'],
+  },
+  {
+    name: 'broken-cancels-all-calls',
+    rule: 'cancelOnlyTheAbortedCall',
+    description: 'Reference client for which aborting one call cancels every call in flight',
+    breaks: ['cancellation/concurrent-independent'],
+  },
+  {
+    name: 'broken-progress-extends-timeout',
+    rule: 'enforceMaximumTimeout',
+    description: 'Reference client whose request timeout restarts on every progress notification, with no maximum',
+    breaks: ['cancellation/progress-resets-timeout'],
+  },
+  // — HTTP+SSE fallback —
+  {
+    name: 'broken-falls-back-on-auth',
+    rule: 'fallbackOnlyOn400404405',
+    description: 'Reference client that falls back to HTTP+SSE on any 4xx to initialize, 401 and 403 included (seed 003)',
+    breaks: ['retry/no-retry-on-auth', 'retry/http-sse-fallback'],
+  },
+  {
+    name: 'broken-falls-back-after-initialize',
+    rule: 'fallbackOnlyBeforeInitialize',
+    description: 'Reference client that GETs an SSE stream when the DELETE at close is answered 404/405 (seed 003)',
+    breaks: ['retry/http-sse-fallback', 'disposal/quiet-after-close'],
+  },
+  {
+    name: 'broken-follows-foreign-endpoint',
+    rule: 'checkEndpointOrigin',
+    description: 'Reference client that POSTs to an HTTP+SSE endpoint on another origin',
+    breaks: ['security/endpoint-origin'],
+  },
+];
