@@ -3,6 +3,7 @@ import { featureFor, type ClientAdapter, type Negotiation, type ClientConnection
 import type { ReferenceServer } from '../servers/reference-server.ts';
 import type { Revision } from '../servers/revisions.ts';
 import { startReferenceServer } from '../servers/server.ts';
+import { schemaCheck } from './schema.ts';
 import { verdictOf, type Check, type Evidence, type Scenario, type ScenarioContext, type ScenarioResult, type ServerSetup } from './scenario.ts';
 
 export interface RunOptions {
@@ -124,7 +125,8 @@ export async function runScenario(scenario: Scenario, adapter: ClientAdapter, re
       observed: structuredClone(observed),
       ...(clientError !== undefined ? { clientError } : {}),
     };
-    checks = scenario.judge(evidence);
+    // Every scenario also checks that each message the client sent matches its revision's schemas.
+    checks = [...scenario.judge(evidence), schemaCheck(evidence)];
   } finally {
     cleaningUp = true;
     await Promise.allSettled(connections.map((connection) => bounded(connection.close(), 'close', operationTimeoutMs)));

@@ -7,6 +7,7 @@ import { explain } from './evidence.ts';
 import { SCENARIOS } from './index.ts';
 import { plannedCases } from './plan.ts';
 import { runScenario } from './runner.ts';
+import { SCHEMA_CHECK, schemaCheck } from './schema.ts';
 import type { Revision } from '../servers/revisions.ts';
 import type { Evidence, Scenario, ScenarioResult } from './scenario.ts';
 
@@ -38,6 +39,15 @@ function expectedToFail(variant: string, scenario: string, revision: Revision): 
 const DOCTORED = SCENARIOS.flatMap((scenario) => [
   ...(scenario.doctored ?? []).map((proof) => ({ scenario: scenario.id, ...proof })),
   { scenario: scenario.id, check: 'client-completed', how: 'the client raised an error', doctor: (e: Evidence) => ({ ...e, clientError: 'Error: connection reset' }) },
+  {
+    scenario: scenario.id,
+    check: SCHEMA_CHECK,
+    how: 'every message sent without jsonrpc',
+    doctor: (e: Evidence) => ({
+      ...e,
+      exchanges: e.exchanges.map((x) => ({ ...x, requestMessages: x.requestMessages.map(({ jsonrpc: _jsonrpc, ...m }) => m) })),
+    }),
+  },
 ]);
 
 const cases = plannedCases(SCENARIOS);
@@ -76,7 +86,8 @@ describe('doctored records', () => {
     const scenario = SCENARIOS.find((s) => s.id === id)!;
     for (const revision of plannedCases([scenario]).map((c) => c.revision)) {
       const evidence = referenceResults.get(key(scenario, revision))!.evidence!;
-      const judged = scenario.judge(doctor(structuredClone(evidence)));
+      const doctored = doctor(structuredClone(evidence));
+      const judged = [...scenario.judge(doctored), schemaCheck(doctored)];
       const target = judged.find((c) => c.name === check);
       expect(target, `${id} has no check named ${check}`).toBeDefined();
       expect(target!.ok, `${check} should fail on the doctored record`).toBe(false);
