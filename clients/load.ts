@@ -94,7 +94,8 @@ export function timeoutsFromEnv(env: NodeJS.ProcessEnv = process.env): Pick<Load
  */
 export async function adaptersFromEnv(env: NodeJS.ProcessEnv = process.env, options: LoadOptions = {}): Promise<ClientAdapter[]> {
   const adapters: ClientAdapter[] = [];
-  const settings = { ...timeoutsFromEnv(env), ...options };
+  // npm runs `npm test` from the package root; INIT_CWD is where the user typed it, so relative paths mean what they wrote.
+  const settings = { cwd: env.INIT_CWD ?? process.cwd(), ...timeoutsFromEnv(env), ...options };
   try {
     const spec = env[ADAPTER_ENV.adapter];
     if (spec) adapters.push(await prefixed(ADAPTER_ENV.adapter, loadAdapter(spec, settings)));

@@ -116,7 +116,10 @@ async function run(values: { adapter?: string; 'adapter-command'?: string; scena
     await adapter.shutdown?.();
   }
   console.log(table(results));
-  process.exitCode = results.some((r) => r.verdict === 'fail') ? 1 : 0;
+  const judged = results.filter((r) => r.verdict !== 'n/a');
+  // A run in which nothing applied proves nothing: say so, and do not let CI read it as a success.
+  if (judged.length === 0) console.error(`mcp-client-conformance: no scenario applies to ${adapter.name}: check the revisions and features it declares`);
+  process.exitCode = judged.length === 0 || results.some((r) => r.verdict === 'fail') ? 1 : 0;
 }
 
 const [command, ...rest] = process.argv.slice(2);

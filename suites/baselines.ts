@@ -1,6 +1,6 @@
 // Baselines: the known, reasoned failures of real clients. `npm test` is green when results match them.
 import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { ScenarioResult, Verdict } from './scenario.ts';
 
 export interface BaselineEntry {
@@ -20,7 +20,15 @@ export interface Baseline {
 
 export const BASELINE_DIR = join(import.meta.dirname, 'baselines');
 
-export function baselinePath(adapter: string): string {
+/** A directory of the user's own baselines (MCP_CONFORMANCE_BASELINES), looked at before the suite's. */
+export const BASELINES_ENV = 'MCP_CONFORMANCE_BASELINES';
+
+export function baselinePath(adapter: string, env: NodeJS.ProcessEnv = process.env): string {
+  const own = env[BASELINES_ENV];
+  if (own) {
+    const path = resolve(env.INIT_CWD ?? process.cwd(), own, `${adapter}.json`);
+    if (existsSync(path)) return path;
+  }
   return join(BASELINE_DIR, `${adapter}.json`);
 }
 

@@ -46,7 +46,8 @@ export function explain(result: ScenarioResult): string {
     lines.push('  wire record:');
     for (const exchange of result.evidence.exchanges) lines.push(`    ${formatExchange(exchange)}`);
     for (const [index, other] of result.evidence.otherServers.entries()) {
-      lines.push(`  wire record of server ${index + 2} (${other.url}):`);
+      const kind = [other.era, ...other.personalities].join(' + ');
+      lines.push(`  wire record of server ${index + 2} (${kind}, ${other.url}):`);
       for (const exchange of other.exchanges) lines.push(`    ${formatExchange(exchange)}`);
     }
   }

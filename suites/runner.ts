@@ -63,7 +63,7 @@ export async function runScenario(scenario: Scenario, adapter: ClientAdapter, re
   const setup = scenario.setup?.(revision) ?? { server: {}, state: undefined };
   const serve = (server: ServerSetup) => startReferenceServer({ era: server.era ?? revision, personalities: server.personalities ?? [] });
   const server = await serve(setup.server);
-  const otherServers: ReferenceServer[] = [];
+  const otherServers: { server: ReferenceServer; setup: ServerSetup }[] = [];
   const clients: ClientUnderTest[] = [];
   const connections: ClientConnection[] = [];
   const pendingConnects = new Set<Promise<unknown>>();
@@ -98,7 +98,7 @@ export async function runScenario(scenario: Scenario, adapter: ClientAdapter, re
     },
     async startServer(setup) {
       const other = await serve(setup);
-      otherServers.push(other);
+      otherServers.push({ server: other, setup });
       return other;
     },
     observe(key, value) {
@@ -119,7 +119,13 @@ export async function runScenario(scenario: Scenario, adapter: ClientAdapter, re
     evidence = {
       revision,
       exchanges: structuredClone(server.record.exchanges),
-      otherServers: otherServers.map((other) => ({ url: other.url, exchanges: structuredClone(other.record.exchanges), issuedSessions: other.issuedSessions() })),
+      otherServers: otherServers.map(({ server: other, setup: otherSetup }) => ({
+        url: other.url,
+        era: other.era,
+        personalities: (otherSetup.personalities ?? []).map((p) => p.name),
+        exchanges: structuredClone(other.record.exchanges),
+        issuedSessions: other.issuedSessions(),
+      })),
       issuedSessions: server.issuedSessions(),
       toolRuns: structuredClone(server.fixtures.runs),
       observed: structuredClone(observed),
@@ -132,7 +138,7 @@ export async function runScenario(scenario: Scenario, adapter: ClientAdapter, re
     await Promise.allSettled(connections.map((connection) => bounded(connection.close(), 'close', operationTimeoutMs)));
     await bounded(Promise.allSettled([...pendingConnects]), 'pending connects', operationTimeoutMs).catch(() => {});
     await Promise.allSettled(clients.map((client) => bounded(client.dispose(), 'dispose the client', operationTimeoutMs)));
-    await Promise.all([server, ...otherServers].map((s) => s.close()));
+    await Promise.all([server, ...otherServers.map((o) => o.server)].map((s) => s.close()));
   }
   const verdict = verdictOf(checks, options.strict);
   const failed = checks.filter((check) => !check.ok).map((check) => `${check.name}: ${check.detail}`);

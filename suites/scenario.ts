@@ -86,7 +86,7 @@ export interface Evidence {
   revision: Revision;
   exchanges: readonly WireExchange[];
   /** Servers the script started besides the scenario's own, in order. */
-  otherServers: readonly { url: string; exchanges: readonly WireExchange[]; issuedSessions: readonly string[] }[];
+  otherServers: readonly { url: string; era: Era; personalities: readonly string[]; exchanges: readonly WireExchange[]; issuedSessions: readonly string[] }[];
   issuedSessions: readonly string[];
   toolRuns: readonly ToolRun[];
   observed: Readonly<Record<string, unknown>>;

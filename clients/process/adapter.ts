@@ -239,7 +239,7 @@ class ProgramSupervisor {
   awaitHello(): Promise<Hello> {
     const timeoutMs = this.config.helloTimeoutMs ?? DEFAULT_HELLO_TIMEOUT_MS;
     return new Promise<Hello>((resolve, reject) => {
-      const timer = setTimeout(() => this.fail(`printed no hello within ${timeoutMs} ms`, { killed: true }), timeoutMs);
+      const timer = setTimeout(() => this.fail(`printed no hello within ${timeoutMs} ms (does it flush stdout after each line?)`, { killed: true }), timeoutMs);
       this.hello = {
         resolve: (hello) => {
           clearTimeout(timer);

@@ -89,7 +89,7 @@ describe('each bad input is one line on stderr and exit code 2', () => {
       'a program that prints no hello within the timeout',
       ['--adapter-command', `${NODE} ${rel(MISBEHAVING)} --no-hello`],
       { MCP_CONFORMANCE_HELLO_TIMEOUT_MS: '300' },
-      `client "${NODE} ${rel(MISBEHAVING)} --no-hello" printed no hello within 300 ms`,
+      `client "${NODE} ${rel(MISBEHAVING)} --no-hello" printed no hello within 300 ms (does it flush stdout after each line?)`,
     ],
     ['a program that does not exist', ['--adapter-command', 'no-such-program-anywhere'], {}, 'cannot start client "no-such-program-anywhere": spawn no-such-program-anywhere ENOENT'],
     ['both --adapter and --adapter-command', ['--adapter', 'reference', '--adapter-command', 'python3 x.py'], {}, 'give --adapter or --adapter-command, not both'],

@@ -103,9 +103,9 @@ describe('each bad input is one exact line', () => {
     [
       'a processAdapter config whose program prints no hello',
       () => loadAdapter(module('silent-config.ts'), options),
-      `adapter module ${module('silent-config.ts')}: client "${NODE} ../misbehaving.ts --no-hello" printed no hello within 300 ms`,
+      `adapter module ${module('silent-config.ts')}: client "${NODE} ../misbehaving.ts --no-hello" printed no hello within 300 ms (does it flush stdout after each line?)`,
     ],
-    ['a program that prints no hello', () => loadAdapterCommand(`${NODE} ${MISBEHAVING} --no-hello`, options), `client "${NODE} ${MISBEHAVING} --no-hello" printed no hello within 300 ms`],
+    ['a program that prints no hello', () => loadAdapterCommand(`${NODE} ${MISBEHAVING} --no-hello`, options), `client "${NODE} ${MISBEHAVING} --no-hello" printed no hello within 300 ms (does it flush stdout after each line?)`],
     [
       'a program that exits before its hello (its last stderr lines shown)',
       () => loadAdapterCommand(`${NODE} ${MISBEHAVING} --exit-early`, options),

@@ -162,7 +162,7 @@ describe('a program that misbehaves on stdout or exits', () => {
 describe('the hello', () => {
   test('a program that prints no hello is killed after the hello timeout', async () => {
     const attempt = await timed(processAdapter({ command: NODE, args: [MISBEHAVING, '--no-hello'], operationTimeoutMs: 500, helloTimeoutMs: 300 }));
-    expect(attempt.error?.message).toBe(`${commandOf('--no-hello')} printed no hello within 300 ms`);
+    expect(attempt.error?.message).toBe(`${commandOf('--no-hello')} printed no hello within 300 ms (does it flush stdout after each line?)`);
     expect(attempt.ms).toBeLessThan(300 + MARGIN_MS);
   });
 

@@ -1,7 +1,7 @@
 // A complete adapter to copy and change: it drives the official MCP TypeScript SDK v2 client.
 // Replace the three marked places with your client's calls. Guide: clients/WRITING-AN-ADAPTER.md.
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import type { ClientAdapter, ClientConnection, ToolResult } from '../adapter.ts'; // from your copy: '<repo>/clients/adapter.ts'
+import type { ClientAdapter, ClientConnection, ToolResult } from '../adapter.ts'; // in your copy (e.g. adapters/my-adapter.ts): '../clients/adapter.ts'
 
 export const adapter: ClientAdapter = {
   name: 'my-client',
