@@ -80,9 +80,11 @@ export async function runScenario(scenario: Scenario, adapter: ClientAdapter, re
   const context: ScenarioContext = {
     revision,
     server,
+    features: adapter.features,
     state: setup.state,
     async connect(overrides: Partial<ConnectOptions> = {}, target = {}) {
-      const undeclared = optionFeatures(overrides).filter((feature) => !scenario.requires.includes(feature));
+      const allowed = (feature: Feature) => scenario.requires.includes(feature) || (scenario.optional?.includes(feature) && adapter.features.includes(feature));
+      const undeclared = optionFeatures(overrides).filter((feature) => !allowed(feature));
       if (undeclared.length > 0) throw new Error(`scenario ${scenario.id} uses ${undeclared.join(', ')} without requiring it`);
       const connectOptions: ConnectOptions = { timeoutMs: operationTimeoutMs, negotiation: defaultNegotiation(adapter, revision), ...overrides };
       const client = target.newClient || clients.length === 0 ? await startClient() : clients.at(-1)!;

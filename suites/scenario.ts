@@ -33,6 +33,8 @@ export interface Scenario<State = unknown> {
   revisions: readonly Revision[];
   /** Adapter features it needs; without them it is not applicable. */
   requires: readonly Feature[];
+  /** Features it uses only when the adapter declares them (the script checks `context.features`). */
+  optional?: readonly Feature[];
   /** The rule the scenario is about, or the seed document it comes from. */
   source: { spec: SpecRef; seed?: string };
   /**
@@ -69,6 +71,8 @@ export interface ConnectTarget {
 export interface ScenarioContext<State = unknown> {
   readonly revision: Revision;
   readonly server: ReferenceServer;
+  /** The features the adapter declares. */
+  readonly features: readonly Feature[];
   /** What `setup` returned besides the server. */
   readonly state: State;
   /** Connects through the adapter; every connection is closed by the runner afterwards whatever happens. */

@@ -24,13 +24,13 @@ export const VARIANT_SPECS: readonly VariantSpec[] = [
     name: 'broken-omits-version-header',
     rule: 'sendProtocolVersionHeader',
     description: 'Reference client that never sends MCP-Protocol-Version',
-    breaks: ['negotiation/version-per-revision', 'disposal/delete-issued-session', 'resume/no-rehandshake'],
+    breaks: ['negotiation/version-per-revision', 'disposal/delete-issued-session', 'resume/no-rehandshake', 'resume/negotiated-version-after-expiry', 'resume/sse-last-event-id'],
   },
   {
     name: 'broken-reports-offered-version',
     rule: 'reportAnsweredVersion',
     description: 'Reference client that reports (and exports for resume) the revision it offered, not the one the server answered',
-    breaks: ['negotiation/version-per-revision', 'negotiation/downgrade'],
+    breaks: ['negotiation/version-per-revision', 'negotiation/downgrade', 'resume/no-rehandshake', 'resume/negotiated-version-after-expiry'],
   },
   {
     name: 'broken-stale-version-after-expiry',
@@ -122,7 +122,7 @@ export const VARIANT_SPECS: readonly VariantSpec[] = [
     name: 'broken-reinitializes-with-dead-id',
     rule: 'reinitializeWithoutSessionId',
     description: 'Reference client whose replacement initialize still carries the dead session id',
-    breaks: ['resume/expired-404', 'resume/expired-400-session-message', 'retry/session-reestablished', 'retry/stale-404-after-replacement'],
+    breaks: ['resume/expired-404', 'resume/expired-400-session-message', 'resume/negotiated-version-after-expiry', 'retry/session-reestablished', 'retry/stale-404-after-replacement'],
   },
   {
     name: 'broken-ignores-400-session-loss',

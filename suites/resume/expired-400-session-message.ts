@@ -1,0 +1,49 @@
+// resume/expired-400-session-message: servers built from the TypeScript SDK examples answer an unknown or
+// expired session id with `400 -32000 "Bad Request: No valid session ID provided"` instead of the spec's 404
+// (revisions.md, tension 5). An interoperable client reads it as a lost session too.
+import { expiringSessions, type ExpiringSessions } from '../../servers/personalities/expiring-sessions.ts';
+import { unknownSession400 } from '../../servers/personalities/unknown-session-400.ts';
+import { STREAMABLE_REVISIONS } from '../../servers/revisions.ts';
+import { defineScenario } from '../scenario.ts';
+import { judgeSessionLoss, transports } from './support.ts';
+
+const INTEROP =
+  'Session Management (interoperability, not spec text: the SDK examples answer an unknown session 400 -32000 "No valid session ID provided" where the spec says 404; a client SHOULD treat it as the 404)';
+const RESTART = 'Session Management: a new session starts with an InitializeRequest without a session ID, and its id goes on every later request';
+
+export const expired400SessionMessage = defineScenario<{ expiring: ExpiringSessions }>({
+  id: 'resume/expired-400-session-message',
+  title: 'The SDK-example answer for an unknown session (400 -32000 "…No valid session ID provided") is treated as a lost session too',
+  revisions: STREAMABLE_REVISIONS,
+  requires: [],
+  source: { spec: transports('2025-06-18', 'session-management', INTEROP, 'SHOULD') },
+  // Order matters: the session ends first, then the SDK-example answer replaces the era's 404.
+  setup: () => {
+    const expiring = expiringSessions();
+    return { server: { personalities: [expiring, unknownSession400()] }, state: { expiring } };
+  },
+  async run({ connect, bounded, state, observe }) {
+    const client = await connect();
+    await bounded(client.listTools(), 'tools/list');
+    await state.expiring.expireNow();
+    try {
+      await bounded(client.listTools(), 'tools/list meeting the 400');
+    } catch (error) {
+      observe('lossSurfaced', String(error));
+    }
+    await bounded(client.listTools(), 'tools/list on the new session');
+    observe('sessionId', (await bounded(client.info(), 'info')).sessionId);
+    await bounded(client.close(), 'close');
+  },
+  judge(evidence) {
+    const { revision } = evidence;
+    const interop = transports(revision, 'session-management', INTEROP, 'SHOULD');
+    return judgeSessionLoss(evidence, {
+      trigger: { status: 400, code: -32000 },
+      answer: '400 -32000 "Bad Request: No valid session ID provided"',
+      recover: interop,
+      restart: transports(revision, 'session-management', RESTART, 'MUST'),
+      completed: interop,
+    });
+  },
+});

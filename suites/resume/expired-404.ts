@@ -1,0 +1,38 @@
+// resume/expired-404: a 404 to a request carrying the session id ends that session; the client starts a new one
+// with an initialize that carries no session id, adopts the new id, and never sends the dead one again.
+import { expiringSessions, type ExpiringSessions } from '../../servers/personalities/expiring-sessions.ts';
+import { STREAMABLE_REVISIONS } from '../../servers/revisions.ts';
+import { defineScenario } from '../scenario.ts';
+import { judgeSessionLoss, transports } from './support.ts';
+
+const RULE = 'Session Management: on a 404 to a request carrying Mcp-Session-Id the client MUST start a new session with an InitializeRequest without a session ID';
+
+export const expired404 = defineScenario<{ expiring: ExpiringSessions }>({
+  id: 'resume/expired-404',
+  title: 'A 404 to a request carrying a session id leads to a new initialize without it; the dead id is never sent again',
+  revisions: STREAMABLE_REVISIONS,
+  requires: [],
+  source: { spec: transports('2025-06-18', 'session-management', RULE, 'MUST') },
+  setup: () => {
+    const expiring = expiringSessions();
+    return { server: { personalities: [expiring] }, state: { expiring } };
+  },
+  async run({ connect, bounded, state, observe }) {
+    const client = await connect();
+    await bounded(client.listTools(), 'tools/list');
+    await state.expiring.expireNow();
+    // Whether the request that met the 404 is retried is retry/session-reestablished's question: it may fail.
+    try {
+      await bounded(client.listTools(), 'tools/list meeting the 404');
+    } catch (error) {
+      observe('lossSurfaced', String(error));
+    }
+    await bounded(client.listTools(), 'tools/list on the new session');
+    observe('sessionId', (await bounded(client.info(), 'info')).sessionId);
+    await bounded(client.close(), 'close');
+  },
+  judge(evidence) {
+    const spec = transports(evidence.revision, 'session-management', RULE, 'MUST');
+    return judgeSessionLoss(evidence, { trigger: { status: 404 }, answer: '404', recover: spec, restart: spec, completed: spec });
+  },
+});

@@ -1,0 +1,112 @@
+// resume/negotiated-version-after-expiry (seed 002: getNegotiatedVersion stale after session expiry): the session
+// expires and the URL now answers another revision, as after a redeployment; the replacement handshake negotiates
+// it, and from then on the version the client reports and the MCP-Protocol-Version it sends are the new one.
+import { requiresProtocolVersionHeader, STREAMABLE_REVISIONS, type Revision, type StreamableRevision } from '../../servers/revisions.ts';
+import { check, clientCompleted } from '../checks.ts';
+import { defineScenario, type Check, type Evidence } from '../scenario.ts';
+import { describe, initializeResult, lifecycle, list, revisionSwitch, sessionLoss, transports, VERSION_HEADER, withHeader, type RevisionSwitch } from './support.ts';
+
+const SEED = 'seed 002 (the negotiated version went stale after a session expired and was re-initialized)';
+
+/**
+ * The revision the URL answers after the expiry: one the clients under test offer or accept, and never the
+ * first. 2025-11-25 (every client's newest legacy revision) after an older one; 2025-06-18 after 2025-11-25.
+ */
+export function revisionAfterExpiry(revision: Revision): StreamableRevision {
+  return revision === '2025-11-25' ? '2025-06-18' : '2025-11-25';
+}
+
+/** The replacement handshake: the first initialize after the loss answered with a result, and what it named. */
+function replacementOf(evidence: Evidence) {
+  const { lost, replacement } = sessionLoss(evidence, { status: 404 });
+  const answered = replacement ? initializeResult(replacement)?.['protocolVersion'] : undefined;
+  return { lost, replacement, answered: typeof answered === 'string' ? answered : undefined };
+}
+
+export const negotiatedVersionAfterExpiry = defineScenario<{ switcher: RevisionSwitch }>({
+  id: 'resume/negotiated-version-after-expiry',
+  title: 'After re-initializing an expired session at a different revision, reported version and headers follow the new handshake',
+  revisions: STREAMABLE_REVISIONS,
+  requires: [],
+  source: { spec: lifecycle('2025-06-18', 'version-negotiation', 'Version Negotiation', 'MUST'), seed: SEED },
+  setup: (revision) => {
+    const switcher = revisionSwitch(revisionAfterExpiry(revision));
+    return { server: { personalities: [switcher] }, state: { switcher } };
+  },
+  async run({ connect, bounded, state, observe, server }) {
+    const client = await connect();
+    await bounded(client.listTools(), 'tools/list');
+    observe('versionBefore', (await bounded(client.info(), 'info')).negotiatedVersion);
+    // The session ends, and the URL is served at another revision from now on.
+    await server.expireSession();
+    state.switcher.switchNow();
+    try {
+      await bounded(client.listTools(), 'tools/list meeting the 404');
+    } catch (error) {
+      observe('lossSurfaced', String(error));
+    }
+    await bounded(client.listTools(), `tools/list on the new session (${state.switcher.next})`);
+    await bounded(client.callTool('echo', { text: 'after expiry' }), 'tools/call echo on the new session');
+    observe('versionAfter', (await bounded(client.info(), 'info after the new handshake')).negotiatedVersion);
+    await bounded(client.close(), 'close');
+  },
+  judge(evidence) {
+    const { revision } = evidence;
+    const next = revisionAfterExpiry(revision);
+    const { lost, replacement, answered } = replacementOf(evidence);
+    const checks: Check[] = [clientCompleted(evidence, transports(revision, 'session-management', 'Session Management (a new session after a 404)', 'MUST'))];
+
+    const negotiation = lifecycle(revision, 'version-negotiation', `Version Negotiation (the version the latest handshake agreed); ${SEED}`, 'MUST');
+    const reported = evidence.observed.versionAfter;
+    const handshake = replacement
+      ? `the replacement handshake ${describe(replacement)} was answered ${answered ?? 'without a version'}`
+      : lost
+        ? `no replacement handshake followed ${describe(lost)} (404)`
+        : 'the session never met its 404 (the scenario could not run)';
+    checks.push(
+      reported === undefined
+        ? check('reported-version-follows', { ...negotiation, level: 'MAY' }, false, `${handshake}; the client does not report a version`, replacement ? [replacement] : [])
+        : check(
+            'reported-version-follows',
+            negotiation,
+            answered !== undefined && reported === answered,
+            `${handshake}; afterwards the client reports ${String(reported)} (it negotiated ${String(evidence.observed.versionBefore)} before)`,
+            replacement ? [replacement] : [],
+          ),
+    );
+
+    // The header rule is the one of the revision the new session speaks (2025-03-26 has no such section; every
+    // revision this scenario switches to defines it), so it is cited at that revision.
+    const later = replacement ? evidence.exchanges.filter((exchange) => exchange.seq > replacement.seq) : [];
+    const wrong = later.filter((exchange) => exchange.requestHeaders[VERSION_HEADER] !== answered);
+    checks.push(
+      check(
+        'header-follows',
+        transports(next, 'protocol-version-header', `Protocol Version Header (the version negotiated by the latest handshake); ${SEED}`, 'MUST'),
+        replacement !== undefined && answered !== undefined && requiresProtocolVersionHeader(next) && later.length > 0 && wrong.length === 0,
+        replacement === undefined || answered === undefined
+          ? handshake
+          : later.length === 0
+            ? `${handshake}, and nothing followed it`
+            : wrong.length === 0
+              ? `all ${later.length} requests after ${describe(replacement)} carried MCP-Protocol-Version: ${answered}`
+              : `${handshake}, but ${list(wrong)} carried ${[...new Set(wrong.map((e) => e.requestHeaders[VERSION_HEADER] ?? 'no MCP-Protocol-Version'))].join(', ')}`,
+        replacement ? [replacement, ...wrong] : [],
+      ),
+    );
+    return checks;
+  },
+  doctored: [
+    {
+      check: 'header-follows',
+      how: `requests after the new handshake carry the revision of the expired session`,
+      doctor: (e) => {
+        const { replacement } = replacementOf(e);
+        return {
+          ...e,
+          exchanges: e.exchanges.map((x) => (replacement && x.seq > replacement.seq ? withHeader(x, VERSION_HEADER, e.revision) : x)),
+        };
+      },
+    },
+  ],
+});
