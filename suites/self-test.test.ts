@@ -1,6 +1,6 @@
 // Proof of every check: each scenario passes on the reference client, fails on the broken variant that
 // breaks its rule, and every single check is shown to fail on some client or doctored record.
-import { beforeAll, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { BROKEN_ADAPTERS } from '../clients/index.ts';
 import { referenceClient } from '../clients/reference/index.ts';
 import { explain } from './evidence.ts';
@@ -39,6 +39,8 @@ const EXPECTED_FAILURES: Record<string, Record<string, Revision[] | typeof ALL>>
   },
   // `retry` exists only at 2025-11-25.
   'broken-ignores-sse-retry': { 'resume/sse-last-event-id': ['2025-11-25'] },
+  // Its own key must also survive a proxy that echoes and injects ids (2026-07-28 only).
+  'broken-late-affinity-key': { 'resume/affinity-first-request': ALL, 'resume/echoed-session-header': ['2026-07-28'] },
 };
 
 function expectedToFail(variant: string, scenario: string, revision: Revision): boolean {
@@ -89,21 +91,22 @@ describe.each(BROKEN_ADAPTERS.map((adapter) => ({ adapter, name: adapter.name })
 });
 
 describe('doctored records', () => {
-  beforeAll(() => {
-    expect(referenceResults.size, 'the reference runs come first in this file').toBe(cases.length);
-  });
-
-  test.each(DOCTORED.map((d) => ({ ...d, title: `${d.scenario} › ${d.check}` })))('$title fails', ({ scenario: id, check, doctor }) => {
+  test.each(DOCTORED.map((d) => ({ ...d, title: `${d.scenario} › ${d.check}` })))('$title fails', async ({ scenario: id, check, doctor }) => {
     const scenario = SCENARIOS.find((s) => s.id === id)!;
+    let proven = 0;
     for (const revision of plannedCases([scenario]).map((c) => c.revision)) {
-      const evidence = referenceResults.get(key(scenario, revision))!.evidence!;
-      const doctored = doctor(structuredClone(evidence));
+      // The reference runs above normally provide the evidence; a filtered run (-t) makes its own.
+      const reference = referenceResults.get(key(scenario, revision)) ?? (await runScenario(scenario, referenceClient, revision, { strict: true }));
+      const doctored = doctor(structuredClone(reference.evidence!));
       const judged = [...scenario.judge(doctored), schemaCheck(doctored)];
       const target = judged.find((c) => c.name === check);
-      expect(target, `${id} has no check named ${check}`).toBeDefined();
-      expect(target!.ok, `${check} should fail on the doctored record`).toBe(false);
-      provenFailing.get(id)!.add(check);
+      // Some checks exist only at some revisions (a header from 2025-06-18 on, say).
+      if (!target) continue;
+      expect(target.ok, `${check} should fail on the record doctored so: ${reference.revision}`).toBe(false);
+      proven++;
     }
+    expect(proven, `${id} has no check named ${check} at any revision`).toBeGreaterThan(0);
+    provenFailing.get(id)!.add(check);
   });
 });
 

@@ -177,7 +177,7 @@ export const VARIANT_SPECS: readonly VariantSpec[] = [
     name: 'broken-late-affinity-key',
     rule: 'affinityKeyFromFirstRequest',
     description: 'Reference client that sends its affinity key only after server/discover, not on the very first request (seed 000)',
-    breaks: ['resume/affinity-first-request'],
+    breaks: ['resume/affinity-first-request', 'resume/echoed-session-header'],
   },
   {
     name: 'broken-retries-modern-errors',

@@ -1,14 +1,9 @@
 // resume/echoed-session-header (seed 000: "a proxy echoing mcp-session-id back could overwrite the client-minted
 // routing key mid-connection"): a proxy echoes Mcp-Session-Id on every response and injects other ids, once on a
 // successful non-initialize response and once on an error response. The client keeps the id issued with the
-// InitializeResult (legacy), or sends no session id it did not mint (2026-07-28).
-//
-// 2026-07-28 runs without an affinity key for now: the runner lets a scenario pass `affinityKey` only when it
-// requires `affinity-key`, which would make the whole scenario (legacy revisions included) not applicable to
-// every client without the feature. The judge already reads the key from `observed.affinityKey`: once the runner
-// lets a scenario use a feature the adapter declares (an `optional` feature list), the script connects with
-// `{ affinityKey }` at 2026-07-28 where the adapter declares it, observes it, and `keeps-own-key` then demands it
-// on every request instead of no Mcp-Session-Id at all.
+// InitializeResult (legacy), or sends no session id it did not mint (2026-07-28). At 2026-07-28 an adapter that
+// declares `affinity-key` connects with one, and `keeps-own-key` demands it on every request; without the feature
+// the client must send no Mcp-Session-Id at all.
 import { echoSessionHeaders, type EchoSessionHeaders } from '../../servers/personalities/echo-session-headers.ts';
 import { serverErrors, type ServerErrors } from '../../servers/personalities/server-errors.ts';
 import type { WireExchange } from '../../servers/wire-record.ts';
@@ -53,14 +48,17 @@ export const echoedSessionHeader = defineScenario<{ echo: EchoSessionHeaders; er
   title: 'A proxy echoing Mcp-Session-Id and injecting other ids (on an error and on a non-initialize response) does not change the id the client sends',
   revisions: STREAMABLE_AND_MODERN,
   requires: [],
+  optional: ['affinity-key'],
   source: { spec: transports('2025-06-18', 'session-management', 'Session Management (the id comes with the InitializeResult)', 'MUST'), seed: SEED },
   setup: () => {
     const echo = echoSessionHeaders();
     const errors = serverErrors();
     return { server: { personalities: [echo, errors] }, state: { echo, errors } };
   },
-  async run({ connect, bounded, state, observe }) {
-    const client = await connect();
+  async run({ connect, bounded, state, observe, revision, features }) {
+    const affinityKey = revision === '2026-07-28' && features.includes('affinity-key') ? 'client-minted-affinity-key' : undefined;
+    if (affinityKey) observe('affinityKey', affinityKey);
+    const client = await connect(affinityKey ? { affinityKey } : {});
     await bounded(client.listTools(), 'tools/list (answered with the echoed id)');
     state.echo.injectOnNextResponse(INJECTED_ON_SUCCESS, { method: 'tools/list' });
     await bounded(client.listTools(), 'tools/list (answered with an injected id)');
