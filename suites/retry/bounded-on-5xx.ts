@@ -1,0 +1,103 @@
+import { serverErrors, type ServerErrors } from '../../servers/personalities/server-errors.ts';
+import { check, clientCompleted } from '../checks.ts';
+import { defineScenario } from '../scenario.ts';
+import { describeOutcome, isOutcome, LEGACY_AND_MODERN, list, noted, requests, sendingMessages, settle, timeouts } from './support.ts';
+
+/** The Retry-After every 503 carries: the least whole second, so a client that honours it stays within the bound. */
+export const RETRY_AFTER_SECONDS = 1;
+/** Most attempts of one request a client may make against a server that keeps answering 503 (the first and three retries). */
+export const MAX_ATTEMPTS = 4;
+/** Server-side measure of a client-side wait: the answer's last byte to the next request's arrival, less this slack. */
+const SLACK_MS = 50;
+/** Bound on the refused tools/list: room for a client that honours Retry-After up to MAX_ATTEMPTS. */
+const BOUND_MS = MAX_ATTEMPTS * RETRY_AFTER_SECONDS * 1_000 + 1_000;
+
+/**
+ * Every tools/list is answered `503 Service Unavailable` with `Retry-After: 1`. A client may retry, but only a few
+ * times and each time after waiting what the server asked for; then the error reaches the caller. Measured on the
+ * wire: the number of attempts and the time between an answer and the next attempt.
+ */
+export const boundedOn5xx = defineScenario<{ errors: ServerErrors }>({
+  id: 'retry/bounded-on-5xx',
+  title: 'Repeated 503: retries (if any) are bounded and back off; the error reaches the caller',
+  revisions: LEGACY_AND_MODERN,
+  requires: [],
+  source: { spec: timeouts('2025-11-25', 'requests do not hang: a failure reaches the caller', 'SHOULD') },
+  setup: () => {
+    const errors = serverErrors();
+    return { server: { personalities: [errors] }, state: { errors } };
+  },
+  async run({ connect, bounded, state, observe }) {
+    const client = await connect();
+    await bounded(client.listTools(), 'tools/list');
+    state.errors.failNext(Infinity, { method: 'tools/list', status: 503, retryAfterSeconds: RETRY_AFTER_SECONDS });
+    observe('refused', await settle(bounded(client.listTools(), 'tools/list answered 503', BOUND_MS)));
+    await bounded(client.close(), 'close');
+  },
+  judge(evidence) {
+    const { revision, exchanges } = evidence;
+    const first = noted(exchanges, 'server-error')[0];
+    const attempts = first ? requests(exchanges.filter((e) => e.seq >= first.seq), 'tools/list').map((s) => s.exchange) : [];
+    const waits = attempts.slice(1).map((attempt, index) => {
+      const previous = attempts[index]!;
+      return { attempt, ms: attempt.startedAt - (previous.endedAt ?? previous.headersAt ?? previous.startedAt) };
+    });
+    const early = waits.filter(({ ms }) => ms < RETRY_AFTER_SECONDS * 1_000 - SLACK_MS);
+    const outcome = evidence.observed.refused;
+    const surfaced = isOutcome(outcome) && !outcome.ok && !outcome.hung;
+    const notDriven = first ? undefined : 'no tools/list was answered 503: the scenario could not drive the client';
+    const spacing = waits.map(({ attempt, ms }) => `#${attempt.seq} after ${ms.toFixed(0)} ms`).join(', ');
+
+    return [
+      clientCompleted(evidence, sendingMessages(revision, 'the script runs to its end (the refused tools/list is expected and caught)', 'MUST')),
+      check(
+        'error-reaches-caller',
+        timeouts(revision, 'a request does not hang: the 503 reaches the caller as an error, within a bound', 'SHOULD'),
+        notDriven === undefined && surfaced,
+        notDriven ?? `the tools/list answered 503: ${describeOutcome(outcome)}`,
+        attempts,
+      ),
+      check(
+        'retries-bounded',
+        sendingMessages(revision, `a 5xx is the server's answer: retries, if any, are few (at most ${MAX_ATTEMPTS} attempts in all; catalogue retry/bounded-on-5xx)`, 'SHOULD'),
+        notDriven === undefined && attempts.length <= MAX_ATTEMPTS,
+        notDriven ?? `${attempts.length} attempt${attempts.length === 1 ? '' : 's'} of tools/list against the 503s (${list(attempts)})`,
+        attempts,
+      ),
+      check(
+        'retries-back-off',
+        sendingMessages(
+          revision,
+          `a retry waits at least the Retry-After the 503 carried (${RETRY_AFTER_SECONDS} s; RFC 9110 §10.2.3: how long the user agent ought to wait before a follow-up request)`,
+          'SHOULD',
+        ),
+        notDriven === undefined && early.length === 0,
+        notDriven ?? (waits.length === 0 ? 'no retry: nothing to space' : early.length === 0 ? `every retry waited for Retry-After: ${spacing}` : `retries came before Retry-After (${RETRY_AFTER_SECONDS} s) elapsed: ${spacing}`),
+        early.map(({ attempt }) => attempt),
+      ),
+    ];
+  },
+  doctored: [
+    {
+      check: 'retries-bounded',
+      how: `the refused tools/list repeated ${MAX_ATTEMPTS} more times, each a second later`,
+      doctor: (e) => {
+        const refused = e.exchanges.find((x) => x.notes.includes('server-error'))!;
+        const copies = Array.from({ length: MAX_ATTEMPTS }, (_, i) => ({
+          ...structuredClone(refused),
+          seq: refused.seq + 1 + i,
+          startedAt: refused.startedAt + (i + 1) * 1_100,
+          headersAt: refused.startedAt + (i + 1) * 1_100 + 1,
+          endedAt: refused.startedAt + (i + 1) * 1_100 + 2,
+        }));
+        const later = e.exchanges.filter((x) => x.seq > refused.seq).map((x) => ({ ...x, seq: x.seq + MAX_ATTEMPTS }));
+        return { ...e, exchanges: [...e.exchanges.filter((x) => x.seq <= refused.seq), ...copies, ...later] };
+      },
+    },
+    {
+      check: 'error-reaches-caller',
+      how: 'the refused tools/list reported as hanging',
+      doctor: (e) => ({ ...e, observed: { ...e.observed, refused: { ok: false, error: 'ClientHung: tools/list answered 503 did not settle', hung: true } } }),
+    },
+  ],
+});

@@ -1,0 +1,112 @@
+import { dropConnection, type DropConnection } from '../../servers/personalities/drop-connection.ts';
+import { specUrl, STREAMABLE_REVISIONS, type Revision } from '../../servers/revisions.ts';
+import { check, clientCompleted } from '../checks.ts';
+import { defineScenario, type Level, type SpecRef } from '../scenario.ts';
+import { brief, list, noted, requests, sessionManagement, sessionOf, settle } from './support.ts';
+
+const WHEN = ['before', 'after'] as const;
+
+/** seed 000, on the legacy session a dropped transport leaves behind. */
+const dropIsNotAVerdict = (revision: Revision, level: Level): SpecRef =>
+  sessionManagement(
+    revision,
+    "only a 404 ends a session; a dropped connection (no HTTP answer) is not the server's verdict, so the session id is kept and no new initialize is sent (seed 000)",
+    level,
+  );
+
+/**
+ * The connection is reset under a tools/list, once before the server handled it and once after: neither is the
+ * server ending the session. Whatever the client does next (send tools/list again, or surface the drop and let the
+ * caller go on), it stays on the session it was issued.
+ */
+export const connectionDropKeepsSession = defineScenario<{ drop: DropConnection }>({
+  id: 'retry/connection-drop-keeps-session',
+  title: 'A dropped connection is not the server’s verdict: the reconnect keeps the same session id, no new initialize',
+  revisions: STREAMABLE_REVISIONS,
+  requires: [],
+  source: {
+    spec: dropIsNotAVerdict('2025-11-25', 'SHOULD'),
+    seed: "seed 000 (a dropped transport is not the server's verdict on the session: the reconnect resumes it instead of starting a cold one)",
+  },
+  setup: () => {
+    const drop = dropConnection();
+    return { server: { personalities: [drop] }, state: { drop } };
+  },
+  async run({ connect, bounded, state, observe }) {
+    const client = await connect();
+    await bounded(client.listTools(), 'tools/list');
+    for (const when of WHEN) {
+      state.drop.dropNext(1, { method: 'tools/list', when });
+      observe(`dropped-${when}`, await settle(bounded(client.listTools(), `tools/list whose connection drops ${when} the handler`)));
+    }
+    await bounded(client.listTools(), 'tools/list after the drops');
+    await bounded(client.close(), 'close');
+  },
+  judge(evidence) {
+    const { revision, exchanges } = evidence;
+    const issued = evidence.issuedSessions[0];
+    const drops = WHEN.map((when) => noted(exchanges, `dropped-${when}-handler`)[0]);
+    const firstDrop = drops.find((drop) => drop !== undefined);
+    const after = firstDrop ? exchanges.filter((exchange) => exchange.seq > firstDrop.seq) : [];
+    const offSession = after.filter((exchange) => issued === undefined || sessionOf(exchange) !== issued);
+    const initializes = requests(exchanges, 'initialize');
+    const missing = WHEN.filter((_, index) => drops[index] === undefined);
+    const notDriven = missing.length > 0 ? `no tools/list was dropped ${missing.join(' or ')} the handler: the scenario could not drive the client` : undefined;
+
+    // Sent again: a tools/list between this drop and the next one; after the last drop, one besides the script's own later call.
+    const lists = requests(exchanges, 'tools/list');
+    const resent = drops.map((drop, index) => {
+      if (!drop) return false;
+      const last = index === drops.length - 1;
+      const next = last ? Infinity : (drops[index + 1]?.seq ?? Infinity);
+      return lists.filter((s) => s.exchange.seq > drop.seq && s.exchange.seq < next).length >= (last ? 2 : 1);
+    });
+
+    return [
+      clientCompleted(evidence, dropIsNotAVerdict(revision, 'MUST')),
+      check(
+        'same-session-after-drop',
+        dropIsNotAVerdict(revision, 'SHOULD'),
+        notDriven === undefined && offSession.length === 0,
+        notDriven ??
+          (offSession.length === 0
+            ? `all ${after.length} requests after the drops carried the issued id ${issued}`
+            : `after ${brief(firstDrop!)} ${offSession.length} requests did not carry the issued id ${issued}: ${offSession
+                .map((e) => `${brief(e)} with ${sessionOf(e) ?? 'no session id'}`)
+                .join(', ')}`),
+        [...drops.filter((d) => d !== undefined), ...offSession],
+      ),
+      check(
+        'no-new-initialize',
+        dropIsNotAVerdict(revision, 'SHOULD'),
+        notDriven === undefined && initializes.length === 1,
+        notDriven ??
+          (initializes.length === 1
+            ? 'the only initialize was the first one'
+            : `${initializes.length - 1} more initialize after the drops: ${list(initializes.slice(1).map((s) => s.exchange))}`),
+        initializes.slice(1).map((s) => s.exchange),
+      ),
+      check(
+        'dropped-request-sent-again',
+        {
+          url: specUrl(revision, 'basic/transports', 'sending-messages-to-the-server'),
+          section: 'Transports › Sending Messages to the Server: disconnection MAY occur at any time; an idempotent request (tools/list) may be sent again on the same session (informational)',
+          level: 'MAY',
+        },
+        resent.every(Boolean),
+        WHEN.map((when, index) => `dropped ${when} the handler: ${resent[index] ? 'sent again on the session' : 'not sent again (the drop was surfaced)'}`).join('; '),
+        drops.filter((d) => d !== undefined),
+      ),
+    ];
+  },
+  doctored: [
+    {
+      check: 'dropped-request-sent-again',
+      how: 'every tools/list after the first drop removed',
+      doctor: (e) => {
+        const first = noted(e.exchanges, 'dropped-before-handler')[0]!;
+        return { ...e, exchanges: e.exchanges.filter((x) => x.seq <= first.seq || !x.requestMessages.some((m) => m.method === 'tools/list')) };
+      },
+    },
+  ],
+});

@@ -1,0 +1,148 @@
+import { FIXTURE_TOOLS } from '../../servers/fixtures.ts';
+import { dropConnection, type DropConnection } from '../../servers/personalities/drop-connection.ts';
+import { type Revision } from '../../servers/revisions.ts';
+import { check, clientCompleted } from '../checks.ts';
+import { defineScenario, type Check, type Evidence } from '../scenario.ts';
+import { answerTo, brief, describeOutcome, doubleExecutionRule, LEGACY_AND_MODERN, list, noted, requestIds, requests, resumability, sendingMessages, sessionOf, settle } from './support.ts';
+import type { SentMessage, WireExchange } from '../../servers/wire-record.ts';
+
+/** Where a tool closes its own stream after the priming event, so its answer comes back only through GET + Last-Event-ID. */
+const RESUMABLE: readonly Revision[] = ['2025-11-25'];
+
+const NON_IDEMPOTENT = [FIXTURE_TOOLS.count, FIXTURE_TOOLS.closeStream] as const;
+
+/** Requests that share a JSON-RPC id with an earlier request on the same session (the whole connection in 2026-07-28). */
+function reusedIds(sent: readonly SentMessage[]): SentMessage[] {
+  const seen = new Set<string>();
+  const reused: SentMessage[] = [];
+  for (const s of sent) {
+    const key = `${sessionOf(s.exchange) ?? ''}|${JSON.stringify(s.message.id)}`;
+    if (seen.has(key)) reused.push(s);
+    seen.add(key);
+  }
+  return reused;
+}
+
+/**
+ * The connection drops after the server ran a `tools/call` of `count` (no idempotentHint): the server counts its
+ * runs, and more than one is a failure. At 2025-11-25 `close_stream` cuts its own stream after the priming event:
+ * the way back to its answer is GET + Last-Event-ID (the same request resumed), never a second POST. Then the
+ * allowed path: `idempotent_count` (idempotentHint: true) dropped the same way may be sent again, with a new id.
+ */
+export const noDoubleExecution = defineScenario<{ drop: DropConnection }>({
+  id: 'retry/no-double-execution',
+  title: 'A call whose connection drops after the server received it is never executed twice; a re-issued request carries a new id',
+  revisions: LEGACY_AND_MODERN,
+  requires: [],
+  source: { spec: doubleExecutionRule('2026-07-28'), seed: 'seed 003 (a tool call cannot be sent twice)' },
+  setup: () => {
+    const drop = dropConnection();
+    return { server: { personalities: [drop] }, state: { drop } };
+  },
+  async run({ connect, bounded, state, observe, server, revision }) {
+    const client = await connect();
+    // The client learns the tools' annotations (idempotentHint) here.
+    await bounded(client.listTools(), 'tools/list');
+    state.drop.dropNext(1, { method: 'tools/call', when: 'after' });
+    observe('count', await settle(bounded(client.callTool(FIXTURE_TOOLS.count, {}), 'tools/call count, dropped after the handler')));
+    // HTTP+SSE: the handler may run just after the POST was cut (its answer travels on the stream).
+    await server.fixtures.waitForRun((run) => run.tool === FIXTURE_TOOLS.count, 'count to run', 2_000).catch(() => {});
+    if (RESUMABLE.includes(revision)) {
+      observe('closeStream', await settle(bounded(client.callTool(FIXTURE_TOOLS.closeStream, {}), 'tools/call close_stream (its stream is cut after the priming event)')));
+    }
+    state.drop.dropNext(1, { method: 'tools/call', when: 'after' });
+    observe('idempotent', await settle(bounded(client.callTool(FIXTURE_TOOLS.idempotentCount, {}), 'tools/call idempotent_count, dropped after the handler')));
+    await bounded(client.close(), 'close');
+  },
+  judge(evidence) {
+    const { revision, exchanges } = evidence;
+    const dropped = noted(exchanges, 'dropped-after-handler');
+    const calls = (tool: string) => requests(exchanges, 'tools/call', tool);
+    const runs = (tool: string) => evidence.toolRuns.filter((run) => run.tool === tool).length;
+    const expected = NON_IDEMPOTENT.filter((tool) => tool !== FIXTURE_TOOLS.closeStream || RESUMABLE.includes(revision));
+    const twice = expected.filter((tool) => runs(tool) > 1);
+    const countDropped = dropped.some((exchange) => exchange.requestMessages.some((m) => m.params?.['name'] === FIXTURE_TOOLS.count));
+
+    const checks: Check[] = [
+      clientCompleted(evidence, sendingMessages(revision, 'the script runs to its end (the failed calls are expected and caught)', 'MUST')),
+      check(
+        'non-idempotent-ran-once',
+        doubleExecutionRule(revision),
+        countDropped && runs(FIXTURE_TOOLS.count) === 1 && twice.length === 0,
+        !countDropped
+          ? 'the tools/call of count was never dropped: the scenario could not drive the client'
+          : expected
+              .map((tool) => `${tool} ran ${runs(tool)} time${runs(tool) === 1 ? '' : 's'} (sent ${calls(tool).length}: ${list(calls(tool).map((s) => s.exchange))})`)
+              .join('; ') + `; count: ${describeOutcome(evidence.observed.count)}`,
+        expected.flatMap((tool) => calls(tool).map((s) => s.exchange)).sort((a, b) => a.seq - b.seq),
+      ),
+    ];
+
+    if (RESUMABLE.includes(revision)) {
+      const [cut] = calls(FIXTURE_TOOLS.closeStream);
+      const resumes = cut ? exchanges.filter((e) => e.method === 'GET' && e.seq > cut.exchange.seq && e.requestHeaders['last-event-id'] !== undefined) : [];
+      const answered = cut ? resumes.some((e) => e.responseMessages.some(({ message }) => message.id === cut.message.id && message.result !== undefined)) : false;
+      // The server cuts the stream only where the request negotiated SSE polling (a priming event went out).
+      const notCut = cut !== undefined && cut.exchange.responseMessages.some(({ message }) => message.id === cut.message.id);
+      checks.push(
+        check(
+          'resumed-with-last-event-id',
+          resumability(revision, 'to resume after a disconnection the client SHOULD GET with Last-Event-ID, where the answer is redelivered (not POST the call again)', 'SHOULD'),
+          answered || notCut,
+          !cut
+            ? 'close_stream was never called'
+            : notCut
+              ? `the server did not cut the stream of ${brief(cut.exchange)} (no SSE polling on that request): nothing to resume`
+              : answered
+              ? `close_stream's answer was redelivered on ${list(resumes)}`
+              : resumes.length > 0
+                ? `the client resumed (${list(resumes)}) but the answer to close_stream never came: ${describeOutcome(evidence.observed.closeStream)}`
+                : `no GET with Last-Event-ID followed the cut stream of ${brief(cut.exchange)}: ${describeOutcome(evidence.observed.closeStream)}`,
+          [...(cut ? [cut.exchange] : []), ...resumes],
+        ),
+      );
+    }
+
+    const reused = reusedIds(requests(exchanges));
+    checks.push(
+      check(
+        'reissued-with-new-id',
+        requestIds(revision),
+        reused.length === 0,
+        reused.length === 0
+          ? `every request carried an id of its own${calls(FIXTURE_TOOLS.idempotentCount).length > 1 ? ` (idempotent_count was re-issued with ids ${calls(FIXTURE_TOOLS.idempotentCount).map((s) => s.message.id).join(', ')})` : ''}`
+          : `request ids used again: ${reused.map((s) => `${s.message.method}#${String(s.message.id)} on ${brief(s.exchange)}`).join(', ')}`,
+        reused.length > 0 ? reused.map((s) => s.exchange) : calls(FIXTURE_TOOLS.idempotentCount).map((s) => s.exchange),
+      ),
+    );
+
+    const idempotent = calls(FIXTURE_TOOLS.idempotentCount);
+    const reissuedAndAnswered = idempotent.length > 1 && idempotent.slice(1).some((s) => answerTo(exchanges, s)?.result !== undefined);
+    checks.push(
+      check(
+        'idempotent-may-be-reissued',
+        sendingMessages(revision, 'a tool annotated idempotentHint: true may be sent again after a dropped connection (the allowed retry path; informational)', 'MAY'),
+        reissuedAndAnswered,
+        reissuedAndAnswered
+          ? `idempotent_count was sent again after the drop and answered (${list(idempotent.map((s) => s.exchange))})`
+          : `idempotent_count was not sent again after the drop (${list(idempotent.map((s) => s.exchange))}): ${describeOutcome(evidence.observed.idempotent)}`,
+        idempotent.map((s) => s.exchange),
+      ),
+    );
+    return checks;
+  },
+  doctored: [
+    {
+      check: 'idempotent-may-be-reissued',
+      how: 'the re-issued idempotent_count removed',
+      doctor: (e) => withoutLaterCalls(e, FIXTURE_TOOLS.idempotentCount),
+    },
+  ],
+});
+
+/** The evidence without every tools/call of `tool` after its first. */
+function withoutLaterCalls(evidence: Evidence, tool: string): Evidence {
+  const sends = evidence.exchanges.filter((x: WireExchange) => x.requestMessages.some((m) => m.method === 'tools/call' && m.params?.['name'] === tool));
+  const later = new Set(sends.slice(1).map((x) => x.seq));
+  return { ...evidence, exchanges: evidence.exchanges.filter((x) => !later.has(x.seq)) };
+}

@@ -1,0 +1,153 @@
+import { authErrors, type AuthErrors } from '../../servers/personalities/auth-errors.ts';
+import type { WireExchange } from '../../servers/wire-record.ts';
+import { check, clientCompleted } from '../checks.ts';
+import { defineScenario, type Evidence } from '../scenario.ts';
+import { authorizationErrors, describeOutcome, fallbackRule, isOutcome, LEGACY_AND_MODERN, list, requests, sendingMessages, serverName, sessionOf, settle } from './support.ts';
+
+/** Bound on each refused operation: a client that retries must still give up well within it. */
+const REFUSED_BOUND_MS = 3_000;
+
+const STATUSES = [401, 403] as const;
+
+/** One place the client met a 401/403: the exchanges from the first refusal on, and what the caller got. */
+interface Refusal {
+  what: string;
+  /** True on the scenario's own server (its exchanges may be named by sequence number). */
+  own: boolean;
+  /** The exchanges of that server from the first refused one on (in-session: only those of the refused method). */
+  exchanges: readonly WireExchange[];
+  /** The JSON-RPC method the refused request carried. */
+  method: string | undefined;
+  outcome: unknown;
+}
+
+function refusals(evidence: Evidence): { refusals: Refusal[]; missing: string[] } {
+  const found: Refusal[] = [];
+  const missing: string[] = [];
+  const fromFirst = (exchanges: readonly WireExchange[], label: string) => {
+    const first = exchanges.find((exchange) => exchange.notes.includes(label));
+    return first ? exchanges.filter((exchange) => exchange.seq >= first.seq) : undefined;
+  };
+  // In session: tools/list refused 401, then tools/call refused 403.
+  for (const [status, method, key] of [
+    [401, 'tools/list', 'listRefused'],
+    [403, 'tools/call', 'callRefused'],
+  ] as const) {
+    const from = fromFirst(evidence.exchanges, `auth-${status}`);
+    if (!from) missing.push(`${method} was never answered ${status}`);
+    else found.push({ what: `${method} answered ${status}`, own: true, exchanges: from, method, outcome: evidence.observed[key] });
+  }
+  // At connect: a server that refuses everything.
+  STATUSES.forEach((status, index) => {
+    const server = evidence.otherServers[index];
+    const from = server ? fromFirst(server.exchanges, `auth-${status}`) : undefined;
+    if (!from) missing.push(`the server answering ${status} to everything received nothing`);
+    else found.push({ what: `connect to ${serverName(index)} answered ${status}`, own: false, exchanges: from, method: from[0]!.requestMessages[0]?.method, outcome: evidence.observed[`connect${status}`] });
+  });
+  return { refusals: found, missing };
+}
+
+/** Methods that open a connection: after their refusal, a further handshake is negotiation/no-fallback-on-failure's concern. */
+const HANDSHAKES = ['initialize', 'server/discover'];
+
+/**
+ * What a refusal may not lead to: a GET without a session id (an HTTP+SSE stream), or, when a request of an
+ * established session was refused, a new handshake.
+ */
+function fallbacks(refusal: Refusal): WireExchange[] {
+  const [, ...later] = refusal.exchanges;
+  const inSession = !HANDSHAKES.includes(refusal.method ?? '');
+  return later.filter(
+    (exchange) =>
+      (exchange.method === 'GET' && sessionOf(exchange) === undefined && !exchange.path.includes('/.well-known/')) ||
+      (inSession && exchange.requestMessages.some((m) => m.method === 'initialize')),
+  );
+}
+
+/**
+ * 401 and 403 are the server's answer, not a transient failure: without a new authorization nothing is sent again
+ * (no retry loop), and no other transport is tried. Refused at connect (servers that refuse everything with 401,
+ * then 403) and in session (tools/list 401, tools/call 403).
+ */
+export const noRetryOnAuth = defineScenario<{ auth: AuthErrors }>({
+  id: 'retry/no-retry-on-auth',
+  title: '401/403: no retry loop, no transport fallback',
+  revisions: LEGACY_AND_MODERN,
+  requires: [],
+  source: {
+    spec: authorizationErrors('2025-11-25', '401/403 are surfaced', 'SHOULD'),
+    seed: 'seed 003 (authentication errors are not retried and are no reason for the SSE fallback)',
+  },
+  setup: () => {
+    const auth = authErrors();
+    return { server: { personalities: [auth] }, state: { auth } };
+  },
+  async run({ connect, bounded, state, observe, startServer }) {
+    // Refused at connect first, while the client holds no session id of this run.
+    for (const status of STATUSES) {
+      const refusing = await startServer({ personalities: [authErrors({ status })] });
+      observe(`connect${status}`, await settle(connect({}, { server: refusing })));
+    }
+    const client = await connect();
+    await bounded(client.listTools(), 'tools/list');
+    state.auth.rejectNext(Infinity, { method: 'tools/list', status: 401 });
+    observe('listRefused', await settle(bounded(client.listTools(), 'tools/list answered 401', REFUSED_BOUND_MS)));
+    state.auth.rejectNext(Infinity, { method: 'tools/call', status: 403 });
+    observe('callRefused', await settle(bounded(client.callTool('echo', { text: 'refused' }), 'tools/call answered 403', REFUSED_BOUND_MS)));
+    await bounded(client.close(), 'close');
+  },
+  judge(evidence) {
+    const { revision } = evidence;
+    const { refusals: found, missing } = refusals(evidence);
+    const resent = found.map((refusal) => ({ refusal, sends: requests(refusal.exchanges, refusal.method) }));
+    const retried = resent.filter(({ sends }) => sends.length > 1);
+    const fellBack = found.map((refusal) => ({ refusal, to: fallbacks(refusal) })).filter(({ to }) => to.length > 0);
+    const notSurfaced = found.filter(({ outcome }) => !isOutcome(outcome) || outcome.ok || outcome.hung);
+    const own = (refusal: Refusal, exchanges: readonly WireExchange[]) => (refusal.own ? exchanges : []);
+    const allExchanges = found.flatMap((refusal) => own(refusal, refusal.exchanges.slice(0, 1)));
+
+    return [
+      clientCompleted(evidence, sendingMessages(revision, 'the script runs to its end (the refused operations are expected and caught)', 'MUST')),
+      check(
+        'refused-request-sent-once',
+        authorizationErrors(revision, 'a request refused with 401/403 is not sent again without a new authorization', 'SHOULD'),
+        missing.length === 0 && retried.length === 0,
+        missing.length > 0
+          ? `the scenario could not drive the client: ${missing.join('; ')}`
+          : retried.length === 0
+            ? `each refused request was sent once (${found.map((r) => r.what).join(', ')})`
+            : retried.map(({ refusal, sends }) => `${refusal.what}: ${refusal.method} sent ${sends.length} times (${list(sends.map((s) => s.exchange))})`).join('; '),
+        [...allExchanges, ...retried.flatMap(({ refusal, sends }) => own(refusal, sends.slice(1).map((s) => s.exchange)))],
+      ),
+      check(
+        'no-fallback-after-refusal',
+        fallbackRule(revision, 'a 401/403 is not a reason to try HTTP+SSE (fallback only on 400, 404 or 405), another era or a new handshake (seed 003)', 'SHOULD'),
+        missing.length === 0 && fellBack.length === 0,
+        missing.length > 0
+          ? `the scenario could not drive the client: ${missing.join('; ')}`
+          : fellBack.length === 0
+            ? 'no GET opening an HTTP+SSE stream and no new handshake followed a 401/403'
+            : fellBack.map(({ refusal, to }) => `${refusal.what}, then ${list(to)}`).join('; '),
+        [...allExchanges, ...fellBack.flatMap(({ refusal, to }) => own(refusal, to))],
+      ),
+      check(
+        'error-reaches-caller',
+        authorizationErrors(revision, 'the refusal reaches the caller as an error, promptly', 'SHOULD'),
+        missing.length === 0 && notSurfaced.length === 0,
+        missing.length > 0
+          ? `the scenario could not drive the client: ${missing.join('; ')}`
+          : notSurfaced.length === 0
+            ? `every refused operation failed at once (${found.map((r) => r.what).join(', ')})`
+            : notSurfaced.map((r) => `${r.what}: ${describeOutcome(r.outcome)}`).join('; '),
+        allExchanges,
+      ),
+    ];
+  },
+  doctored: [
+    {
+      check: 'error-reaches-caller',
+      how: 'the tools/list refused 401 reported as a success',
+      doctor: (e) => ({ ...e, observed: { ...e.observed, listRefused: { ok: true } } }),
+    },
+  ],
+});

@@ -1,0 +1,80 @@
+import { expiringSessions, type ExpiringSessions } from '../../servers/personalities/expiring-sessions.ts';
+import { STREAMABLE_REVISIONS } from '../../servers/revisions.ts';
+import { check, clientCompleted } from '../checks.ts';
+import { defineScenario } from '../scenario.ts';
+import { answerTo, brief, describeOutcome, isOutcome, list, requests, sessionManagement, sessionOf, settle } from './support.ts';
+
+/**
+ * The session ends on the server between two `tools/list` calls. The second one gets 404: the client must start
+ * a new session (initialize without the dead id) and, tools/list being idempotent, send it again once on the new
+ * session, so the caller gets its result.
+ */
+export const sessionReestablished = defineScenario<{ expiring: ExpiringSessions }>({
+  id: 'retry/session-reestablished',
+  title: 'A lost legacy session is re-established and an idempotent request (tools/list) is retried once, successfully',
+  revisions: STREAMABLE_REVISIONS,
+  requires: [],
+  source: {
+    spec: sessionManagement('2025-11-25', 'a 404 to a request carrying the session id → a new InitializeRequest without it', 'MUST'),
+    seed: 'seed 000 (a legacy session can be lost and re-established)',
+  },
+  setup: () => {
+    const expiring = expiringSessions();
+    return { server: { personalities: [expiring] }, state: { expiring } };
+  },
+  async run({ connect, bounded, state, observe }) {
+    const client = await connect();
+    await bounded(client.listTools(), 'tools/list');
+    await state.expiring.expireNow();
+    const retried = await settle(bounded(client.listTools(), 'tools/list after the session ended'));
+    observe('afterExpiry', retried);
+    // A client that surfaces the 404 may start its new session lazily: the next call shows whether it does.
+    if (!retried.ok) observe('later', await settle(bounded(client.listTools(), 'a later tools/list')));
+    await bounded(client.close(), 'close');
+  },
+  judge(evidence) {
+    const { revision, exchanges } = evidence;
+    const dead = evidence.issuedSessions[0];
+    const replacement = evidence.issuedSessions[1];
+    const lost = exchanges.find((exchange) => dead !== undefined && sessionOf(exchange) === dead && exchange.status === 404);
+    const after = lost ? exchanges.filter((exchange) => exchange.seq > lost.seq) : [];
+    const reinit = requests(after, 'initialize')[0];
+    const reinitIssued = reinit?.exchange.responseHeaders['mcp-session-id'];
+    const newSession = reinit !== undefined && sessionOf(reinit.exchange) === undefined && reinitIssued !== undefined && reinitIssued !== dead;
+
+    const lists = requests(after, 'tools/list');
+    const onReplacement = lists.filter((sent) => replacement !== undefined && sessionOf(sent.exchange) === replacement);
+    const answered = onReplacement.filter((sent) => answerTo(exchanges, sent)?.result !== undefined);
+    const outcome = evidence.observed.afterExpiry;
+    const retriedOnce = isOutcome(outcome) && outcome.ok && lists.length === 1 && answered.length === 1;
+
+    return [
+      clientCompleted(evidence, sessionManagement(revision, 'the session is replaced and used', 'MUST')),
+      check(
+        'new-session-after-404',
+        sessionManagement(revision, 'on HTTP 404 to a request containing the session id the client MUST start a new session with an InitializeRequest without a session ID', 'MUST'),
+        newSession,
+        !lost
+          ? `no request carrying the issued id ${dead ?? '(none issued)'} was answered 404: the scenario could not end the session under the client`
+          : newSession
+            ? `after ${brief(lost)} the client sent initialize without a session id (${brief(reinit.exchange)}) and got the new id ${reinitIssued}`
+            : reinit === undefined
+              ? `after ${brief(lost)} no new initialize was sent`
+              : sessionOf(reinit.exchange) !== undefined
+                ? `the initialize after ${brief(lost)} carried Mcp-Session-Id ${sessionOf(reinit.exchange)} (${brief(reinit.exchange)})`
+                : `the initialize after ${brief(lost)} got no new session id (${brief(reinit.exchange)})`,
+        [...(lost ? [lost] : []), ...(reinit ? [reinit.exchange] : [])],
+      ),
+      check(
+        'idempotent-retried-once',
+        sessionManagement(revision, 'the request the 404 answered is idempotent (tools/list): it is sent again once, on the new session (seed 000: a legacy session can be lost and re-established)', 'SHOULD'),
+        retriedOnce,
+        retriedOnce
+          ? `tools/list was sent again once on the new session ${replacement} and answered (${brief(answered[0]!.exchange)})`
+          : `the tools/list that met the 404: ${describeOutcome(outcome)}; tools/list after the 404: ${lists.length === 0 ? 'none' : list(lists.map((s) => s.exchange))}` +
+              (onReplacement.length === 0 ? '; none on a new session' : ''),
+        lists.map((sent) => sent.exchange),
+      ),
+    ];
+  },
+});

@@ -1,0 +1,142 @@
+import { delayed404, type Delayed404 } from '../../servers/personalities/delayed-404.ts';
+import { expiringSessions, type ExpiringSessions } from '../../servers/personalities/expiring-sessions.ts';
+import type { ReferenceServer } from '../../servers/reference-server.ts';
+import { STREAMABLE_REVISIONS, type Revision } from '../../servers/revisions.ts';
+import type { WireExchange, WireRecord } from '../../servers/wire-record.ts';
+import { check, clientCompleted } from '../checks.ts';
+import { defineScenario, type Level, type SpecRef } from '../scenario.ts';
+import { brief, list, requests, sessionManagement, sessionOf, settle } from './support.ts';
+
+/** A hold ends by itself after this, so a client that sends more requests with the dead id cannot stall the run. */
+const MAX_HOLD_MS = 500;
+/** Bound on each wait for the client to react on the wire. */
+const REACT_MS = 2_000;
+
+const held = (record: WireRecord) => record.exchanges.filter((exchange) => exchange.notes.includes('delayed-404'));
+
+/** The replacement session has served a tools/list: a session id other than the dead one answered one with a result. */
+function replacementServed(server: ReferenceServer, dead: string | undefined): boolean {
+  return server.record.exchanges.some(
+    (exchange) =>
+      sessionOf(exchange) !== undefined &&
+      sessionOf(exchange) !== dead &&
+      exchange.requestMessages.some((m) => m.method === 'tools/list') &&
+      exchange.responseMessages.some(({ message }) => message.result !== undefined),
+  );
+}
+
+const staleRule = (revision: Revision, level: Level): SpecRef =>
+  sessionManagement(
+    revision,
+    'a 404 for an id that is no longer the current one (a request that was in flight with the old id) does not tear down the session that replaced it (seed 002)',
+    level,
+  );
+
+/**
+ * The session ends and two tools/list leave with its id at once; the server holds both 404s. The first is released:
+ * the client starts a new session (and, tools/list being idempotent, retries there). Then the second, now stale, 404
+ * is released: it answers a request that carried the old id, so the replacement stays and the next request uses it.
+ */
+export const stale404AfterReplacement = defineScenario<{ expiring: ExpiringSessions; delayed: Delayed404 }>({
+  id: 'retry/stale-404-after-replacement',
+  title: 'Two requests in flight when the session expires: the first 404 starts a new session; a delayed 404 for the old id does not tear it down',
+  revisions: STREAMABLE_REVISIONS,
+  requires: [],
+  source: { spec: staleRule('2025-11-25', 'SHOULD'), seed: 'seed 002 (a delayed 404 for a legacy session already replaced must not drop the valid replacement)' },
+  setup: () => {
+    // expiring-sessions before delayed-404: the session must have ended when delayed-404 looks at the request.
+    const expiring = expiringSessions();
+    const delayed = delayed404({ maxHoldMs: MAX_HOLD_MS });
+    return { server: { personalities: [expiring, delayed] }, state: { expiring, delayed } };
+  },
+  async run({ connect, bounded, state, observe, server }) {
+    const client = await connect();
+    await bounded(client.listTools(), 'tools/list');
+    const dead = server.issuedSessions()[0];
+    await state.expiring.expireNow();
+    const inFlight = [1, 2].map((n) => settle(bounded(client.listTools(), `tools/list ${n}, in flight when the session ended`)));
+    const heldLists = (record: WireRecord) => held(record).filter((e) => e.requestMessages.some((m) => m.method === 'tools/list')).length;
+    await server.record.waitFor((record) => heldLists(record) >= 2, 'both tools/list to be held', REACT_MS).catch(() => {});
+    state.delayed.releaseDelayed(1);
+    // The first 404 reaches the client: wait until its replacement session serves, the client gives up on the
+    // request, or it sends something else the server holds (a request with the dead id).
+    const heldBefore = held(server.record).length;
+    let raced = false;
+    const reacted = server.record
+      .waitFor(() => raced || replacementServed(server, dead) || held(server.record).length > heldBefore, 'the client to react to the first 404', REACT_MS)
+      .catch(() => {});
+    await Promise.race([reacted, ...inFlight]);
+    raced = true;
+    // Now the stale 404 (and whatever else was held).
+    state.delayed.releaseDelayed();
+    observe('inFlight', await Promise.all(inFlight));
+    // A client that started no new session has nothing to keep: a further call would only wait on a held 404.
+    if (server.issuedSessions().length > 1) observe('after', await settle(bounded(client.listTools(), 'tools/list after the stale 404')));
+    await bounded(client.close(), 'close');
+    await reacted;
+  },
+  judge(evidence) {
+    const { revision, exchanges } = evidence;
+    const [dead, replacement] = evidence.issuedSessions;
+    const answered404 = exchanges
+      .filter((exchange) => dead !== undefined && sessionOf(exchange) === dead && exchange.status === 404 && exchange.headersAt !== undefined)
+      .sort((a, b) => a.headersAt! - b.headersAt!);
+    const first404 = answered404[0];
+    const stale404 = answered404.find((exchange) => exchange !== first404 && exchange.requestMessages.some((m) => m.method === 'tools/list'));
+    const laterThan = (at: number | undefined) => (at === undefined ? [] : exchanges.filter((exchange) => exchange.startedAt >= at));
+
+    const reinit = requests(laterThan(first404?.headersAt), 'initialize')[0];
+    const issued = reinit?.exchange.responseHeaders['mcp-session-id'];
+    const newSession = reinit !== undefined && sessionOf(reinit.exchange) === undefined && issued !== undefined && issued !== dead;
+
+    const afterStale = laterThan(stale404?.headersAt);
+    const reinitAfterStale = requests(afterStale, 'initialize').map((s) => s.exchange);
+    const offReplacement = afterStale.filter((exchange) => replacement === undefined || sessionOf(exchange) !== replacement);
+    const noStale = stale404 === undefined ? `only ${answered404.length} request with the old id was answered 404: no stale 404 reached the client` : undefined;
+
+    return [
+      clientCompleted(evidence, sessionManagement(revision, 'the session is replaced and used', 'MUST')),
+      check(
+        'new-session-after-first-404',
+        sessionManagement(revision, 'on HTTP 404 to a request containing the session id the client MUST start a new session with an InitializeRequest without a session ID', 'MUST'),
+        newSession,
+        !first404
+          ? `no request carrying the issued id ${dead ?? '(none issued)'} was answered 404: the scenario could not end the session under the client`
+          : newSession
+            ? `after ${brief(first404)} the client sent initialize without a session id (${brief(reinit.exchange)}) and got ${issued}`
+            : reinit === undefined
+              ? `after ${brief(first404)} no new initialize was sent`
+              : `the initialize after ${brief(first404)} ${sessionOf(reinit.exchange) !== undefined ? `carried the dead id ${sessionOf(reinit.exchange)}` : 'got no new session id'} (${brief(reinit.exchange)})`,
+        [...(first404 ? [first404] : []), ...(reinit ? [reinit.exchange] : [])],
+      ),
+      check(
+        'no-reinitialize-on-stale-404',
+        staleRule(revision, 'SHOULD'),
+        !newSession || noStale !== undefined || reinitAfterStale.length === 0,
+        !newSession
+          ? 'no replacement session was started: nothing to keep'
+          : (noStale ??
+            (reinitAfterStale.length === 0
+              ? `the stale ${brief(stale404!)} led to no new initialize`
+              : `the stale ${brief(stale404!)} led to a new initialize: ${list(reinitAfterStale)}`)),
+        [...(stale404 ? [stale404] : []), ...reinitAfterStale],
+      ),
+      check(
+        'replacement-kept',
+        staleRule(revision, 'SHOULD'),
+        !newSession || noStale !== undefined || (afterStale.length > 0 && offReplacement.length === 0),
+        !newSession
+          ? 'no replacement session was started: nothing to keep'
+          : (noStale ??
+            (afterStale.length === 0
+              ? `nothing was sent after the stale ${brief(stale404!)}`
+              : offReplacement.length === 0
+                ? `all ${afterStale.length} requests after the stale ${brief(stale404!)} carried the replacement id ${replacement}`
+                : `after the stale ${brief(stale404!)} ${offReplacement.length} requests did not carry the replacement id ${replacement}: ${offReplacement
+                    .map((e: WireExchange) => `${brief(e)} with ${sessionOf(e) ?? 'no session id'}`)
+                    .join(', ')}`)),
+        [...(stale404 ? [stale404] : []), ...offReplacement],
+      ),
+    ];
+  },
+});
