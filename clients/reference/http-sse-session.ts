@@ -17,7 +17,7 @@ import { isOk, isSse, messagesOfEvent, readText, send, SseReader, statusError } 
 import type { HandshakeOptions } from './legacy-session.ts';
 import { CLIENT_CAPABILITIES, CLIENT_INFO, H, JSON_CONTENT, type JsonRpcMessage, type Params } from './protocol.ts';
 import { progressTokenOf, Tasks, type Call, type Session, type SessionContext } from './session.ts';
-import { Deadline, linkSignals, raceSignals } from './timers.ts';
+import { Deadline, linkSignals, raceSignals, untilAborted } from './timers.ts';
 
 interface Pending {
   resolve(message: JsonRpcMessage): void;
@@ -135,7 +135,11 @@ export class HttpSseSession implements Session {
     const offer = this.handshakeOptions.offer;
     const id = this.ctx.nextId();
     const message = await this.exchange(id, 'initialize', { protocolVersion: offer, capabilities: CLIENT_CAPABILITIES, clientInfo: CLIENT_INFO }, signal, undefined);
-    if (message.error) throw new JsonRpcError(message.error);
+    if (message.error) {
+      // The broken variant neither settles nor retries: it waits, as the legacy session does.
+      if (!rules.validateInitializeAnswer) return await untilAborted([signal]);
+      throw new JsonRpcError(message.error);
+    }
     const answered = (message.result ?? {})['protocolVersion'];
     const acceptable = this.handshakeOptions.pinned ? answered === offer : config.legacyRevisions.includes(String(answered));
     if (!acceptable && rules.validateInitializeAnswer) throw new UnsupportedRevisionError(answered);

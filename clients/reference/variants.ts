@@ -208,7 +208,7 @@ export const VARIANT_SPECS: readonly VariantSpec[] = [
     name: 'broken-deletes-affinity-key',
     rule: 'deleteOnlyIssuedSessions',
     description: 'Reference client that sends DELETE for its client-minted 2026-07-28 affinity key at close (seed 000)',
-    breaks: ['disposal/no-delete-unissued', 'negotiation/modern-envelope'],
+    breaks: ['disposal/no-delete-unissued'],
   },
   {
     name: 'broken-fails-on-delete-405',
@@ -270,7 +270,7 @@ export const VARIANT_SPECS: readonly VariantSpec[] = [
     name: 'broken-falls-back-on-auth',
     rule: 'fallbackOnlyOn400404405',
     description: 'Reference client that falls back to HTTP+SSE on any 4xx to initialize, 401 and 403 included (seed 003)',
-    breaks: ['retry/no-retry-on-auth', 'retry/http-sse-fallback'],
+    breaks: ['retry/no-retry-on-auth', 'retry/http-sse-fallback', 'negotiation/era-cached'],
   },
   {
     name: 'broken-falls-back-after-initialize',

@@ -9,6 +9,7 @@ import { echoSessionHeaders } from './echo-session-headers.ts';
 import { endpointOtherOrigin } from './endpoint-other-origin.ts';
 import { expiringSessions } from './expiring-sessions.ts';
 import { initializeAnswers } from './initialize-answers.ts';
+import { ANSWERS, probeAnswers } from './probe-answers.ts';
 import { refusesReinitialize } from './refuses-reinitialize.ts';
 import { serverErrors } from './server-errors.ts';
 import { slowResponses } from './slow-responses.ts';
@@ -60,6 +61,20 @@ export const PERSONALITIES: Record<string, PersonalityEntry> = {
     description: 'answers initialize with -32602 "Unsupported protocol version" and data.supported',
     create: () => initializeAnswers({ error: {} }),
   },
+  'probe-unsupported-version': {
+    description: 'answers server/discover with 400 -32022 naming only 2099-01-01 (modern, no mutual version)',
+    create: () => probeAnswers(ANSWERS.unsupportedVersion(['2099-01-01'])),
+  },
+  'probe-corrective-version': {
+    description: 'answers the first server/discover with 400 -32022 naming 2026-07-28, then lets the era answer',
+    create: () => probeAnswers({ ...ANSWERS.unsupportedVersion(['2026-07-28']), count: 1 }),
+  },
+  'probe-header-mismatch': { description: 'answers server/discover with 400 -32020 HeaderMismatch', create: () => probeAnswers(ANSWERS.headerMismatch()) },
+  'probe-method-not-found': {
+    description: 'answers server/discover with 200 -32601 Method not found, as a legacy server may',
+    create: () => probeAnswers(ANSWERS.methodNotFound()),
+  },
+  'probe-empty-202': { description: 'answers server/discover with 202 and an empty body', create: () => probeAnswers(ANSWERS.empty(202)) },
   'delete-405': { description: 'answers DELETE with 405 Method Not Allowed', create: delete405 },
   'endpoint-other-origin': {
     description: 'HTTP+SSE: the endpoint event names another origin, a decoy on another loopback port that records what reaches it',

@@ -1,0 +1,88 @@
+import { requiresProtocolVersionHeader, specUrl, STREAMABLE_REVISIONS } from '../../servers/revisions.ts';
+import { check, clientCompleted } from '../checks.ts';
+import type { Check, Scenario } from '../scenario.ts';
+import { answerTo, lifecycle, requests } from './support.ts';
+
+// The server of the revision under test is pinned to it: offered anything newer, it answers its own revision
+// (Lifecycle › Version Negotiation: otherwise the server MUST respond with another version it supports). A client
+// whose newest revision is the one under test (2025-11-25 for every client today) offers exactly it: there is no
+// downgrade to see, and the checks then only confirm the client kept the answered revision.
+export const downgrade: Scenario = {
+  id: 'negotiation/downgrade',
+  title: 'The client offers its latest revision; the server answers an older one it supports; the client adopts that one, in what it reports and in its headers',
+  revisions: STREAMABLE_REVISIONS,
+  requires: [],
+  source: { spec: lifecycle('2025-06-18', 'version-negotiation', 'Version Negotiation', 'MUST') },
+  async run({ connect, bounded, observe }) {
+    const client = await connect();
+    observe('negotiatedVersion', (await bounded(client.info(), 'info')).negotiatedVersion);
+    await bounded(client.listTools(), 'tools/list');
+    await bounded(client.callTool('echo', { text: 'hello' }), 'tools/call echo');
+    await bounded(client.close(), 'close');
+  },
+  judge(evidence) {
+    const { revision, exchanges } = evidence;
+    const negotiation = lifecycle(revision, 'version-negotiation', 'Version Negotiation: the client uses the version the server answered', 'MUST');
+    const handshake = requests(exchanges, 'initialize').find((request) => answerTo(exchanges, request)?.result !== undefined);
+    const offered = handshake?.message.params?.['protocolVersion'];
+    const answered = handshake ? answerTo(exchanges, handshake)?.result?.['protocolVersion'] : undefined;
+    const scene =
+      handshake === undefined
+        ? 'no initialize was answered with a result'
+        : offered === answered
+          ? `the client offered ${String(offered)}, the revision the server answers: no downgrade to exercise`
+          : `the client offered ${String(offered)}, the server answered ${String(answered)}`;
+    const reported = evidence.observed.negotiatedVersion;
+    const checks: Check[] = [
+      clientCompleted(evidence, negotiation),
+      reported === undefined
+        ? check('adopts-answered-version', { ...negotiation, level: 'MAY' }, false, `${scene}; the client does not report the version it negotiated`, handshake ? [handshake.exchange] : [])
+        : check(
+            'adopts-answered-version',
+            negotiation,
+            handshake !== undefined && reported === answered,
+            `${scene}; the client reports ${String(reported)}`,
+            handshake ? [handshake.exchange] : [],
+          ),
+    ];
+    // Never a different version: a header that is sent names the answered one. A missing header is
+    // negotiation/version-per-revision's concern.
+    const later = handshake ? exchanges.filter((exchange) => exchange.seq > handshake.exchange.seq) : [];
+    const versioned = later.filter((exchange) => exchange.requestHeaders['mcp-protocol-version'] !== undefined);
+    const other = versioned.filter((exchange) => exchange.requestHeaders['mcp-protocol-version'] !== answered);
+    const header = requiresProtocolVersionHeader(revision)
+      ? { url: specUrl(revision, 'basic/transports', 'protocol-version-header'), section: 'Transports › Protocol Version Header: the version negotiated during initialization', level: 'MUST' as const }
+      : {
+          url: specUrl('2025-06-18', 'basic/transports', 'protocol-version-header'),
+          section: 'Transports › Protocol Version Header (defined from 2025-06-18; informational at 2025-03-26)',
+          level: 'MAY' as const,
+        };
+    checks.push(
+      check(
+        'headers-name-answered-version',
+        header,
+        handshake !== undefined && other.length === 0,
+        handshake === undefined
+          ? scene
+          : other.length === 0
+            ? `${scene}; ${versioned.length} of ${later.length} later requests carried MCP-Protocol-Version, all ${String(answered)}`
+            : `${scene}; later requests named another version: ${other.map((e) => `#${e.seq} ${e.requestHeaders['mcp-protocol-version']}`).join(', ')}`,
+        other,
+      ),
+    );
+    return checks;
+  },
+  doctored: [
+    { check: 'adopts-answered-version', how: 'the client reports the version it offered, 2099-01-01', doctor: (e) => ({ ...e, observed: { ...e.observed, negotiatedVersion: '2099-01-01' } }) },
+    {
+      check: 'headers-name-answered-version',
+      how: 'tools/list carrying MCP-Protocol-Version: 2099-01-01',
+      doctor: (e) => ({
+        ...e,
+        exchanges: e.exchanges.map((x) =>
+          x.requestMessages.some((m) => m.method === 'tools/list') ? { ...x, requestHeaders: { ...x.requestHeaders, 'mcp-protocol-version': '2099-01-01' } } : x,
+        ),
+      }),
+    },
+  ],
+};

@@ -1,0 +1,189 @@
+import { ANSWERS, PROBE_ANSWER_NOTE, probeAnswers, type ProbeAnswers, type ProbeRequest } from '../../servers/personalities/probe-answers.ts';
+import { serverErrors, type ServerErrors } from '../../servers/personalities/server-errors.ts';
+import { slowResponses, type SlowResponses } from '../../servers/personalities/slow-responses.ts';
+import { REVISIONS } from '../../servers/revisions.ts';
+import type { WireExchange } from '../../servers/wire-record.ts';
+import { check, clientCompleted } from '../checks.ts';
+import { defineScenario, type Check, type Evidence } from '../scenario.ts';
+import { carrying, list, MODERN, versioning } from './support.ts';
+
+/** The bound the client is given on the request the server holds back: far shorter than the hold. */
+const REQUEST_TIMEOUT_MS = 150;
+
+// Six connects through one client instance to one origin, each marked on the wire record:
+// 1. first contact: the client probes (or not: auto mode may also open with initialize) and learns the era;
+// 2. a second connect: no probe (SHOULD cache per origin); its tools/list is answered 503;
+// 3. after the 5xx: still no probe; its tools/list is held back past the client's request timeout;
+// 4. after the timeout: still no probe (seed 002: a 5xx or a timeout keeps the cached era);
+// 5. the server contradicts the era once, as a server of the other era answers: at a legacy revision the
+//    initialize is answered 400 -32022 naming 2026-07-28 (a modern-only server's answer to initialize); at
+//    2026-07-28 a tools/list is answered 400 -32000 "Mcp-Session-Id header is required" (a legacy server's);
+// 6. one more connect. After the contradiction the client probes again, at once or at this connect at the
+//    latest (seed 002: "a start whose cached era the server contradicts forgets that era and probes again").
+//    The server's era never really changed, so the re-probe confirms it and no traffic of the other era follows.
+const STEPS = ['first', 'second', 'after-5xx', 'after-timeout', 'contradicted', 'after-contradiction'] as const;
+type Step = (typeof STEPS)[number];
+
+interface State {
+  errors: ServerErrors;
+  slow: SlowResponses;
+  answers: ProbeAnswers;
+  modern: boolean;
+}
+
+/** A request opening no session yet: not carrying a session id, and not inside an HTTP+SSE stream session. */
+const sessionless = (request: ProbeRequest) => request.headers['mcp-session-id'] === undefined && request.sseSession === undefined;
+
+/** The exchanges of one step: from its mark to the next one (or the end). */
+function segment(evidence: Evidence, step: Step): readonly WireExchange[] | undefined {
+  const from = evidence.observed[`mark:${step}`];
+  if (typeof from !== 'number') return undefined;
+  const later = STEPS.slice(STEPS.indexOf(step) + 1)
+    .map((next) => evidence.observed[`mark:${next}`])
+    .find((mark): mark is number => typeof mark === 'number');
+  return evidence.exchanges.slice(from, later ?? evidence.exchanges.length);
+}
+
+export const eraCached = defineScenario<State>({
+  id: 'negotiation/era-cached',
+  title: 'A second connect to the same origin does not probe again; the cached era survives a 5xx and a timeout, and is re-probed only when the server contradicts it',
+  revisions: REVISIONS,
+  requires: ['mode-auto', 'request-timeout'],
+  source: { spec: versioning('backward-compatibility-with-initialization-based-versions', 'Backward Compatibility: clients SHOULD cache the era per origin, re-probing if the cached assumption fails', 'SHOULD'), seed: 'seed 002 (re-probe only when the cached era is contradicted; a timeout or a 5xx keeps it)' },
+  setup(revision) {
+    const state: State = { errors: serverErrors(), slow: slowResponses(), answers: probeAnswers(), modern: revision === MODERN };
+    return { server: { personalities: [state.errors, state.slow, state.answers] }, state };
+  },
+  async run({ connect, bounded, observe, server, state }) {
+    const mark = (step: Step) => observe(`mark:${step}`, server.record.exchanges.length);
+    const expectFailure = async (operation: Promise<unknown>, key: string) => {
+      try {
+        await bounded(operation, key);
+        observe(key, 'ok');
+      } catch (error) {
+        observe(key, String(error));
+      }
+    };
+
+    mark('first');
+    const first = await connect({ negotiation: 'auto' });
+    await bounded(first.listTools(), 'tools/list (first)');
+    await bounded(first.close(), 'close (first)');
+
+    mark('second');
+    const second = await connect({ negotiation: 'auto' });
+    state.errors.failNext(1, { method: 'tools/list', status: 503 });
+    await expectFailure(second.listTools(), 'tools/list answered 503');
+    await bounded(second.close(), 'close (second)');
+
+    mark('after-5xx');
+    const third = await connect({ negotiation: 'auto' });
+    state.slow.slowNext(1, { method: 'tools/list', ms: 1_000 });
+    await expectFailure(third.listTools({ timeoutMs: REQUEST_TIMEOUT_MS }), 'tools/list timed out');
+    await bounded(third.close(), 'close (after-5xx)');
+
+    mark('after-timeout');
+    const fourth = await connect({ negotiation: 'auto' });
+    await bounded(fourth.listTools(), 'tools/list (after-timeout)');
+    await bounded(fourth.close(), 'close (after-timeout)');
+
+    mark('contradicted');
+    if (state.modern) state.answers.answerNext(1, { ...ANSWERS.sessionRequired(), method: 'tools/list', when: sessionless });
+    else state.answers.answerNext(1, { ...ANSWERS.unsupportedVersion([MODERN]), method: 'initialize', when: sessionless });
+    // A client may recover at once (re-probe, then carry on) or fail this connect and re-probe at the next.
+    await expectFailure(
+      (async () => {
+        const fifth = await connect({ negotiation: 'auto' });
+        await bounded(fifth.listTools(), 'tools/list (contradicted)');
+        await bounded(fifth.close(), 'close (contradicted)');
+      })(),
+      'contradicted',
+    );
+
+    mark('after-contradiction');
+    const sixth = await connect({ negotiation: 'auto' });
+    await bounded(sixth.listTools(), 'tools/list (after-contradiction)');
+    await bounded(sixth.close(), 'close (after-contradiction)');
+  },
+  judge(evidence) {
+    const cache = versioning('backward-compatibility-with-initialization-based-versions', 'Backward Compatibility: clients SHOULD cache the era per origin', 'SHOULD');
+    const keep = (what: string) =>
+      versioning('backward-compatibility-with-initialization-based-versions', `Backward Compatibility: re-probe only when the cached assumption fails — ${what} does not (seed 002)`, 'SHOULD');
+    const firstProbed = carrying(segment(evidence, 'first') ?? [], 'server/discover').length > 0;
+    // Whether the client caches at all: its second connect did not probe. A client that probes on every connect
+    // fails no-probe-on-second-connect once; the checks after a failure then have nothing to say.
+    const caches = carrying(segment(evidence, 'second') ?? [], 'server/discover').length === 0;
+    const noProbe = (name: string, step: Step, spec: ReturnType<typeof keep>, context: string, needsCache: boolean): Check => {
+      const exchanges = segment(evidence, step);
+      const probes = carrying(exchanges ?? [], 'server/discover');
+      const vacuous = !firstProbed || (needsCache && !caches);
+      return check(
+        name,
+        spec,
+        vacuous || probes.length === 0,
+        exchanges === undefined
+          ? `the ${step} connect did not happen`
+          : !firstProbed
+            ? `the client never probed on first contact (it opened with ${list((segment(evidence, 'first') ?? []).slice(0, 1))}): no era to cache`
+            : needsCache && !caches
+              ? `the client caches no era (it probed on the second connect too): nothing to keep ${context}`
+              : probes.length === 0
+                ? `no server/discover ${context} (${list(exchanges)})`
+                : `the client probed again ${context}: ${list(probes)}`,
+        vacuous ? [] : probes,
+      );
+    };
+    const fivexx = (segment(evidence, 'second') ?? []).filter((exchange) => exchange.status === 503);
+    const held = (segment(evidence, 'after-5xx') ?? []).filter((exchange) => exchange.notes.includes('slowed'));
+    const checks: Check[] = [
+      clientCompleted(evidence, cache),
+      noProbe('no-probe-on-second-connect', 'second', cache, 'on the second connect', false),
+      noProbe('era-kept-after-5xx', 'after-5xx', keep('a 5xx'), `after tools/list was answered 503 (${list(fivexx)}: ${String(evidence.observed['tools/list answered 503'])})`, true),
+      noProbe(
+        'era-kept-after-timeout',
+        'after-timeout',
+        keep('a timeout'),
+        `after tools/list timed out (${list(held)}: ${String(evidence.observed['tools/list timed out'])})`,
+        true,
+      ),
+    ];
+    const contradicted = segment(evidence, 'contradicted') ?? [];
+    const contradiction = contradicted.find((exchange) => exchange.notes.includes(PROBE_ANSWER_NOTE));
+    const afterwards = contradiction ? [...contradicted, ...(segment(evidence, 'after-contradiction') ?? [])].filter((exchange) => exchange.seq > contradiction.seq) : [];
+    const reprobe = carrying(afterwards, 'server/discover')[0];
+    checks.push(
+      check(
+        'reprobes-on-contradiction',
+        versioning('backward-compatibility-with-initialization-based-versions', 'Backward Compatibility: re-probing if the cached assumption later fails (seed 002: at the next start at the latest)', 'SHOULD'),
+        contradiction === undefined || reprobe !== undefined,
+        contradiction === undefined
+          ? `the contradicting answer was never given (${list(contradicted)})`
+          : reprobe !== undefined
+            ? `after ${list([contradiction])} the client probed again (${list([reprobe])}; the contradicted connect: ${String(evidence.observed['contradicted'])})`
+            : `after ${list([contradiction])} the client never probed again: ${list(afterwards)}`,
+        [contradiction, reprobe].filter((e) => e !== undefined),
+      ),
+    );
+    return checks;
+  },
+  doctored: [
+    {
+      check: 'reprobes-on-contradiction',
+      how: 'every server/discover after the contradicting answer removed',
+      doctor: (e) => {
+        const from = e.observed['mark:contradicted'] as number;
+        return { ...e, exchanges: e.exchanges.filter((x, index) => index < from || !x.requestMessages.some((m) => m.method === 'server/discover')) };
+      },
+    },
+    {
+      check: 'era-kept-after-timeout',
+      how: 'a server/discover at the start of the connect after the timeout',
+      doctor: (e) => {
+        const from = e.observed['mark:after-timeout'] as number;
+        const probe = e.exchanges.find((x) => x.requestMessages.some((m) => m.method === 'server/discover' || m.method === 'initialize'))!;
+        const injected = { ...probe, requestMessages: [{ jsonrpc: '2.0', id: 99, method: 'server/discover', params: {} }] };
+        return { ...e, exchanges: [...e.exchanges.slice(0, from), injected, ...e.exchanges.slice(from)] };
+      },
+    },
+  ],
+});
