@@ -13,6 +13,7 @@ import type { Evidence, Scenario, ScenarioResult } from './scenario.ts';
 
 const ALL = 'every revision';
 const LEGACY: Revision[] = ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25'];
+const STREAMABLE: Revision[] = ['2025-03-26', '2025-06-18', '2025-11-25'];
 /** The revisions from which `MCP-Protocol-Version` is required. */
 const WITH_VERSION_HEADER: Revision[] = ['2025-06-18', '2025-11-25'];
 
@@ -38,7 +39,21 @@ const EXPECTED_FAILURES: Record<string, Record<string, Revision[] | typeof ALL>>
     'negotiation/downgrade': ['2025-03-26', '2025-06-18'],
     'resume/no-rehandshake': ['2025-03-26', '2025-06-18'],
     'resume/negotiated-version-after-expiry': ['2025-11-25'],
+    // It resumes with MCP-Protocol-Version: 2025-11-25 and gets a 400.
+    'disposal/keep-persisted-session': ['2025-06-18'],
   },
+  // A modern close never DELETEs.
+  'broken-adopts-any-session-header': { 'resume/echoed-session-header': ALL, 'disposal/no-delete-unissued': STREAMABLE },
+  // Only modern sessions have an affinity key.
+  'broken-deletes-affinity-key': { 'disposal/no-delete-unissued': ['2026-07-28'] },
+  // There is no DELETE at 2024-11-05 or 2026-07-28.
+  'broken-deletes-twice': { 'disposal/idempotent-close': STREAMABLE },
+  // Its stray GET needs a DELETE answered 405.
+  'broken-falls-back-after-initialize': { 'retry/http-sse-fallback': ALL, 'disposal/quiet-after-close': STREAMABLE },
+  // At 2026-07-28 the held request is the probe, not initialize.
+  'broken-cancels-initialize': { 'cancellation/never-initialize': ALL, 'disposal/close-during-connect': LEGACY },
+  // At 2026-07-28 the closed stream settles the call anyway.
+  'broken-waits-after-cancel': { 'cancellation/late-response-ignored': ALL, 'cancellation/legacy-notification': ALL, 'cancellation/timeout-cancels': LEGACY },
   // `retry` exists only at 2025-11-25.
   'broken-ignores-sse-retry': { 'resume/sse-last-event-id': ['2025-11-25'] },
   // The Last-Event-ID path exists only at 2025-11-25 for a tool call.

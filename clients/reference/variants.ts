@@ -30,7 +30,7 @@ export const VARIANT_SPECS: readonly VariantSpec[] = [
     name: 'broken-reports-offered-version',
     rule: 'reportAnsweredVersion',
     description: 'Reference client that reports (and exports for resume) the revision it offered, not the one the server answered',
-    breaks: ['negotiation/version-per-revision', 'negotiation/downgrade', 'resume/no-rehandshake', 'resume/negotiated-version-after-expiry'],
+    breaks: ['negotiation/version-per-revision', 'negotiation/downgrade', 'resume/no-rehandshake', 'resume/negotiated-version-after-expiry', 'disposal/keep-persisted-session'],
   },
   {
     name: 'broken-stale-version-after-expiry',
@@ -251,7 +251,7 @@ export const VARIANT_SPECS: readonly VariantSpec[] = [
     name: 'broken-waits-after-cancel',
     rule: 'settleOnCancel',
     description: 'Reference client whose cancelled call keeps waiting and returns the late answer',
-    breaks: ['cancellation/late-response-ignored', 'cancellation/legacy-notification'],
+    breaks: ['cancellation/late-response-ignored', 'cancellation/legacy-notification', 'cancellation/timeout-cancels'],
   },
   {
     name: 'broken-cancels-all-calls',

@@ -1,0 +1,145 @@
+import type { WireExchange } from '../../servers/wire-record.ts';
+import { check, clientCompleted } from '../checks.ts';
+import { defineScenario, type Evidence } from '../scenario.ts';
+import {
+  cancellation,
+  cancelNotifications,
+  describeSettlement,
+  holdsWithin,
+  idOf,
+  isModern,
+  L_AND_M,
+  label,
+  labels,
+  PROMPTLY_MS,
+  QUIET_MS,
+  rejectedPromptly,
+  requestIds,
+  runWithin,
+  settlementOf,
+  startCall,
+  WIRE_EFFECT_MS,
+  Watched,
+  type Settlement,
+} from './support.ts';
+
+/** Three slow calls, told apart by their `ms` argument; the middle one is cancelled. */
+const CALLS = { first: 10_001, cancelled: 10_002, third: 10_003 } as const;
+type Name = keyof typeof CALLS;
+const NAMES = Object.keys(CALLS) as Name[];
+
+function exchangeOf(exchanges: readonly WireExchange[], name: Name): WireExchange | undefined {
+  return exchanges.find((e) => e.requestMessages.some((m) => m.method === 'tools/call' && (m.params?.['arguments'] as { ms?: unknown } | undefined)?.ms === CALLS[name]));
+}
+
+/** What touched a call on the wire or on the server: a notification naming it, its stream closed by the client, its handler aborted. */
+function touched(evidence: Pick<Evidence, 'exchanges' | 'toolRuns'>, name: Name): string[] {
+  const exchange = exchangeOf(evidence.exchanges, name);
+  if (exchange === undefined) return [];
+  const id = idOf(exchange, 'tools/call');
+  const marks: string[] = [];
+  const naming = cancelNotifications(evidence.exchanges).filter((c) => c.requestId === id);
+  if (naming.length > 0) marks.push(`named by notifications/cancelled (${labels(naming.map((c) => c.exchange))})`);
+  if (exchange.endedBy === 'client') marks.push(`its stream ${label(exchange)} closed by the client`);
+  if (evidence.toolRuns.some((run) => run.requestId === id && run.abortedAt !== undefined)) marks.push('its handler aborted');
+  return marks;
+}
+
+export const concurrentIndependent = defineScenario({
+  id: 'cancellation/concurrent-independent',
+  title: 'Of several concurrent calls only the cancelled one ends; request ids are unique across the connection',
+  revisions: L_AND_M,
+  requires: ['cancellation'],
+  source: { spec: cancellation('2025-06-18', 'cancellation-flow', 'Cancellation Flow: a cancellation names the one request to cancel', 'SHOULD') },
+  async run({ connect, bounded, server, observe }) {
+    const client = await connect();
+    const controller = new AbortController();
+    const first = new Watched(client.callTool('slow', { ms: CALLS.first }));
+    const cancelled = new Watched(client.callTool('slow', { ms: CALLS.cancelled }, { signal: controller.signal }));
+    const third = await startCall(server.fixtures, bounded, client.callTool('slow', { ms: CALLS.third }), 'slow', 'three slow calls', 3);
+    const calls: Record<Name, Watched> = { first, cancelled, third };
+    const abortedAt = performance.now();
+    controller.abort();
+    await cancelled.within(PROMPTLY_MS);
+    observe('cancelled', cancelled.since(abortedAt));
+    // The cancelled call's cancellation reaching the server (event-driven)…
+    const cancelledId = idOf(exchangeOf(server.record.exchanges, 'cancelled'), 'tools/call');
+    await runWithin(server.fixtures, (run) => run.requestId === cancelledId && run.abortedAt !== undefined, 'the cancelled call’s handler to abort', WIRE_EFFECT_MS);
+    // …then a quiet window in which the other two must run on: it ends early if either is touched.
+    await holdsWithin(
+      server.record,
+      (record) => (['first', 'third'] as const).some((name) => touched({ exchanges: record.exchanges, toolRuns: server.fixtures.runs }, name).length > 0),
+      'another call to be cancelled',
+      QUIET_MS,
+    );
+    for (const name of ['first', 'third'] as const) observe(name, calls[name].since(abortedAt));
+    // The other two are left in flight: the evidence is taken now, and the runner closes the connection afterwards.
+  },
+  judge(evidence) {
+    const { revision } = evidence;
+    const cancelled = settlementOf(evidence, 'cancelled');
+    const exchanges = NAMES.map((name) => exchangeOf(evidence.exchanges, name)).filter((e) => e !== undefined);
+    const cancelledMarks = touched(evidence, 'cancelled').filter((mark) => isModern(revision) || !mark.startsWith('its stream'));
+    const others = (['first', 'third'] as const).map((name) => ({ name, settlement: settlementOf(evidence, name), marks: touched(evidence, name) }));
+    const disturbed = others.filter(({ settlement, marks }) => settlement?.outcome !== 'pending' || marks.length > 0);
+    // Request ids: unique across the connection (legacy: within the session); 2026-07-28: among requests in flight together.
+    const requests = evidence.exchanges.flatMap((exchange) =>
+      exchange.requestMessages.filter((m) => m.method !== undefined && m.id !== undefined && m.id !== null).map((m) => ({ id: m.id, exchange })),
+    );
+    const overlap = (a: WireExchange, b: WireExchange) => a.startedAt <= (b.endedAt ?? Infinity) && b.startedAt <= (a.endedAt ?? Infinity);
+    const clashes = requests.filter((a, i) => requests.some((b, j) => j < i && b.id === a.id && (!isModern(revision) || overlap(a.exchange, b.exchange))));
+    return [
+      clientCompleted(evidence, cancellation(revision, 'cancellation-flow', 'Cancellation Flow: the client cancels one of several calls', 'MUST')),
+      check(
+        'cancelled-call-ended',
+        cancellation(revision, 'cancellation-flow', 'Cancellation Flow: the call the caller aborted is cancelled', 'SHOULD'),
+        rejectedPromptly(cancelled) || cancelledMarks.length > 0,
+        // Ended for the caller, or on the wire: how well each is done is cancellation/legacy-notification's and modern-closes-stream's.
+        `${describeSettlement(cancelled, 'the cancelled call')}; on the wire: ${cancelledMarks.join('; ') || 'nothing cancelled it'}`,
+        exchanges.filter((e) => e === exchangeOf(evidence.exchanges, 'cancelled')),
+      ),
+      check(
+        'others-run-on',
+        cancellation(revision, 'cancellation-flow', 'Cancellation Flow: a cancellation carries the ID of the one request to cancel; the others go on', 'SHOULD'),
+        evidence.observed.first !== undefined && disturbed.length === 0,
+        evidence.observed.first === undefined
+          ? 'the script did not get that far'
+          : disturbed.length === 0
+            ? `the two other calls were still running ${QUIET_MS} ms after the cancellation reached the server, untouched`
+            : disturbed
+                .map(({ name, settlement, marks }) => `the ${name} call: ${[settlement?.outcome !== 'pending' ? describeSettlement(settlement, 'it') : '', ...marks].filter(Boolean).join('; ')}`)
+                .join(' — '),
+        disturbed.map(({ name }) => exchangeOf(evidence.exchanges, name)).filter((e) => e !== undefined),
+      ),
+      check(
+        'ids-unique',
+        requestIds(revision, 'MUST'),
+        clashes.length === 0,
+        clashes.length === 0 ? `${requests.length} requests, no id reused` : `request ids reused: ${clashes.map((c) => `${JSON.stringify(c.id)} on ${label(c.exchange)}`).join(', ')}`,
+        clashes.map((c) => c.exchange),
+      ),
+    ];
+  },
+  doctored: [
+    {
+      check: 'ids-unique',
+      how: 'the three concurrent calls carry the same id',
+      doctor: (e: Evidence) => ({
+        ...e,
+        exchanges: e.exchanges.map((x) => ({ ...x, requestMessages: x.requestMessages.map((m) => (m.method === 'tools/call' ? { ...m, id: 424242 } : m)) })),
+      }),
+    },
+    {
+      check: 'cancelled-call-ended',
+      how: 'the cancelled call still pending and nothing cancelled it on the wire',
+      doctor: (e: Evidence) => ({
+        ...e,
+        observed: { ...e.observed, cancelled: { outcome: 'pending' } satisfies Settlement },
+        exchanges: e.exchanges
+          .filter((x) => !x.requestMessages.some((m) => m.method === 'notifications/cancelled'))
+          .map((x) => (x.endedBy === 'client' ? { ...x, endedBy: undefined } : x)),
+        toolRuns: e.toolRuns.map(({ abortedAt: _, ...run }) => run),
+      }),
+    },
+  ],
+});

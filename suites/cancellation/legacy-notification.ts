@@ -1,0 +1,147 @@
+import { specUrl } from '../../servers/revisions.ts';
+import type { WireExchange } from '../../servers/wire-record.ts';
+import { check, clientCompleted, sentMessages } from '../checks.ts';
+import { defineScenario, type Evidence } from '../scenario.ts';
+import {
+  cancellation,
+  cancelNotifications,
+  cancelOnTheWire,
+  describeSettlement,
+  holdsWithin,
+  idOf,
+  L,
+  label,
+  labels,
+  PROMPTLY_MS,
+  rejectedPromptly,
+  runWithin,
+  sessionManagement,
+  settlementOf,
+  spec,
+  startCall,
+  toolCallExchanges,
+  WIRE_EFFECT_MS,
+  wireCancelOf,
+} from './support.ts';
+
+/** The headers a notification must share with the request it cancels (and, in 2024-11-05, the endpoint it is POSTed to). */
+const SAME = ['mcp-session-id', 'mcp-protocol-version'] as const;
+
+function mismatches(call: WireExchange, cancel: WireExchange): string[] {
+  const differ = SAME.filter((name) => call.requestHeaders[name] !== cancel.requestHeaders[name]).map(
+    (name) => `${name}: ${cancel.requestHeaders[name] ?? '(none)'} instead of ${call.requestHeaders[name] ?? '(none)'}`,
+  );
+  if (call.path !== cancel.path) differ.push(`POSTed to ${cancel.path} instead of ${call.path}`);
+  return differ;
+}
+
+export const legacyNotification = defineScenario({
+  id: 'cancellation/legacy-notification',
+  title: 'Aborting a tools/call sends notifications/cancelled with that request id (same session, same headers); the handler’s signal aborts; the call rejects promptly',
+  revisions: L,
+  requires: ['cancellation'],
+  source: { spec: cancellation('2025-06-18', 'cancellation-flow', 'Cancellation Flow', 'SHOULD') },
+  async run({ connect, bounded, server, observe, revision }) {
+    const client = await connect();
+    const controller = new AbortController();
+    const call = await startCall(server.fixtures, bounded, client.callTool('slow', { ms: 10_000 }, { signal: controller.signal }), 'slow', 'the slow call');
+    const abortedAt = performance.now();
+    controller.abort();
+    await call.within(PROMPTLY_MS);
+    observe('call', call.since(abortedAt));
+    await Promise.all([
+      holdsWithin(server.record, (record) => wireCancelOf(revision, record.exchanges, 'slow').done, 'notifications/cancelled for the call', WIRE_EFFECT_MS),
+      runWithin(server.fixtures, (run) => run.tool === 'slow' && run.abortedAt !== undefined, 'the slow handler to see the abort', WIRE_EFFECT_MS),
+    ]);
+  },
+  judge(evidence) {
+    const { revision } = evidence;
+    const slow = toolCallExchanges(evidence.exchanges, 'slow')[0];
+    const id = idOf(slow, 'tools/call');
+    const wire = wireCancelOf(revision, evidence.exchanges, 'slow');
+    const cancels = cancelNotifications(evidence.exchanges);
+    const naming = cancels.filter((c) => c.requestId === id);
+    const call = settlementOf(evidence, 'call');
+    const run = evidence.toolRuns.find((r) => r.tool === 'slow');
+    // Every notification must name a request the client issued before it and that was not answered yet.
+    const requests = sentMessages(evidence).filter(({ message }) => message.method !== undefined && message.id !== undefined && message.id !== null);
+    const answeredAt = (requestId: unknown) =>
+      evidence.exchanges.flatMap((e) => e.responseMessages).find(({ message }) => message.method === undefined && message.id === requestId)?.at;
+    const stray = cancels.filter(({ exchange, requestId }) => {
+      const issued = requests.find(({ message, exchange: sent }) => message.id === requestId && sent.seq < exchange.seq);
+      const answered = answeredAt(requestId);
+      return issued === undefined || (answered !== undefined && answered < exchange.startedAt);
+    });
+    const wrongHeaders = slow === undefined ? [] : naming.filter((c) => mismatches(slow, c.exchange).length > 0);
+    return [
+      clientCompleted(evidence, cancellation(revision, 'cancellation-flow', 'Cancellation Flow: the client cancels a call it issued', 'MUST')),
+      check('notification-sent', cancelOnTheWire(revision), wire.ok, wire.detail, wire.exchanges),
+      check(
+        'names-an-issued-request',
+        cancellation(revision, 'behavior-requirements', 'Behavior Requirements: cancellation notifications MUST only reference requests previously issued in the same direction and believed to still be in progress', 'MUST'),
+        stray.length === 0,
+        stray.length === 0
+          ? `every notifications/cancelled (${cancels.length}) named a request the client had issued and that was still in progress`
+          : `notifications/cancelled naming no request in progress: ${stray.map((c) => `${label(c.exchange)} → ${JSON.stringify(c.requestId)}`).join(', ')}`,
+        stray.map((c) => c.exchange),
+      ),
+      check(
+        'same-session-and-headers',
+        revision === '2024-11-05'
+          ? spec(specUrl(revision, 'basic/transports', 'http-with-sse'), 'Transports › HTTP with SSE: every client message is POSTed to the endpoint the server named', 'MUST')
+          : sessionManagement(revision, 'the session id (and from 2025-06-18 MCP-Protocol-Version) on every subsequent request, the notification included', 'MUST'),
+        naming.length > 0 && wrongHeaders.length === 0,
+        naming.length === 0
+          ? 'no notification named the call'
+          : wrongHeaders.length === 0
+            ? `the notification went where the call went, with the same session and version headers (${labels(naming.map((c) => c.exchange))})`
+            : wrongHeaders.map((c) => `${label(c.exchange)}: ${mismatches(slow!, c.exchange).join('; ')}`).join(', '),
+        slow ? [slow, ...naming.map((c) => c.exchange)] : [],
+      ),
+      check(
+        'handler-aborted',
+        { ...cancelOnTheWire(revision), section: `${cancelOnTheWire(revision).section} (so the server’s handler sees the cancellation)` },
+        run?.abortedAt !== undefined,
+        run === undefined ? 'the slow tool never ran' : run.abortedAt !== undefined ? 'the slow handler’s abort signal fired' : 'the slow handler was never aborted',
+        slow ? [slow] : [],
+      ),
+      check(
+        'call-rejected-promptly',
+        cancellation(revision, 'behavior-requirements', 'Behavior Requirements: the sender of the cancellation SHOULD ignore any response that arrives afterward (the call ends when it is cancelled)', 'SHOULD'),
+        rejectedPromptly(call),
+        `${describeSettlement(call, 'the aborted call')}; expected a rejection within ${PROMPTLY_MS} ms of the abort`,
+        slow ? [slow] : [],
+      ),
+    ];
+  },
+  doctored: [
+    {
+      check: 'names-an-issued-request',
+      how: 'the notification names request id 999',
+      doctor: (e: Evidence) => ({
+        ...e,
+        exchanges: e.exchanges.map((x) => ({
+          ...x,
+          requestMessages: x.requestMessages.map((m) => (m.method === 'notifications/cancelled' ? { ...m, params: { ...m.params, requestId: 999 } } : m)),
+        })),
+      }),
+    },
+    {
+      check: 'same-session-and-headers',
+      how: 'the notification POSTed without the session header to another path',
+      doctor: (e: Evidence) => ({
+        ...e,
+        exchanges: e.exchanges.map((x) =>
+          x.requestMessages.some((m) => m.method === 'notifications/cancelled')
+            ? { ...x, path: `${x.path}/elsewhere`, requestHeaders: Object.fromEntries(Object.entries(x.requestHeaders).filter(([name]) => name !== 'mcp-session-id')) }
+            : x,
+        ),
+      }),
+    },
+    {
+      check: 'handler-aborted',
+      how: 'the handler never saw the abort',
+      doctor: (e: Evidence) => ({ ...e, toolRuns: e.toolRuns.map(({ abortedAt: _, ...run }) => run) }),
+    },
+  ],
+});

@@ -1,0 +1,98 @@
+import { specUrl } from '../../servers/revisions.ts';
+import { check, clientCompleted } from '../checks.ts';
+import { defineScenario, type Evidence } from '../scenario.ts';
+import {
+  cancellation,
+  cancelNotifications,
+  describeSettlement,
+  holdsWithin,
+  label,
+  labels,
+  M,
+  PROMPTLY_MS,
+  rejectedPromptly,
+  runWithin,
+  settlementOf,
+  spec,
+  startCall,
+  toolCallExchanges,
+  WIRE_EFFECT_MS,
+  type Settlement,
+} from './support.ts';
+
+export const modernClosesStream = defineScenario({
+  id: 'cancellation/modern-closes-stream',
+  title: '2026-07-28: aborting a call closes its response stream; the handler aborts; no notifications/cancelled is POSTed',
+  revisions: M,
+  requires: ['cancellation'],
+  source: { spec: cancellation('2026-07-28', 'transport-specific-cancellation', 'Transport-Specific Cancellation', 'SHOULD') },
+  async run({ connect, bounded, server, observe }) {
+    const client = await connect();
+    const controller = new AbortController();
+    const call = await startCall(server.fixtures, bounded, client.callTool('slow', { ms: 10_000 }, { signal: controller.signal }), 'slow', 'the slow call');
+    const abortedAt = performance.now();
+    controller.abort();
+    await call.within(PROMPTLY_MS);
+    observe('call', call.since(abortedAt));
+    await Promise.all([
+      holdsWithin(server.record, (record) => toolCallExchanges(record.exchanges, 'slow')[0]?.endedBy !== undefined, 'the call’s response stream to end', WIRE_EFFECT_MS),
+      runWithin(server.fixtures, (run) => run.tool === 'slow' && run.abortedAt !== undefined, 'the slow handler to see the abort', WIRE_EFFECT_MS),
+    ]);
+  },
+  judge(evidence) {
+    const { revision } = evidence;
+    const slow = toolCallExchanges(evidence.exchanges, 'slow')[0];
+    const posted = cancelNotifications(evidence.exchanges).map((c) => c.exchange);
+    const run = evidence.toolRuns.find((r) => r.tool === 'slow');
+    const call = settlementOf(evidence, 'call');
+    const transportSpecific = cancellation(revision, 'transport-specific-cancellation', 'Transport-Specific Cancellation: on Streamable HTTP, closing the response stream is the cancellation signal', 'SHOULD');
+    return [
+      clientCompleted(evidence, transportSpecific),
+      check(
+        'stream-closed',
+        transportSpecific,
+        slow?.endedBy === 'client',
+        slow === undefined
+          ? 'the call never reached the server'
+          : slow.endedBy === 'client'
+            ? `the client closed the response stream of ${label(slow)}`
+            : slow.endedBy === undefined
+              ? `the response stream of ${label(slow)} was still open ${WIRE_EFFECT_MS} ms after the abort`
+              : `${label(slow)} was not closed by the client (ended by ${slow.endedBy})`,
+        slow ? [slow] : [],
+      ),
+      check(
+        'no-notification',
+        spec(
+          specUrl(revision, 'basic/transports/streamable-http', 'sending-messages'),
+          'Streamable HTTP › Sending Messages: this revision defines no client-to-server notification over Streamable HTTP; notifications/cancelled is used only on stdio, closing the stream is the cancellation',
+          'SHOULD',
+        ),
+        posted.length === 0,
+        posted.length === 0 ? 'no notifications/cancelled was POSTed' : `notifications/cancelled was POSTed: ${labels(posted)}`,
+        posted,
+      ),
+      check(
+        'handler-aborted',
+        spec(specUrl(revision, 'basic/transports/streamable-http', 'cancellation'), 'Streamable HTTP › Cancellation: the server treats the closed stream as cancellation (its handler sees it)', 'SHOULD'),
+        run?.abortedAt !== undefined,
+        run === undefined ? 'the slow tool never ran' : run.abortedAt !== undefined ? 'the slow handler’s abort signal fired' : 'the slow handler was never aborted',
+        slow ? [slow] : [],
+      ),
+      check(
+        'call-rejected-promptly',
+        cancellation(revision, 'behavior-requirements', 'Behavior Requirements: the client SHOULD ignore any response to the cancelled request (the call ends when it is cancelled)', 'SHOULD'),
+        rejectedPromptly(call),
+        `${describeSettlement(call, 'the aborted call')}; expected a rejection within ${PROMPTLY_MS} ms of the abort`,
+        slow ? [slow] : [],
+      ),
+    ];
+  },
+  doctored: [
+    {
+      check: 'call-rejected-promptly',
+      how: 'the aborted call still pending',
+      doctor: (e: Evidence) => ({ ...e, observed: { ...e.observed, call: { outcome: 'pending' } satisfies Settlement } }),
+    },
+  ],
+});

@@ -1,0 +1,74 @@
+import { delete405 } from '../../servers/personalities/delete-405.ts';
+import type { Personality } from '../../servers/personality.ts';
+import type { WireExchange } from '../../servers/wire-record.ts';
+import { check, clientCompleted } from '../checks.ts';
+import { defineScenario } from '../scenario.ts';
+import { after, holdsWithin, L_AND_M, labels, QUIET_MS, S, seqNow, shutdown, startCall } from './support.ts';
+
+/** What closing itself may send: the DELETE and the cancellation of calls in flight (judged by other scenarios). */
+function closingTraffic(exchange: WireExchange): boolean {
+  if (exchange.method === 'DELETE') return true;
+  return exchange.method === 'POST' && exchange.requestMessages.length > 0 && exchange.requestMessages.every((m) => m.method === 'notifications/cancelled');
+}
+
+/** Exchanges that began after close() was called and are not closing traffic. */
+function sentAfterClose(exchanges: readonly WireExchange[], closeFromSeq: number | undefined): WireExchange[] {
+  return after(exchanges, closeFromSeq).filter((exchange) => !closingTraffic(exchange));
+}
+
+export const quietAfterClose = defineScenario({
+  id: 'disposal/quiet-after-close',
+  title: 'After close the server receives nothing more from that client (no reconnecting GET, no retries) and none of its connections stays open',
+  revisions: L_AND_M,
+  requires: [],
+  source: { spec: shutdown('2025-06-18', 'over HTTP, shutdown is closing the connections', 'SHOULD') },
+  setup(revision) {
+    const personalities: Personality[] = [];
+    // A server that keeps its sessions: the DELETE does not end the streams for the client, and a 405 must not send it elsewhere.
+    if ((S as readonly string[]).includes(revision)) personalities.push(delete405());
+    return { server: { personalities }, state: undefined };
+  },
+  async run({ connect, bounded, server, observe }) {
+    const client = await connect();
+    await bounded(client.listTools(), 'tools/list');
+    // A call in flight (its response stream open) when the client closes.
+    await startCall(server.fixtures, bounded, client.callTool('slow', { ms: 10_000 }), 'slow', 'the slow call');
+    const closeFromSeq = seqNow(server.record);
+    observe('closeFromSeq', closeFromSeq);
+    try {
+      await bounded(client.close(), 'close');
+    } catch (error) {
+      // Whether closing may fail on a DELETE 405 is disposal/delete-issued-session's question, not this one's.
+      observe('closeError', error instanceof Error ? `${error.constructor.name}: ${error.message}` : String(error));
+    }
+    // The quiet window is the check: it ends early only when something arrives that should not.
+    await holdsWithin(server.record, (record) => sentAfterClose(record.exchanges, closeFromSeq).length > 0, 'anything sent after close', QUIET_MS);
+  },
+  judge(evidence) {
+    const { revision } = evidence;
+    const closeFromSeq = evidence.observed.closeFromSeq as number | undefined;
+    const late = sentAfterClose(evidence.exchanges, closeFromSeq);
+    const open = evidence.exchanges.filter((exchange) => exchange.endedBy === undefined);
+    return [
+      clientCompleted(evidence, shutdown(revision, 'the client closes a connection with calls in flight', 'MUST')),
+      check(
+        'nothing-sent-after-close',
+        shutdown(revision, 'after shutdown nothing more is sent (no reconnecting GET, no retry); only the DELETE and the cancellation of calls in flight belong to closing', 'SHOULD'),
+        closeFromSeq !== undefined && late.length === 0,
+        closeFromSeq === undefined
+          ? 'the script did not reach close()'
+          : late.length === 0
+            ? `nothing but closing traffic arrived from close() until ${QUIET_MS} ms after it resolved`
+            : `sent after close(): ${labels(late)}`,
+        late,
+      ),
+      check(
+        'connections-closed',
+        shutdown(revision, 'shutdown is indicated by closing the HTTP connections: none stays open', 'SHOULD'),
+        open.length === 0,
+        open.length === 0 ? `every exchange had ended ${QUIET_MS} ms after close() resolved` : `still open ${QUIET_MS} ms after close() resolved: ${labels(open)}`,
+        open,
+      ),
+    ];
+  },
+});
