@@ -8,6 +8,8 @@ export default defineConfig({
     hookTimeout: 30_000,
     // Real sockets and real servers: the same verdicts on every run, or it is a bug, not a retry.
     retry: 0,
+    // Scenario runs mostly wait on sockets and timers; this many run at once within a file (describe.concurrent).
+    maxConcurrency: 8,
     reporters: ['default', './scripts/summary-reporter.ts'],
   },
 });

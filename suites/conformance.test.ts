@@ -3,6 +3,7 @@ import { afterAll, describe, expect, test } from 'vitest';
 import { BUILT_IN_ADAPTERS } from '../clients/index.ts';
 import { adaptersFromEnv } from '../clients/load.ts';
 import { baselineMismatch, loadBaseline } from './baselines.ts';
+import { failOnLeakedHandles } from './leaks.ts';
 import { explain } from './evidence.ts';
 import { SCENARIOS } from './index.ts';
 import { plannedCases } from './plan.ts';
@@ -18,7 +19,9 @@ afterAll(async () => {
   await Promise.all(extra.map((adapter) => adapter.shutdown?.()));
 });
 
-describe.each([...BUILT_IN_ADAPTERS, ...extra].map((adapter) => ({ adapter, name: adapter.name })))('$name', ({ adapter }) => {
+failOnLeakedHandles();
+
+describe.concurrent.each([...BUILT_IN_ADAPTERS, ...extra].map((adapter) => ({ adapter, name: adapter.name })))('$name', ({ adapter }) => {
   const baseline = loadBaseline(adapter.name);
 
   test.for(cases.map((c) => ({ ...c, title: `${c.scenario.id} @ ${c.revision}` })))('$title', async ({ scenario, revision }, context) => {
