@@ -38,6 +38,8 @@ export class LegacySession implements Session {
   /** The session id the server issued with the InitializeResult (or that a resume restored). */
   private sessionId: string | undefined;
   /** Ids the server ended: never sent again. */
+  /** Calls already cancelled on the wire. */
+  private readonly cancelled = new WeakSet<Call>();
   private readonly dead = new Set<string>();
   private reinitializing: Promise<void> | undefined;
   /** Set when replacing a lost session failed: every later request fails with it. */
@@ -387,7 +389,10 @@ export class LegacySession implements Session {
     const { rules } = this.ctx;
     const onTheWire = call.exchange !== undefined && call.wireId !== undefined && !call.answered;
     const exchange = call.exchange;
-    if (rules.cancelOnTheWire && onTheWire && !this.lifetime.signal.aborted) {
+    // A call is cancelled once: a timeout and a close that follows it must not notify twice.
+    const first = !this.cancelled.has(call);
+    this.cancelled.add(call);
+    if (rules.cancelOnTheWire && onTheWire && first && !this.lifetime.signal.aborted) {
       await this.bounded((bound) => this.notify('notifications/cancelled', { requestId: call.wireId, reason: options.reason }, bound)).catch(() => {});
     }
     if (options.closeStream) exchange?.abort(call.signal.reason ?? new RequestCancelledError(options.reason));
