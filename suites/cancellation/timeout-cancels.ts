@@ -16,7 +16,8 @@ import {
 } from './support.ts';
 
 /** The per-request timeout the call is given. */
-const TIMEOUT_MS = 100;
+// Long enough that even a CPU-starved client has sent the call before it times out.
+const TIMEOUT_MS = 300;
 
 export const timeoutCancels = defineScenario({
   id: 'cancellation/timeout-cancels',
