@@ -21,6 +21,7 @@ const { values } = parseArgs({
   options: {
     only: { type: 'string' },
     runs: { type: 'string', default: '30' },
+    'scenario-runs': { type: 'string', default: '3' },
     requests: { type: 'string', default: '3000' },
   },
 });
@@ -33,25 +34,30 @@ function percentile(values: number[], p: number): number {
 
 const ms = (value: number) => `${value.toFixed(1).padStart(6)} ms`;
 
+/** Every case (scenario × revision) for every built-in adapter, one at a time: `--scenario-runs` timed runs after one warm-up. */
 async function scenarios() {
+  const scenarioRuns = Number(values['scenario-runs']);
   const rows = [];
   const all: number[] = [];
   for (const adapter of BUILT_IN_ADAPTERS) {
     for (const { scenario, revision } of plannedCases(SCENARIOS)) {
       const times: number[] = [];
-      for (let i = 0; i < 3 + runs; i++) {
+      for (let i = 0; i < 1 + scenarioRuns; i++) {
         const started = performance.now();
         const result = await runScenario(scenario, adapter, revision);
         if (result.verdict === 'n/a') break;
-        if (i >= 3) times.push(performance.now() - started);
+        if (i >= 1) times.push(performance.now() - started);
       }
       if (times.length === 0) continue;
       all.push(...times);
       const row = { adapter: adapter.name, scenario: scenario.id, revision, medianMs: percentile(times, 0.5), p90Ms: percentile(times, 0.9), runs: times.length };
       rows.push(row);
-      console.log(`${row.adapter.padEnd(16)} ${`${row.scenario} @ ${revision}`.padEnd(48)} median ${ms(row.medianMs)}  p90 ${ms(row.p90Ms)}`);
     }
+    const own = rows.filter((row) => row.adapter === adapter.name).map((row) => row.medianMs);
+    if (own.length > 0) console.log(`${adapter.name.padEnd(16)} ${String(own.length).padStart(3)} cases  median ${ms(percentile(own, 0.5))}  p90 ${ms(percentile(own, 0.9))}  total ${ms(own.reduce((a, b) => a + b, 0))}`);
   }
+  const slowest = [...rows].sort((a, b) => b.medianMs - a.medianMs).slice(0, 5);
+  for (const row of slowest) console.log(`  slowest: ${row.adapter} ${row.scenario} @ ${row.revision}: ${ms(row.medianMs)}`);
   const summary = { medianMs: percentile(all, 0.5), p90Ms: percentile(all, 0.9), runs: all.length };
   console.log(`one scenario, all adapters: median ${ms(summary.medianMs)}, p90 ${ms(summary.p90Ms)} (${all.length} runs)\n`);
   return { summary, rows };
