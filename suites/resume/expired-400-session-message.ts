@@ -5,7 +5,7 @@ import { expiringSessions, type ExpiringSessions } from '../../servers/personali
 import { unknownSession400 } from '../../servers/personalities/unknown-session-400.ts';
 import { STREAMABLE_REVISIONS } from '../../servers/revisions.ts';
 import { defineScenario } from '../scenario.ts';
-import { judgeSessionLoss, transports } from './support.ts';
+import { judgeSessionLoss, runSessionLoss, transports } from './support.ts';
 
 const INTEROP =
   'Session Management (interoperability, not spec text: the SDK examples answer an unknown session 400 -32000 "No valid session ID provided" where the spec says 404; a client SHOULD treat it as the 404)';
@@ -22,19 +22,7 @@ export const expired400SessionMessage = defineScenario<{ expiring: ExpiringSessi
     const expiring = expiringSessions();
     return { server: { personalities: [expiring, unknownSession400()] }, state: { expiring } };
   },
-  async run({ connect, bounded, state, observe }) {
-    const client = await connect();
-    await bounded(client.listTools(), 'tools/list');
-    await state.expiring.expireNow();
-    try {
-      await bounded(client.listTools(), 'tools/list meeting the 400');
-    } catch (error) {
-      observe('lossSurfaced', String(error));
-    }
-    await bounded(client.listTools(), 'tools/list on the new session');
-    observe('sessionId', (await bounded(client.info(), 'info')).sessionId);
-    await bounded(client.close(), 'close');
-  },
+  run: (context) => runSessionLoss(context, '400'),
   judge(evidence) {
     const { revision } = evidence;
     const interop = transports(revision, 'session-management', INTEROP, 'SHOULD');

@@ -3,7 +3,7 @@
 import { expiringSessions, type ExpiringSessions } from '../../servers/personalities/expiring-sessions.ts';
 import { STREAMABLE_REVISIONS } from '../../servers/revisions.ts';
 import { defineScenario } from '../scenario.ts';
-import { judgeSessionLoss, transports } from './support.ts';
+import { judgeSessionLoss, runSessionLoss, transports } from './support.ts';
 
 const RULE = 'Session Management: on a 404 to a request carrying Mcp-Session-Id the client MUST start a new session with an InitializeRequest without a session ID';
 
@@ -17,20 +17,7 @@ export const expired404 = defineScenario<{ expiring: ExpiringSessions }>({
     const expiring = expiringSessions();
     return { server: { personalities: [expiring] }, state: { expiring } };
   },
-  async run({ connect, bounded, state, observe }) {
-    const client = await connect();
-    await bounded(client.listTools(), 'tools/list');
-    await state.expiring.expireNow();
-    // Whether the request that met the 404 is retried is retry/session-reestablished's question: it may fail.
-    try {
-      await bounded(client.listTools(), 'tools/list meeting the 404');
-    } catch (error) {
-      observe('lossSurfaced', String(error));
-    }
-    await bounded(client.listTools(), 'tools/list on the new session');
-    observe('sessionId', (await bounded(client.info(), 'info')).sessionId);
-    await bounded(client.close(), 'close');
-  },
+  run: (context) => runSessionLoss(context, '404'),
   judge(evidence) {
     const spec = transports(evidence.revision, 'session-management', RULE, 'MUST');
     return judgeSessionLoss(evidence, { trigger: { status: 404 }, answer: '404', recover: spec, restart: spec, completed: spec });

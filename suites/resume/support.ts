@@ -10,7 +10,8 @@ import { startReferenceServer } from '../../servers/server.ts';
 import { SseParser } from '../../servers/sse.ts';
 import type { JsonRpcMessage, WireExchange } from '../../servers/wire-record.ts';
 import { check, clientCompleted } from '../checks.ts';
-import type { Check, Evidence, Level, SpecRef } from '../scenario.ts';
+import type { ExpiringSessions } from '../../servers/personalities/expiring-sessions.ts';
+import type { Check, Evidence, Level, ScenarioContext, SpecRef } from '../scenario.ts';
 
 export const SESSION_HEADER = 'mcp-session-id';
 export const VERSION_HEADER = 'mcp-protocol-version';
@@ -293,4 +294,23 @@ export function streamCutter(): StreamCutter {
       }
     },
   };
+}
+
+/**
+ * The session-loss script: a session works, the server ends it, and the client meets the server's answer for
+ * the dead id (`answer` names it in the operation labels); then one more request and close.
+ */
+export async function runSessionLoss({ connect, bounded, state, observe }: ScenarioContext<{ expiring: ExpiringSessions }>, answer: string): Promise<void> {
+  const client = await connect();
+  await bounded(client.listTools(), 'tools/list');
+  await state.expiring.expireNow();
+  // Whether the request that met the answer is retried is retry/session-reestablished's question: it may fail.
+  try {
+    await bounded(client.listTools(), `tools/list meeting the ${answer}`);
+  } catch (error) {
+    observe('lossSurfaced', String(error));
+  }
+  await bounded(client.listTools(), 'tools/list on the new session');
+  observe('sessionId', (await bounded(client.info(), 'info')).sessionId);
+  await bounded(client.close(), 'close');
 }
