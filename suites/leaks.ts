@@ -3,14 +3,14 @@
 import { afterAll, beforeAll, expect } from 'vitest';
 
 /** Active handles by kind, e.g. { TCPSocketWrap: 2, Timeout: 1 }. */
-function activeResources(): Record<string, number> {
+export function activeResources(): Record<string, number> {
   const counts: Record<string, number> = {};
   for (const kind of process.getActiveResourcesInfo()) counts[kind] = (counts[kind] ?? 0) + 1;
   return counts;
 }
 
 /** Kinds of handle of which there are more now than in `before`, with how many more. */
-function grownSince(before: Record<string, number>): Record<string, number> {
+export function grownSince(before: Record<string, number>): Record<string, number> {
   const grown: Record<string, number> = {};
   for (const [kind, count] of Object.entries(activeResources())) if (count > (before[kind] ?? 0)) grown[kind] = count - (before[kind] ?? 0);
   return grown;

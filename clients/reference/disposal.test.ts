@@ -9,6 +9,7 @@ import { startReferenceServer } from '../../servers/server.ts';
 import { ReferenceClient } from './client.ts';
 import { ConnectionClosedError } from './errors.ts';
 import { BOUND_MS, carrying, CONNECT, header, methods, newClient, rejection, serve, settled } from './test-support.ts';
+import { activeResources, grownSince } from '../../suites/leaks.ts';
 
 const PROMPTLY_MS = 400;
 
@@ -174,15 +175,3 @@ describe('nothing left running', () => {
     expect(grownSince(before)).toEqual({});
   });
 });
-
-function activeResources(): Record<string, number> {
-  const counts: Record<string, number> = {};
-  for (const kind of process.getActiveResourcesInfo()) counts[kind] = (counts[kind] ?? 0) + 1;
-  return counts;
-}
-
-function grownSince(before: Record<string, number>): Record<string, number> {
-  const grown: Record<string, number> = {};
-  for (const [kind, count] of Object.entries(activeResources())) if (count > (before[kind] ?? 0)) grown[kind] = count - (before[kind] ?? 0);
-  return grown;
-}

@@ -10,14 +10,13 @@ import {
   JsonRpcError,
   ProtocolError,
   RequestCancelledError,
-  RequestTimeoutError,
   UnsupportedRevisionError,
 } from './errors.ts';
 import { isOk, isSse, messagesOfEvent, readText, send, SseReader, statusError } from './http.ts';
 import type { HandshakeOptions } from './legacy-session.ts';
 import { CLIENT_CAPABILITIES, CLIENT_INFO, H, JSON_CONTENT, type JsonRpcMessage, type Params } from './protocol.ts';
-import { progressTokenOf, Tasks, type Call, type Session, type SessionContext } from './session.ts';
-import { Deadline, linkSignals, raceSignals, untilAborted } from './timers.ts';
+import { boundedByClose, progressTokenOf, Tasks, type Call, type Session, type SessionContext } from './session.ts';
+import { linkSignals, raceSignals, untilAborted } from './timers.ts';
 
 interface Pending {
   resolve(message: JsonRpcMessage): void;
@@ -127,7 +126,7 @@ export class HttpSseSession implements Session {
     if (message.id === undefined || message.id === null || this.closed) return;
     const reply: JsonRpcMessage =
       message.method === 'ping' ? { jsonrpc: '2.0', id: message.id, result: {} } : { jsonrpc: '2.0', id: message.id, error: { code: -32601, message: 'Method not found' } };
-    this.tasks.add(this.bounded((signal) => this.post(reply, signal)));
+    this.tasks.add(boundedByClose(this.ctx.config, (signal) => this.post(reply, signal)));
   }
 
   private async handshake(signal: AbortSignal): Promise<void> {
@@ -177,11 +176,6 @@ export class HttpSseSession implements Session {
     }
   }
 
-  private bounded(work: (signal: AbortSignal) => Promise<void>): Promise<void> {
-    const { closeTimeoutMs } = this.ctx.config;
-    const deadline = new Deadline(closeTimeoutMs, () => new RequestTimeoutError(`no answer within ${closeTimeoutMs} ms`));
-    return work(deadline.signal).finally(() => deadline.clear());
-  }
 
   info(): ConnectionInfo {
     // The ?sessionId= of the endpoint is an SDK convention, not a session id; nothing here can be resumed.
@@ -226,7 +220,7 @@ export class HttpSseSession implements Session {
     const onTheWire = call.exchange !== undefined && call.wireId !== undefined && !call.answered;
     const exchange = call.exchange;
     if (this.ctx.rules.cancelOnTheWire && onTheWire && !this.stream.signal.aborted) {
-      await this.bounded((signal) => this.post({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: call.wireId, reason: options.reason } }, signal)).catch(
+      await boundedByClose(this.ctx.config, (signal) => this.post({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: call.wireId, reason: options.reason } }, signal)).catch(
         () => {},
       );
     }

@@ -19,7 +19,7 @@ import {
 } from './errors.ts';
 import { discard, isOk, isSse, readAnswer, readSseAnswer, readText, send, SseReader, statusError, type Answered, type HttpAnswer } from './http.ts';
 import { ACCEPT_BOTH, CLIENT_CAPABILITIES, CLIENT_INFO, H, isModernErrorCode, JSON_CONTENT, namesLostSession, type JsonRpcMessage, type Params } from './protocol.ts';
-import { progressTokenOf, Tasks, type Call, type Session, type SessionContext } from './session.ts';
+import { boundedByClose, progressTokenOf, Tasks, type Call, type Session, type SessionContext } from './session.ts';
 import { Deadline, delay, linkSignals, raceSignals, untilAborted } from './timers.ts';
 
 export interface HandshakeOptions {
@@ -152,7 +152,7 @@ export class LegacySession implements Session {
       // A client that cancels initialize (MUST NOT): the connect gave up, and the notification still goes out.
       if (link.signal.aborted && !rules.neverCancelInitialize && !this.lifetime.signal.aborted) {
         const cancel = { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason: 'connect gave up' } };
-        this.tasks.add(this.bounded((bound) => this.post(cancel, 'POST notifications/cancelled', bound, { outlivesSession: true })));
+        this.tasks.add(boundedByClose(this.ctx.config, (bound) => this.post(cancel, 'POST notifications/cancelled', bound, { outlivesSession: true })));
       }
       throw error;
     } finally {
@@ -355,12 +355,6 @@ export class LegacySession implements Session {
     }
   }
 
-  /** A bounded background exchange (close() waits for it). */
-  private bounded(work: (signal: AbortSignal) => Promise<void>): Promise<void> {
-    const { closeTimeoutMs } = this.ctx.config;
-    const deadline = new Deadline(closeTimeoutMs, () => new RequestTimeoutError(`no answer within ${closeTimeoutMs} ms`));
-    return work(deadline.signal).finally(() => deadline.clear());
-  }
 
   private onServerMessage(message: JsonRpcMessage, call: Call | undefined): void {
     if (message.method === 'notifications/progress') {
@@ -372,7 +366,7 @@ export class LegacySession implements Session {
     const reply: JsonRpcMessage =
       message.method === 'ping' ? { jsonrpc: '2.0', id: message.id, result: {} } : { jsonrpc: '2.0', id: message.id, error: { code: -32601, message: 'Method not found' } };
     if (this.closed) return;
-    this.tasks.add(this.bounded((bound) => this.post(reply, `POST response to ${message.method}`, bound)));
+    this.tasks.add(boundedByClose(this.ctx.config, (bound) => this.post(reply, `POST response to ${message.method}`, bound)));
   }
 
   /** Reads the rest of an SSE stream after its answer, in the background, so the server ends it (never us). */
@@ -393,7 +387,7 @@ export class LegacySession implements Session {
     const first = !this.cancelled.has(call);
     this.cancelled.add(call);
     if (rules.cancelOnTheWire && onTheWire && first && !this.lifetime.signal.aborted) {
-      await this.bounded((bound) => this.notify('notifications/cancelled', { requestId: call.wireId, reason: options.reason }, bound)).catch(() => {});
+      await boundedByClose(this.ctx.config, (bound) => this.notify('notifications/cancelled', { requestId: call.wireId, reason: options.reason }, bound)).catch(() => {});
     }
     if (options.closeStream) exchange?.abort(call.signal.reason ?? new RequestCancelledError(options.reason));
   }
@@ -417,7 +411,7 @@ export class LegacySession implements Session {
     delete headers[H.accept];
     let status = 0;
     try {
-      await this.bounded(async (signal) => {
+      await boundedByClose(this.ctx.config, async (signal) => {
         const http = await send(this.ctx.agent, { method: 'DELETE', url: this.url, headers, signal });
         await readText(http, signal);
         status = http.status;
@@ -429,7 +423,7 @@ export class LegacySession implements Session {
     if (status === 405 && !rules.tolerateDelete405) throw new HttpStatusError('DELETE', 405, '', undefined);
     // seed 003: a 404/405 at exit read as "this server speaks HTTP+SSE".
     if ((status === 404 || status === 405) && !rules.fallbackOnlyBeforeInitialize) {
-      await this.bounded(async (signal) => {
+      await boundedByClose(this.ctx.config, async (signal) => {
         const http = await send(this.ctx.agent, { method: 'GET', url: this.url, headers: { [H.accept]: 'text/event-stream' }, signal });
         discard(http.body);
       }).catch(() => {});

@@ -11,14 +11,12 @@ import {
   JsonRpcError,
   ProtocolError,
   RequestCancelledError,
-  RequestTimeoutError,
   StreamCut,
 } from './errors.ts';
 import { isOk, readAnswer, readText, send, statusError, type Answered, type SseReader } from './http.ts';
 import { modernRequest } from './modern-wire.ts';
 import { H, isModernErrorCode, type JsonRpcMessage, type Params } from './protocol.ts';
-import { progressTokenOf, Tasks, type Call, type Session, type SessionContext } from './session.ts';
-import { Deadline } from './timers.ts';
+import { boundedByClose, progressTokenOf, Tasks, type Call, type Session, type SessionContext } from './session.ts';
 
 export interface ModernOptions {
   url: string;
@@ -141,11 +139,6 @@ export class ModernSession implements Session {
     this.tasks.add(reader.drain().finally(() => this.readers.delete(reader)));
   }
 
-  private bounded(work: (signal: AbortSignal) => Promise<void>): Promise<void> {
-    const { closeTimeoutMs } = this.ctx.config;
-    const deadline = new Deadline(closeTimeoutMs, () => new RequestTimeoutError(`no answer within ${closeTimeoutMs} ms`));
-    return work(deadline.signal).finally(() => deadline.clear());
-  }
 
   async cancel(call: Call, options: { closeStream: boolean; reason: string }): Promise<void> {
     const exchange = call.exchange;
@@ -160,7 +153,7 @@ export class ModernSession implements Session {
       { method: 'notifications/cancelled', params: { requestId: call.wireId, reason: options.reason }, version: this.options.version, affinityKey: this.options.affinityKey },
       this.ctx.rules,
     );
-    await this.bounded(async (signal) => {
+    await boundedByClose(this.ctx.config, async (signal) => {
       const http = await send(this.ctx.agent, { method: 'POST', url: this.options.url, headers, body, signal });
       await readText(http, signal);
     }).catch(() => {});
@@ -173,7 +166,7 @@ export class ModernSession implements Session {
     // seed 000: DELETE for an id the server never issued (here the client's own affinity key).
     if (!rules.deleteOnlyIssuedSessions && this.options.affinityKey !== undefined) {
       const headers = { [H.session]: this.options.affinityKey, [H.version]: this.options.version };
-      await this.bounded(async (signal) => {
+      await boundedByClose(this.ctx.config, async (signal) => {
         const http = await send(this.ctx.agent, { method: 'DELETE', url: this.options.url, headers, signal });
         await readText(http, signal);
       }).catch(() => {});

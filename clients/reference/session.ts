@@ -1,8 +1,10 @@
 // What every transport session of the reference client offers the connection above it, and what they share.
 import type { Agent } from 'undici';
 import type { ConnectionInfo } from '../adapter.ts';
+import { RequestTimeoutError } from './errors.ts';
 import type { Params } from './protocol.ts';
 import type { ReferenceRules } from './rules.ts';
+import { Deadline } from './timers.ts';
 
 export interface ClientConfig {
   /** Handshake revisions the client speaks, newest first (initialize offers the first). */
@@ -91,4 +93,11 @@ export class Tasks {
 export function progressTokenOf(params: Params): unknown {
   const meta = params['_meta'];
   return meta && typeof meta === 'object' ? (meta as Record<string, unknown>)['progressToken'] : undefined;
+}
+
+/** Runs one background request (a cancel, a DELETE, a reply) under the close bound, so close() never waits forever. */
+export function boundedByClose(config: Pick<ClientConfig, 'closeTimeoutMs'>, work: (signal: AbortSignal) => Promise<void>): Promise<void> {
+  const { closeTimeoutMs } = config;
+  const deadline = new Deadline(closeTimeoutMs, () => new RequestTimeoutError(`no answer within ${closeTimeoutMs} ms`));
+  return work(deadline.signal).finally(() => deadline.clear());
 }

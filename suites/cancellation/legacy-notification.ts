@@ -3,17 +3,17 @@ import type { WireExchange } from '../../servers/wire-record.ts';
 import { check, clientCompleted, sentMessages } from '../checks.ts';
 import { defineScenario, type Evidence } from '../scenario.ts';
 import {
+  handlerAborted,
+  callRejectedPromptly,
   cancellation,
   cancelNotifications,
   cancelOnTheWire,
-  describeSettlement,
   holdsWithin,
   idOf,
   L,
   label,
   labels,
   PROMPTLY_MS,
-  rejectedPromptly,
   runWithin,
   sessionManagement,
   settlementOf,
@@ -98,20 +98,8 @@ export const legacyNotification = defineScenario({
             : wrongHeaders.map((c) => `${label(c.exchange)}: ${mismatches(slow!, c.exchange).join('; ')}`).join(', '),
         slow ? [slow, ...naming.map((c) => c.exchange)] : [],
       ),
-      check(
-        'handler-aborted',
-        { ...cancelOnTheWire(revision), section: `${cancelOnTheWire(revision).section} (so the server’s handler sees the cancellation)` },
-        run?.abortedAt !== undefined,
-        run === undefined ? 'the slow tool never ran' : run.abortedAt !== undefined ? 'the slow handler’s abort signal fired' : 'the slow handler was never aborted',
-        slow ? [slow] : [],
-      ),
-      check(
-        'call-rejected-promptly',
-        cancellation(revision, 'behavior-requirements', 'Behavior Requirements: the sender of the cancellation SHOULD ignore any response that arrives afterward (the call ends when it is cancelled)', 'SHOULD'),
-        rejectedPromptly(call),
-        `${describeSettlement(call, 'the aborted call')}; expected a rejection within ${PROMPTLY_MS} ms of the abort`,
-        slow ? [slow] : [],
-      ),
+      handlerAborted({ ...cancelOnTheWire(revision), section: `${cancelOnTheWire(revision).section} (so the server’s handler sees the cancellation)` }, run, slow),
+      callRejectedPromptly(cancellation(revision, 'behavior-requirements', 'Behavior Requirements: the sender of the cancellation SHOULD ignore any response that arrives afterward (the call ends when it is cancelled)', 'SHOULD'), call, slow),
     ];
   },
   doctored: [

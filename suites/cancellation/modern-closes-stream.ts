@@ -2,15 +2,15 @@ import { specUrl } from '../../servers/revisions.ts';
 import { check, clientCompleted } from '../checks.ts';
 import { defineScenario, type Evidence } from '../scenario.ts';
 import {
+  handlerAborted,
+  callRejectedPromptly,
   cancellation,
   cancelNotifications,
-  describeSettlement,
   holdsWithin,
   label,
   labels,
   M,
   PROMPTLY_MS,
-  rejectedPromptly,
   runWithin,
   settlementOf,
   spec,
@@ -72,20 +72,8 @@ export const modernClosesStream = defineScenario({
         posted.length === 0 ? 'no notifications/cancelled was POSTed' : `notifications/cancelled was POSTed: ${labels(posted)}`,
         posted,
       ),
-      check(
-        'handler-aborted',
-        spec(specUrl(revision, 'basic/transports/streamable-http', 'cancellation'), 'Streamable HTTP › Cancellation: the server treats the closed stream as cancellation (its handler sees it)', 'SHOULD'),
-        run?.abortedAt !== undefined,
-        run === undefined ? 'the slow tool never ran' : run.abortedAt !== undefined ? 'the slow handler’s abort signal fired' : 'the slow handler was never aborted',
-        slow ? [slow] : [],
-      ),
-      check(
-        'call-rejected-promptly',
-        cancellation(revision, 'behavior-requirements', 'Behavior Requirements: the client SHOULD ignore any response to the cancelled request (the call ends when it is cancelled)', 'SHOULD'),
-        rejectedPromptly(call),
-        `${describeSettlement(call, 'the aborted call')}; expected a rejection within ${PROMPTLY_MS} ms of the abort`,
-        slow ? [slow] : [],
-      ),
+      handlerAborted(spec(specUrl(revision, 'basic/transports/streamable-http', 'cancellation'), 'Streamable HTTP › Cancellation: the server treats the closed stream as cancellation (its handler sees it)', 'SHOULD'), run, slow),
+      callRejectedPromptly(cancellation(revision, 'behavior-requirements', 'Behavior Requirements: the client SHOULD ignore any response to the cancelled request (the call ends when it is cancelled)', 'SHOULD'), call, slow),
     ];
   },
   doctored: [

@@ -1,6 +1,7 @@
 import { check, clientCompleted } from '../checks.ts';
 import { defineScenario, type Evidence } from '../scenario.ts';
 import {
+  handlerAborted,
   cancelOnTheWire,
   describeSettlement,
   holdsWithin,
@@ -56,17 +57,7 @@ export const inFlightSettled = defineScenario({
         slow ? [slow] : [],
       ),
       check('cancelled-on-the-wire', onTheWire, wire.ok, wire.detail, wire.exchanges),
-      check(
-        'handler-aborted',
-        { ...onTheWire, section: `${onTheWire.section} (so the server’s handler sees the cancellation)` },
-        run?.abortedAt !== undefined,
-        run === undefined
-          ? 'the slow tool never ran'
-          : run.abortedAt !== undefined
-            ? 'the slow handler’s abort signal fired'
-            : `the slow handler was never aborted (${isModern(revision) ? 'its response stream stayed open' : 'no accepted notifications/cancelled reached the server'})`,
-        slow ? [slow] : [],
-      ),
+      handlerAborted({ ...onTheWire, section: `${onTheWire.section} (so the server’s handler sees the cancellation)` }, run, slow, `${isModern(revision) ? 'its response stream stayed open' : 'no accepted notifications/cancelled reached the server'}`),
     ];
   },
   doctored: [

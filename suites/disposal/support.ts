@@ -1,9 +1,10 @@
 // What the disposal and cancellation scenarios share: the spec sections they cite, the windows they wait,
 // how a call left in flight is watched, and small views of the wire record.
 import { LEGACY_REVISIONS, specUrl, STREAMABLE_REVISIONS, type Revision } from '../../servers/revisions.ts';
-import type { FixtureState } from '../../servers/fixtures.ts';
+import type { FixtureState, ToolRun } from '../../servers/fixtures.ts';
 import type { WireExchange, WireRecord } from '../../servers/wire-record.ts';
-import type { Evidence, Level, SpecRef } from '../scenario.ts';
+import { check } from '../checks.ts';
+import type { Check, Evidence, Level, SpecRef } from '../scenario.ts';
 
 /** Where a scenario runs: every legacy revision, the Streamable HTTP ones, 2026-07-28. */
 export const L = LEGACY_REVISIONS;
@@ -292,4 +293,26 @@ export async function startCall(fixtures: FixtureState, bounded: Bound, call: Pr
     unsubscribe();
   }
   return watched;
+}
+
+/** `handler-aborted`: the slow tool's handler saw its abort signal fire; `why` says what a client that fails it did. */
+export function handlerAborted(spec: SpecRef, run: ToolRun | undefined, slow: WireExchange | undefined, why?: string): Check {
+  const detail =
+    run === undefined
+      ? 'the slow tool never ran'
+      : run.abortedAt !== undefined
+        ? 'the slow handler’s abort signal fired'
+        : `the slow handler was never aborted${why ? ` (${why})` : ''}`;
+  return check('handler-aborted', spec, run?.abortedAt !== undefined, detail, slow ? [slow] : []);
+}
+
+/** `call-rejected-promptly`: the aborted call rejected within PROMPTLY_MS of its abort. */
+export function callRejectedPromptly(spec: SpecRef, call: Settlement | undefined, slow: WireExchange | undefined): Check {
+  return check(
+    'call-rejected-promptly',
+    spec,
+    rejectedPromptly(call),
+    `${describeSettlement(call, 'the aborted call')}; expected a rejection within ${PROMPTLY_MS} ms of the abort`,
+    slow ? [slow] : [],
+  );
 }
