@@ -19,7 +19,7 @@ export const ERA_DESCRIPTIONS: Record<Era, string> = {
   '2025-11-25': 'Streamable HTTP with sessions, pinned to 2025-11-25: event store, priming event, retry, resumable streams',
   '2026-07-28': 'modern only: server/discover, _meta envelope, header validation, no sessions, 405 on GET and DELETE',
   dual: '2026-07-28 and sessionful 2025-11-25 on one URL',
-  stateless: 'legacy Streamable HTTP (2025-11-25) that issues no session id',
+  stateless: 'legacy Streamable HTTP (2025-03-26 … 2025-11-25, the revision the client asks for) that issues no session id',
 };
 
 export interface EraDependencies {

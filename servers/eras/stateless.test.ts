@@ -1,4 +1,4 @@
-// Self-tests of the stateless legacy Streamable HTTP server (2025-11-25, no sessions): exact answers over raw
+// Self-tests of the stateless legacy Streamable HTTP server (2025-03-26 … 2025-11-25, no sessions): exact answers over raw
 // HTTP, what cancellation does there, and a round trip with the official v2 client in legacy mode.
 import { beforeEach, describe, expect, test } from 'vitest';
 import type { ReferenceServer } from '../reference-server.ts';
@@ -30,12 +30,12 @@ noSessionsAfterEach(opened, () => server);
 const post = (body: unknown, headers?: RequestHeaders, signal?: AbortSignal) => raw.post(server.url, body, headers, signal);
 
 describe('stateless Streamable HTTP server', () => {
-  test('is served at /mcp for 2025-11-25', () => {
+  test('is served at /mcp for every legacy Streamable HTTP revision', () => {
     expect(new URL(server.url).pathname).toBe('/mcp');
-    expect(server.revisions).toEqual([REVISION]);
+    expect(server.revisions).toEqual(['2025-03-26', '2025-06-18', REVISION]);
   });
 
-  test('initialize is answered with 2025-11-25 and no session id', async () => {
+  test('initialize is answered with the revision the client asks for, and no session id', async () => {
     const answer = await post(initializeRequest('2025-06-18'));
     expect(answer.status).toBe(200);
     expect(answer.headers['content-type']).toBe('text/event-stream');
@@ -44,7 +44,7 @@ describe('stateless Streamable HTTP server', () => {
       {
         jsonrpc: '2.0',
         id: 1,
-        result: { protocolVersion: REVISION, capabilities: expect.objectContaining({ tools: { listChanged: true } }), serverInfo: SERVER_INFO },
+        result: { protocolVersion: '2025-06-18', capabilities: expect.objectContaining({ tools: { listChanged: true } }), serverInfo: SERVER_INFO },
       },
     ]);
   });
@@ -74,11 +74,11 @@ describe('stateless Streamable HTTP server', () => {
     }
   });
 
-  test('another MCP-Protocol-Version gets 400 -32000', async () => {
-    const answer = await post(toolCall(5, 'echo'), { 'mcp-protocol-version': '2025-06-18' });
+  test('an MCP-Protocol-Version it does not speak gets 400 -32000', async () => {
+    const answer = await post(toolCall(5, 'echo'), { 'mcp-protocol-version': '2024-11-05' });
     expect(answer.status).toBe(400);
     expect(answer.messages).toEqual([
-      { jsonrpc: '2.0', error: { code: -32000, message: 'Bad Request: Unsupported protocol version: 2025-06-18 (supported versions: 2025-11-25)' }, id: null },
+      { jsonrpc: '2.0', error: { code: -32000, message: 'Bad Request: Unsupported protocol version: 2024-11-05 (supported versions: 2025-03-26, 2025-06-18, 2025-11-25)' }, id: null },
     ]);
     expect(server.fixtures.runs).toEqual([]);
   });

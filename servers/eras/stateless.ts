@@ -13,21 +13,23 @@ import type { McpServer } from '@modelcontextprotocol/server';
 import type { EraBackend, EraFactory } from '../era.ts';
 import { createFixtureServer } from '../fixtures.ts';
 import { sendJsonRpcError, type HttpContext } from '../http.ts';
-import type { StreamableRevision } from '../revisions.ts';
+import { STREAMABLE_REVISIONS, type StreamableRevision } from '../revisions.ts';
 import { MCP_PATH } from './streamable-http.ts';
 
-export function statelessEra(revision: StreamableRevision = '2025-11-25'): EraFactory {
+// It speaks every legacy Streamable HTTP revision (answering the one the client asks for), so a scenario can put
+// a stateless server behind a client of any of them.
+export function statelessEra(revisions: readonly StreamableRevision[] = STREAMABLE_REVISIONS): EraFactory {
   return async ({ fixtures }) => {
     /** The instance of each exchange still open: closed with the backend. */
     const open = new Set<McpServer>();
 
     const backend: EraBackend = {
       entryPath: MCP_PATH,
-      revisions: [revision],
+      revisions: [...revisions],
       async handle({ req, res, body }: HttpContext) {
         if (req.url?.split('?')[0] !== MCP_PATH) return void res.writeHead(404, { 'content-type': 'text/plain' }).end('Not Found');
         if (req.method !== 'POST') return sendJsonRpcError(res, 405, -32000, 'Method not allowed.', { allow: 'POST' });
-        const server = createFixtureServer(fixtures, [revision]);
+        const server = createFixtureServer(fixtures, [...revisions]);
         const transport = new NodeStreamableHTTPServerTransport({ sessionIdGenerator: undefined });
         open.add(server);
         res.on('close', () => {
