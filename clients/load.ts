@@ -38,6 +38,8 @@ export interface LoadOptions {
   helloTimeoutMs?: number;
   /** Refuse process adapters (the Node driver, which is itself the out-of-process side). */
   inProcessOnly?: boolean;
+  /** What an exported adapter factory is called with (a matrix entry's name and options, say). */
+  factoryOptions?: Record<string, unknown>;
 }
 
 /** True for something that names a module rather than a built-in adapter. */
@@ -252,7 +254,7 @@ async function loadModule(spec: string, options: LoadOptions): Promise<ClientAda
   if (typeof candidate === 'function') {
     origin = `the function exported as "${exported}"`;
     try {
-      candidate = (candidate as () => unknown)();
+      candidate = (candidate as (options?: Record<string, unknown>) => unknown)(options.factoryOptions);
     } catch (error) {
       throw new AdapterLoadError(`${where}: ${origin} threw ${firstLine(error)}`);
     }

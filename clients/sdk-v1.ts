@@ -1,14 +1,45 @@
 // Official TypeScript SDK v1 (@modelcontextprotocol/sdk), used as its documentation shows:
 // Streamable HTTP (2025-03-26 … 2025-11-25) and, as its own adapter, HTTP+SSE (2024-11-05).
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { stateless, type ClientAdapter, type ClientConnection, type OperationOptions, type ToolResult } from './adapter.ts';
+// One builder serves every installed version: the built-in adapters apply it to the statically imported root
+// package, the default export (the compatibility matrix's factory) to any version imported by package name.
+import * as rootClient from '@modelcontextprotocol/sdk/client/index.js';
+import * as rootSse from '@modelcontextprotocol/sdk/client/sse.js';
+import * as rootStreamableHttp from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import * as rootTypes from '@modelcontextprotocol/sdk/types.js';
+import { installedPackage } from './installed.ts';
+import { STREAMABLE_REVISIONS, type Revision } from '../servers/revisions.ts';
+import { stateless, type ClientAdapter, type ClientConnection, type Feature, type OperationOptions, type ToolResult } from './adapter.ts';
 
-const CLIENT_INFO = { name: 'mcp-client-conformance', version: '0.1.0' };
+export const CLIENT_INFO = { name: 'mcp-client-conformance', version: '0.1.0' };
+
+/** One installed version's modules, typed as the root package's: older versions offer a subset, detected where it matters. */
+interface SdkV1Modules {
+  client: typeof rootClient;
+  streamableHttp: typeof rootStreamableHttp;
+  sse: typeof rootSse;
+  types: typeof rootTypes;
+}
+
+const V1_TRANSPORTS = ['streamable-http', 'sse'] as const;
+export type SdkV1Transport = (typeof V1_TRANSPORTS)[number];
+
+/**
+ * The installed version of a package and a label for descriptions: "@modelcontextprotocol/sdk 1.12.3 (mcp-sdk-1.12)",
+ * the published name, the installed version and the npm alias it is installed as.
+ */
+export function installedSdk(packageName: string): { version: string; label: string } {
+  const installed = installedPackage(packageName, import.meta.filename);
+  if (installed === undefined) throw new Error(`package ${packageName} is not installed (npm ci)`);
+  return { version: installed.version, label: `${installed.package} ${installed.version}${installed.package === packageName ? '' : ` (${packageName})`}` };
+}
+
+/** The revisions among `candidates` this version accepts in an initialize answer. */
+function accepted(types: SdkV1Modules['types'], candidates: readonly Revision[]): Revision[] {
+  return candidates.filter((revision) => types.SUPPORTED_PROTOCOL_VERSIONS.includes(revision));
+}
 
 /** The operations both transports share: the v1 Client's own calls. */
-function operations(client: Client): Pick<ClientConnection, 'listTools' | 'callTool'> {
+function operations(client: rootClient.Client): Pick<ClientConnection, 'listTools' | 'callTool'> {
   const requestOptions = (options: OperationOptions = {}) => ({ signal: options.signal, timeout: options.timeoutMs });
   return {
     async listTools(options) {
@@ -21,47 +52,96 @@ function operations(client: Client): Pick<ClientConnection, 'listTools' | 'callT
   };
 }
 
-export const sdkV1StreamableHttp: ClientAdapter = {
-  name: 'sdk-v1',
-  description: '@modelcontextprotocol/sdk v1 Client + StreamableHTTPClientTransport',
-  revisions: ['2025-03-26', '2025-06-18', '2025-11-25'],
-  features: ['mode-legacy', 'resume', 'keep-session', 'cancellation', 'request-timeout'],
-  start: stateless(async (url, options) => {
-    const client = new Client(CLIENT_INFO);
-    // v1 resumes with the `sessionId` transport option (connect then skips `initialize`); it has no option
-    // for the negotiated version.
-    const transport = new StreamableHTTPClientTransport(new URL(url), options.resume?.sessionId ? { sessionId: options.resume.sessionId } : {});
-    await client.connect(transport, { timeout: options.timeoutMs });
-    return {
-      async info() {
-        const protocolVersion = transport.protocolVersion;
-        const sessionId = transport.sessionId;
-        return { negotiatedVersion: protocolVersion, era: 'legacy', sessionId, resumeState: protocolVersion ? { protocolVersion, sessionId } : undefined };
-      },
-      ...operations(client),
-      async close() {
-        // The documented clean disconnect: end the server's session, then close the client.
-        if (!options.keepSessionOnClose) await transport.terminateSession();
-        await client.close();
-      },
-    };
-  }),
+function streamableHttpAdapter(name: string, label: string, sdk: SdkV1Modules): ClientAdapter {
+  const { Client } = sdk.client;
+  const { StreamableHTTPClientTransport } = sdk.streamableHttp;
+  // A resume state needs the negotiated version; before the transport's `protocolVersion` getter (1.12) the
+  // version keeps it nowhere public, so it can take a session id but cannot export what a resume needs.
+  const exportsVersion = 'protocolVersion' in StreamableHTTPClientTransport.prototype;
+  const features: Feature[] = ['mode-legacy', ...(exportsVersion ? (['resume'] as const) : []), 'keep-session', 'cancellation', 'request-timeout'];
+  return {
+    name,
+    description: `${label} Client + StreamableHTTPClientTransport`,
+    revisions: accepted(sdk.types, STREAMABLE_REVISIONS),
+    features,
+    start: stateless(async (url, options) => {
+      const client = new Client(CLIENT_INFO);
+      // v1 resumes with the `sessionId` transport option (connect then skips `initialize`); it has no option
+      // for the negotiated version.
+      const transport = new StreamableHTTPClientTransport(new URL(url), options.resume?.sessionId ? { sessionId: options.resume.sessionId } : {});
+      await client.connect(transport, { timeout: options.timeoutMs });
+      return {
+        async info() {
+          const protocolVersion = transport.protocolVersion;
+          const sessionId = transport.sessionId;
+          return { negotiatedVersion: protocolVersion, era: 'legacy', sessionId, resumeState: protocolVersion ? { protocolVersion, sessionId } : undefined };
+        },
+        ...operations(client),
+        async close() {
+          // The documented clean disconnect: end the server's session, then close the client.
+          if (!options.keepSessionOnClose) await transport.terminateSession();
+          await client.close();
+        },
+      };
+    }),
+  };
+}
+
+function sseAdapter(name: string, label: string, sdk: SdkV1Modules): ClientAdapter {
+  const { Client } = sdk.client;
+  const { SSEClientTransport } = sdk.sse;
+  return {
+    name,
+    description: `${label} Client + SSEClientTransport (HTTP+SSE)`,
+    revisions: accepted(sdk.types, ['2024-11-05']),
+    features: ['mode-legacy', 'cancellation', 'request-timeout'],
+    start: stateless(async (url, options) => {
+      const client = new Client(CLIENT_INFO);
+      const transport = new SSEClientTransport(new URL(url));
+      await client.connect(transport, { timeout: options.timeoutMs });
+      return {
+        // v1 exposes no negotiated version for HTTP+SSE (the transport keeps it privately): report none.
+        info: async () => ({ era: 'legacy' }),
+        ...operations(client),
+        close: () => client.close(),
+      };
+    }),
+  };
+}
+
+const BUILDERS: Record<SdkV1Transport, (name: string, label: string, sdk: SdkV1Modules) => ClientAdapter> = {
+  'streamable-http': streamableHttpAdapter,
+  sse: sseAdapter,
 };
 
-export const sdkV1Sse: ClientAdapter = {
-  name: 'sdk-v1-sse',
-  description: '@modelcontextprotocol/sdk v1 Client + SSEClientTransport (HTTP+SSE)',
-  revisions: ['2024-11-05'],
-  features: ['mode-legacy', 'cancellation', 'request-timeout'],
-  start: stateless(async (url, options) => {
-    const client = new Client(CLIENT_INFO);
-    const transport = new SSEClientTransport(new URL(url));
-    await client.connect(transport, { timeout: options.timeoutMs });
-    return {
-      // v1 exposes no negotiated version for HTTP+SSE (the transport keeps it privately): report none.
-      info: async () => ({ era: 'legacy' }),
-      ...operations(client),
-      close: () => client.close(),
-    };
-  }),
-};
+const ROOT_PACKAGE = '@modelcontextprotocol/sdk';
+const ROOT: SdkV1Modules = { client: rootClient, streamableHttp: rootStreamableHttp, sse: rootSse, types: rootTypes };
+const ROOT_LABEL = installedSdk(ROOT_PACKAGE).label;
+
+export const sdkV1StreamableHttp: ClientAdapter = streamableHttpAdapter('sdk-v1', ROOT_LABEL, ROOT);
+export const sdkV1Sse: ClientAdapter = sseAdapter('sdk-v1-sse', ROOT_LABEL, ROOT);
+
+export interface SdkV1FactoryOptions {
+  /** The matrix entry's name (default: sdk-v1[-sse]@<installed version>). */
+  name?: string;
+  /** The installed package to drive: `@modelcontextprotocol/sdk` or an npm alias of another version (`mcp-sdk-1.12`). */
+  package: string;
+  transport: SdkV1Transport;
+}
+
+/** The matrix's factory: the same adapter, built from the given installed version. */
+export default async function sdkV1Factory(options: Partial<SdkV1FactoryOptions> = {}): Promise<ClientAdapter> {
+  const { name, package: packageName, transport } = options;
+  if (typeof packageName !== 'string' || packageName === '') throw new Error('sdk-v1: the "package" option names the installed SDK v1 package (e.g. "mcp-sdk-1.12")');
+  if (transport === undefined || !V1_TRANSPORTS.includes(transport)) throw new Error(`sdk-v1: the "transport" option is one of ${V1_TRANSPORTS.join(', ')}, not ${JSON.stringify(transport)}`);
+  const { version, label } = installedSdk(packageName);
+  const load = async (path: string) => {
+    try {
+      return await import(`${packageName}/${path}`);
+    } catch (error) {
+      throw new Error(`sdk-v1: ${label} has no ${path} (${error instanceof Error ? error.message : String(error)})`);
+    }
+  };
+  const [client, streamableHttp, sse, types] = await Promise.all(['client/index.js', 'client/streamableHttp.js', 'client/sse.js', 'types.js'].map(load));
+  return BUILDERS[transport](name ?? `${transport === 'sse' ? 'sdk-v1-sse' : 'sdk-v1'}@${version}`, label, { client, streamableHttp, sse, types });
+}

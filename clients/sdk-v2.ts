@@ -1,22 +1,43 @@
 // Official TypeScript SDK v2 (@modelcontextprotocol/client), used as its documentation shows, one adapter
 // per negotiation mode: `legacy` (the default: `initialize` only), `auto` (probe `server/discover`, fall back
 // to `initialize`) and pinned to 2026-07-28.
-import { Client, StreamableHTTPClientTransport, type VersionNegotiationOptions } from '@modelcontextprotocol/client';
+// One builder serves every installed version: the built-in adapters apply it to the statically imported root
+// package, the default export (the compatibility matrix's factory) to any version imported by package name.
+import * as rootClient from '@modelcontextprotocol/client';
+import type { VersionNegotiationOptions } from '@modelcontextprotocol/client';
+import { STREAMABLE_REVISIONS, type Revision } from '../servers/revisions.ts';
 import { stateless, type ClientAdapter, type ClientConnection, type Feature, type OperationOptions, type ToolResult } from './adapter.ts';
-import type { Revision } from '../servers/revisions.ts';
+import { CLIENT_INFO, installedSdk } from './sdk-v1.ts';
 
-const CLIENT_INFO = { name: 'mcp-client-conformance', version: '0.1.0' };
+/** One installed version's root module, typed as the root package's. */
+type SdkV2Module = typeof rootClient;
 
-function sdkV2Adapter(name: string, mode: VersionNegotiationOptions, revisions: readonly Revision[], modeFeature: Feature, legacySessions: boolean): ClientAdapter {
-  const features: Feature[] = [modeFeature, 'cancellation', 'request-timeout'];
-  if (legacySessions) features.push('resume', 'keep-session');
+const V2_MODES = ['legacy', 'auto', 'pinned'] as const;
+export type SdkV2Mode = (typeof V2_MODES)[number];
+
+/** The revision a pin targets: the first (and so far only) modern one. */
+const MODERN: Revision = '2026-07-28';
+
+const NEGOTIATION: Record<SdkV2Mode, { negotiation: VersionNegotiationOptions; feature: Feature; legacy: boolean; modern: boolean }> = {
+  legacy: { negotiation: { mode: 'legacy' }, feature: 'mode-legacy', legacy: true, modern: false },
+  auto: { negotiation: { mode: 'auto' }, feature: 'mode-auto', legacy: true, modern: true },
+  pinned: { negotiation: { mode: { pin: MODERN } }, feature: 'mode-pin', legacy: false, modern: true },
+};
+
+function sdkV2Adapter(name: string, label: string, sdk: SdkV2Module, mode: SdkV2Mode): ClientAdapter {
+  const { Client, StreamableHTTPClientTransport, SUPPORTED_PROTOCOL_VERSIONS } = sdk;
+  const { negotiation, feature, legacy, modern } = NEGOTIATION[mode];
+  const features: Feature[] = [feature, 'cancellation', 'request-timeout'];
+  // Sessions (and so resume and keeping one at close) exist only in the legacy era.
+  if (legacy) features.push('resume', 'keep-session');
+  const revisions: Revision[] = [...(legacy ? STREAMABLE_REVISIONS.filter((revision) => SUPPORTED_PROTOCOL_VERSIONS.includes(revision)) : []), ...(modern ? [MODERN] : [])];
   return {
     name,
-    description: `@modelcontextprotocol/client v2 Client, versionNegotiation ${JSON.stringify(mode)} + StreamableHTTPClientTransport`,
+    description: `${label} Client, versionNegotiation ${JSON.stringify(negotiation)} + StreamableHTTPClientTransport`,
     revisions,
     features,
     start: stateless(async (url, options) => {
-      const client = new Client(CLIENT_INFO, { versionNegotiation: mode });
+      const client = new Client(CLIENT_INFO, { versionNegotiation: negotiation });
       // The documented resume: the preserved session id and the version negotiated when it began.
       const transport = new StreamableHTTPClientTransport(new URL(url), options.resume ? { sessionId: options.resume.sessionId, protocolVersion: options.resume.protocolVersion } : {});
       await client.connect(transport, { timeout: options.timeoutMs });
@@ -50,8 +71,33 @@ function sdkV2Adapter(name: string, mode: VersionNegotiationOptions, revisions: 
   };
 }
 
-const LEGACY: Revision[] = ['2025-03-26', '2025-06-18', '2025-11-25'];
+const ROOT_LABEL = installedSdk('@modelcontextprotocol/client').label;
 
-export const sdkV2Legacy = sdkV2Adapter('sdk-v2-legacy', { mode: 'legacy' }, LEGACY, 'mode-legacy', true);
-export const sdkV2Auto = sdkV2Adapter('sdk-v2-auto', { mode: 'auto' }, [...LEGACY, '2026-07-28'], 'mode-auto', true);
-export const sdkV2Pinned = sdkV2Adapter('sdk-v2-pinned', { mode: { pin: '2026-07-28' } }, ['2026-07-28'], 'mode-pin', false);
+export const sdkV2Legacy = sdkV2Adapter('sdk-v2-legacy', ROOT_LABEL, rootClient, 'legacy');
+export const sdkV2Auto = sdkV2Adapter('sdk-v2-auto', ROOT_LABEL, rootClient, 'auto');
+export const sdkV2Pinned = sdkV2Adapter('sdk-v2-pinned', ROOT_LABEL, rootClient, 'pinned');
+
+export interface SdkV2FactoryOptions {
+  /** The matrix entry's name (default: sdk-v2-<mode>@<installed version>). */
+  name?: string;
+  /** The installed package to drive: `@modelcontextprotocol/client` or an npm alias of another version (`mcp-client-2.0`). */
+  package: string;
+  mode: SdkV2Mode;
+}
+
+/** The matrix's factory: the same adapter, built from the given installed version. */
+export default async function sdkV2Factory(options: Partial<SdkV2FactoryOptions> = {}): Promise<ClientAdapter> {
+  const { name, package: packageName, mode } = options;
+  if (typeof packageName !== 'string' || packageName === '') throw new Error('sdk-v2: the "package" option names the installed SDK v2 client package (e.g. "mcp-client-2.0")');
+  if (mode === undefined || !V2_MODES.includes(mode)) throw new Error(`sdk-v2: the "mode" option is one of ${V2_MODES.join(', ')}, not ${JSON.stringify(mode)}`);
+  const { version, label } = installedSdk(packageName);
+  let sdk: SdkV2Module;
+  try {
+    sdk = await import(packageName);
+  } catch (error) {
+    throw new Error(`sdk-v2: ${label} failed to load (${error instanceof Error ? error.message : String(error)})`);
+  }
+  // versionNegotiation came with the era getter: a version without it has no probing or pinned mode.
+  if (mode !== 'legacy' && typeof sdk.Client.prototype.getProtocolEra !== 'function') throw new Error(`sdk-v2: ${label} has no versionNegotiation, so no "${mode}" mode`);
+  return sdkV2Adapter(name ?? `sdk-v2-${mode}@${version}`, label, sdk, mode);
+}

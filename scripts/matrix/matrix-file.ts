@@ -1,0 +1,74 @@
+// The matrix file (matrix.json at the top of the repository): which clients, at which versions, through which
+// adapters. Adding a client is one entry. Its JSON Schema is scripts/matrix/matrix.schema.json.
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+
+// Adapters read their own version with it too; the matrix records it per entry.
+export { installedPackage } from '../../clients/installed.ts';
+
+export interface MatrixFile {
+  /** Where the file was read from (absolute); module paths and programs resolve against its folder. */
+  path: string;
+  clients: MatrixEntry[];
+}
+
+export interface MatrixEntry {
+  /** Unique in the file: the row name in every report and the key when two runs are compared. */
+  name: string;
+  /** The installed package whose version the results record (an npm alias such as `mcp-sdk-1.12` is fine). */
+  package?: string;
+  /** A built-in adapter name, or a module path (relative to the matrix file) exporting an adapter or a factory. */
+  adapter?: string;
+  /** Given to the module's exported factory, with `name`. */
+  options?: Record<string, unknown>;
+  /** A line-protocol program (docs/line-protocol.md), spawned once per run. */
+  command?: string;
+  /** A line-protocol program run inside a container (clients/container/). */
+  container?: ContainerEntry;
+  /** Leave the entry out of runs, saying why (shown in the reports). */
+  skip?: string;
+}
+
+export interface ContainerEntry {
+  /** A local image (see scripts/build-python-image.sh); nothing is pulled. */
+  image: string;
+  /** The program and its arguments inside the container. */
+  command: string[];
+  /** Files or folders copied into the container before it starts: host path (relative to the matrix file) → container path. */
+  copy?: Record<string, string>;
+}
+
+export const DEFAULT_MATRIX_FILE = resolve(import.meta.dirname, '..', '..', 'matrix.json');
+
+export class MatrixFileError extends Error {
+  override name = 'MatrixFileError';
+}
+
+/** Reads and checks a matrix file; every problem is named with the entry it is in. */
+export function readMatrixFile(path = DEFAULT_MATRIX_FILE): MatrixFile {
+  const absolute = resolve(path);
+  let value: unknown;
+  try {
+    value = JSON.parse(readFileSync(absolute, 'utf8'));
+  } catch (error) {
+    throw new MatrixFileError(`matrix file ${path}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'not found' : (error as Error).message}`);
+  }
+  const clients = (value as { clients?: unknown } | null)?.clients;
+  if (!Array.isArray(clients)) throw new MatrixFileError(`matrix file ${path}: expected {"clients": [...]}`);
+  const problems: string[] = [];
+  const seen = new Set<string>();
+  clients.forEach((entry: Partial<MatrixEntry>, index) => {
+    const where = `clients[${index}]${typeof entry?.name === 'string' ? ` (${entry.name})` : ''}`;
+    if (typeof entry !== 'object' || entry === null) return problems.push(`${where} is not an object`);
+    if (typeof entry.name !== 'string' || entry.name.trim() === '') problems.push(`${where} has no name`);
+    else if (seen.has(entry.name)) problems.push(`${where}: the name is used twice`);
+    else seen.add(entry.name);
+    const ways = [entry.adapter, entry.command, entry.container].filter((way) => way !== undefined).length;
+    if (ways !== 1) problems.push(`${where} needs exactly one of "adapter", "command", "container"`);
+    if (entry.container !== undefined && (typeof entry.container.image !== 'string' || !Array.isArray(entry.container.command))) problems.push(`${where}: "container" needs "image" and "command" (an array)`);
+    for (const key of Object.keys(entry)) if (!['name', 'package', 'adapter', 'options', 'command', 'container', 'skip'].includes(key)) problems.push(`${where}: unknown key "${key}"`);
+    return undefined;
+  });
+  if (problems.length > 0) throw new MatrixFileError(`matrix file ${path}:\n  ${problems.join('\n  ')}`);
+  return { path: absolute, clients: clients as MatrixEntry[] };
+}
