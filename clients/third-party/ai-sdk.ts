@@ -1,0 +1,54 @@
+// Vercel AI SDK's MCP client (@ai-sdk/mcp), used as its documentation shows: `createMCPClient` with the `http`
+// transport (Streamable HTTP; by default it probes `server/discover` first and falls back to `initialize`,
+// `protocolVersionDiscovery: false` runs `initialize` only), or with the `sse` transport (HTTP+SSE, 2024-11-05).
+import { createMCPClient, type MCPClientConfig } from '@ai-sdk/mcp';
+import { STREAMABLE_REVISIONS } from '../../servers/revisions.ts';
+import { stateless, type ClientAdapter, type ConnectOptions, type OperationOptions, type ToolResult } from '../adapter.ts';
+import { installedLabel, readOptions, type ThirdPartyOptions } from './support.ts';
+
+const PACKAGE = '@ai-sdk/mcp';
+
+const requestOptions = ({ signal, timeoutMs }: OperationOptions = {}) => ({ signal, timeout: timeoutMs });
+
+/**
+ * Session hooks are the `http` transport's only: `terminateSessionOnClose: false` detaches at close (no DELETE), and
+ * `onSessionIdChange` is how the client tells the application its session id.
+ */
+function transportConfig(url: string, transport: 'http' | 'sse', options: ConnectOptions, onSessionIdChange: (id: string | undefined) => void): MCPClientConfig['transport'] {
+  if (transport === 'sse') return { type: 'sse', url };
+  return { type: 'http', url, terminateSessionOnClose: !options.keepSessionOnClose, onSessionIdChange };
+}
+
+export default function aiSdkAdapter(options?: Partial<ThirdPartyOptions>): ClientAdapter {
+  const { name, transport } = readOptions('ai-sdk', options, ['streamable-http', 'sse']);
+  const http = transport === 'streamable-http';
+  return {
+    name,
+    description: `${installedLabel(PACKAGE)} createMCPClient, ${http ? 'http transport (Streamable HTTP)' : 'sse transport (HTTP+SSE)'}`,
+    // `http` offers 2026-07-28 to `server/discover` and accepts 2025-03-26 … 2025-11-25 from `initialize`.
+    revisions: http ? [...STREAMABLE_REVISIONS, '2026-07-28'] : ['2024-11-05'],
+    // No `resume`: reattaching without a new initialize needs `initialInitializeResult` (the earlier session's whole
+    // InitializeResult) besides `initialSessionId` and `initialProtocolVersion`; a session id and a version cannot.
+    features: http ? ['mode-legacy', 'mode-auto', 'keep-session', 'cancellation', 'request-timeout'] : ['mode-legacy', 'cancellation', 'request-timeout'],
+    start: stateless(async (url, connectOptions) => {
+      let sessionId: string | undefined;
+      const client = await createMCPClient({
+        transport: transportConfig(url, http ? 'http' : 'sse', connectOptions, (id) => (sessionId = id)),
+        // Only the `http` transport probes; `legacy` turns the probe off.
+        protocolVersionDiscovery: connectOptions.negotiation !== 'legacy',
+        initializationOptions: { timeout: connectOptions.timeoutMs },
+      });
+      return {
+        // The client exposes the InitializeResult it uses (from `initialize`, or built from `server/discover`), not its era.
+        info: async () => ({ negotiatedVersion: client.initializeResult.protocolVersion, sessionId }),
+        async listTools(operation) {
+          const { tools } = await client.listTools({ options: requestOptions(operation) });
+          return tools.map(({ name: tool }) => ({ name: tool }));
+        },
+        callTool: async (tool, args, operation) => (await client.callTool({ name: tool, arguments: args, options: requestOptions(operation) })) as ToolResult,
+        // The documented close: with the `http` transport it DELETEs the session unless told to detach.
+        close: () => client.close(),
+      };
+    }),
+  };
+}

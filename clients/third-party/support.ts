@@ -1,0 +1,34 @@
+// What the third-party client adapters share: their factory options (clients/load.ts calls the factory with a matrix
+// entry's name and options) and the installed versions their descriptions name.
+import { fileURLToPath } from 'node:url';
+import { installedPackage } from '../installed.ts';
+
+/** The HTTP transports a third-party client may offer: Streamable HTTP, and HTTP+SSE (2024-11-05). */
+export const TRANSPORTS = ['streamable-http', 'sse'] as const;
+export type Transport = (typeof TRANSPORTS)[number];
+
+export interface ThirdPartyOptions {
+  /** The matrix entry's name: the adapter's name. */
+  name: string;
+  /** Which of the client's transports to drive (default: streamable-http). */
+  transport?: Transport;
+}
+
+/** The factory's options, checked: a name, and one of the transports the client offers. */
+export function readOptions(adapter: string, options: Partial<ThirdPartyOptions> | undefined, offered: readonly Transport[]): Required<ThirdPartyOptions> {
+  const { name, transport = 'streamable-http' } = options ?? {};
+  if (typeof name !== 'string' || name.trim() === '') throw new Error(`${adapter}: the factory needs a "name" (the matrix entry's name)`);
+  if (!offered.includes(transport)) throw new Error(`${adapter}: the "transport" option is one of ${offered.join(', ')}, not ${JSON.stringify(transport)}`);
+  return { name, transport };
+}
+
+/**
+ * "<package> <version>" as installed: the package Node resolves from `dependent` (an installed package that depends
+ * on it, so a nested copy wins as it does at run time), else from here.
+ */
+export function installedLabel(packageName: string, dependent?: string): string {
+  const from = dependent === undefined ? import.meta.filename : fileURLToPath(import.meta.resolve(dependent));
+  const found = installedPackage(packageName, from);
+  if (found === undefined) throw new Error(`package ${packageName} is not installed${dependent === undefined ? '' : ` for ${dependent}`} (npm ci)`);
+  return `${found.package} ${found.version}`;
+}
