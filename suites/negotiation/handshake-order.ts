@@ -33,6 +33,19 @@ export const handshakeOrder: Scenario = {
     const laterRequests = sent.filter((s) => isRequest(s) && s.message.method !== 'initialize' && s.message.method !== 'ping');
     const beforeInitialized = initialized ? laterRequests.filter((s) => s.exchange.seq < initialized.exchange.seq) : laterRequests;
     const beforeResult = answered ? laterRequests.filter((s) => s.exchange.startedAt < answered.at) : [];
+    // Streamable HTTP: nothing but probes may reach the server before the initialize POST — no GET for a stream, no
+    // DELETE. (HTTP+SSE opens its GET /sse first by design: that is the transport, not an interaction.)
+    const initializeExchange = all[firstInitialize]?.exchange;
+    const earlierHttp = evidence.exchanges.filter((x) => (initializeExchange === undefined || x.seq < initializeExchange.seq) && !x.requestMessages.some((m) => m.method === 'server/discover' || m.method === 'initialize'));
+    const noHttpBeforeInitialize = check(
+      'no-http-before-initialize',
+      LIFECYCLE(evidence.revision, 'initialization', 'Lifecycle › Initialization: the initialization phase MUST be the first interaction (no stream GET or other request before the initialize POST)', 'MUST'),
+      earlierHttp.length === 0,
+      earlierHttp.length === 0
+        ? 'the initialize POST was the first exchange (after any server/discover probe)'
+        : `${earlierHttp.map((x) => `#${x.seq} ${x.method} ${x.path} → ${x.status ?? 'no answer'}`).join(', ')} before the initialize POST`,
+      earlierHttp,
+    );
     return [
       clientCompleted(evidence, LIFECYCLE(evidence.revision, 'initialization', 'Lifecycle › Initialization', 'MUST')),
       check(
@@ -42,6 +55,7 @@ export const handshakeOrder: Scenario = {
         first ? `the first message was ${first.message.method ?? 'a response'}` : 'the client sent nothing',
         first ? [first.exchange] : [],
       ),
+      ...(evidence.revision === '2024-11-05' ? [] : [noHttpBeforeInitialize]),
       check(
         'initialized-sent',
         LIFECYCLE(evidence.revision, 'initialization', 'Lifecycle › Initialization: the client MUST send an initialized notification', 'MUST'),
@@ -76,6 +90,15 @@ export const handshakeOrder: Scenario = {
     ];
   },
   doctored: [
+    {
+      check: 'no-http-before-initialize',
+      how: 'a bodiless GET for a stream before the initialize POST',
+      doctor: (e) => {
+        const first = e.exchanges[0]!;
+        const get = { ...first, seq: 0, method: 'GET', requestMessages: [], responseMessages: [], status: 400, startedAt: first.startedAt - 1 };
+        return { ...e, exchanges: [get, ...e.exchanges] };
+      },
+    },
     {
       check: 'initialize-first',
       how: 'the tools/list exchange moved to the front',
