@@ -26,13 +26,25 @@ commands:
       [--strict]             SHOULD violations fail instead of warning
       [--verbose]            print the evidence of every result that is not a pass
   adapters                   print the built-in adapters
+  matrix                     run every client of the matrix file across the suites, in parallel, and write
+                             results.json, summary.md, junit.xml and report.html (docs/matrix-results.md)
+      [--config <file>]      the matrix file (default: matrix.json)
+      [--clients <a,b,c*>]   only these entries (a trailing * matches a prefix)
+      [--scenario <text>]    only scenarios whose id contains <text>
+      [--out <dir>]          the reports folder (default: reports/matrix)
+      [--shard <i/n>]        only this shard of the suite files, as vitest --shard
+      [--strict]             SHOULD violations fail instead of warning
+      [--compare <file>]     an earlier results.json: list regressions, exit 1 if any
+  compare <old> <new>        compare two results.json files: regressions, new passes, new clients
+      [--markdown <file>]    also write the comparison as Markdown
   serve --era <era>          start a reference server on 127.0.0.1 and print the URL to give a client
       [--personality <name>] compose a personality (repeatable)
       [--port <n>]           listen on this port (default 0: a free one)
       [--json]               print one JSON line {"url", "era", "personalities"} instead of text
       [--quiet]              do not log each exchange to stderr
 
-exit code: 0 when nothing failed, 1 when a scenario failed, 2 on bad usage`;
+exit code: 0 when nothing failed, 1 when a scenario failed (run) or a cell regressed (matrix --compare, compare),
+2 on bad usage or bad input`;
 
 function serveHelp(): string {
   const width = Math.max(...ERAS.map((e) => e.length), ...Object.keys(PERSONALITIES).map((p) => p.length)) + 2;
@@ -123,10 +135,11 @@ async function run(values: { adapter?: string; 'adapter-command'?: string; scena
 }
 
 const [command, ...rest] = process.argv.slice(2);
-const { values } = (() => {
+const { values, positionals } = (() => {
   try {
     return parseArgs({
       args: rest,
+      allowPositionals: command === 'compare',
       options: {
         adapter: { type: 'string' },
         'adapter-command': { type: 'string' },
@@ -139,6 +152,12 @@ const { values } = (() => {
         port: { type: 'string' },
         json: { type: 'boolean' },
         quiet: { type: 'boolean' },
+        config: { type: 'string' },
+        clients: { type: 'string' },
+        out: { type: 'string' },
+        shard: { type: 'string' },
+        compare: { type: 'string' },
+        markdown: { type: 'string' },
       },
     });
   } catch (error) {
@@ -158,6 +177,14 @@ if (command === 'serve' && values.help) {
   await serve(values);
 } else if (command === 'run') {
   await run(values);
+} else if (command === 'matrix') {
+  if ((values.scenario?.length ?? 0) > 1) fail('matrix takes one --scenario');
+  const { runMatrix } = await import('./matrix/run.ts');
+  const { config, clients, out, shard, strict, compare } = values;
+  process.exitCode = await runMatrix({ config, clients, out, shard, strict, compare, scenario: values.scenario?.[0] }).catch((error: Error) => fail(error.message));
+} else if (command === 'compare') {
+  const { runCompare } = await import('./matrix/compare.ts');
+  process.exitCode = await runCompare([...positionals, ...(values.markdown !== undefined ? ['--markdown', values.markdown] : [])]);
 } else {
   fail(`unknown command "${command}"\n${USAGE}`);
 }

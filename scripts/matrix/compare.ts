@@ -1,0 +1,343 @@
+// Compares two matrix runs: which cells got worse (regressions), which got better, which clients came, went or changed
+// version, which cells are new or gone. Cells are matched by client name + scenario + revision. The verdict order and
+// what counts as a regression are documented in docs/matrix-results.md.
+import { readFile, writeFile } from 'node:fs/promises';
+import { parseArgs } from 'node:util';
+import { isProblem, markdownCode, markdownText, packageLabel, printable, VERDICTS } from './report-markdown.ts';
+import { parseResults, verdictCounts, type Cell, type CellVerdict, type ClientInfo, type MatrixResults } from './results.ts';
+
+/**
+ * How bad a verdict is: pass < warn < fail < error. `error` ranks worst because the case could not be judged at all
+ * (the client did not load or crashed): a client that stops loading must show up as regressions. `n/a` is outside the
+ * order: a case that becomes applicable or stops being so is reported as such, never as a regression or improvement.
+ */
+export const VERDICT_RANK: Readonly<Record<CellVerdict, number | undefined>> = { pass: 0, warn: 1, fail: 2, error: 3, 'n/a': undefined };
+
+export interface CellChange {
+  client: string;
+  scenario: string;
+  revision: string;
+  from: CellVerdict;
+  to: CellVerdict;
+  /** The current cell's reason (why it fails, warns, errs or is n/a now). */
+  reason?: string;
+  /** The checks that fail now and did not before. */
+  newlyFailedChecks: string[];
+}
+
+export interface VersionChange {
+  client: string;
+  from: string;
+  to: string;
+}
+
+export interface Comparison {
+  previous: RunSummary;
+  current: RunSummary;
+  /** Cells whose verdict got worse: pass → warn/fail/error, warn → fail/error, fail → error. */
+  regressions: CellChange[];
+  /** Cells whose verdict got better (the reverse moves); `→ pass` ones are the new passes. */
+  improvements: CellChange[];
+  /** Cells that were n/a and now have a verdict (the client declares more, or speaks a new revision). */
+  nowApplicable: CellChange[];
+  /** Cells that had a verdict and are now n/a: coverage lost, whatever the verdict was. */
+  noLongerApplicable: CellChange[];
+  /** Cells whose verdict stayed fail or warn but with more failed checks than before. */
+  newlyFailingChecks: CellChange[];
+  newClients: ClientInfo[];
+  removedClients: ClientInfo[];
+  versionChanges: VersionChange[];
+  /** Clients of both runs that the current run could not load, with why (their cells are all errors now). */
+  notLoaded: { client: string; loadError: string }[];
+  /** Cells of clients in both runs that only the current run has (a new scenario or revision, say), and the reverse. */
+  newCells: Cell[];
+  removedCells: Cell[];
+  /** Differences between the runs that change how to read the comparison (strict mode, say). */
+  notes: string[];
+}
+
+export interface RunSummary {
+  generatedAt: string;
+  suiteVersion: string;
+  commit?: string;
+  strict: boolean;
+  cells: number;
+  counts: Record<CellVerdict, number>;
+}
+
+const key = (cell: Pick<Cell, 'client' | 'scenario' | 'revision'>) => `${cell.client}\u0000${cell.scenario}\u0000${cell.revision}`;
+
+function summary(results: MatrixResults): RunSummary {
+  return {
+    generatedAt: results.generatedAt,
+    suiteVersion: results.run.suiteVersion,
+    ...(results.run.commit !== undefined ? { commit: results.run.commit } : {}),
+    strict: results.run.strict,
+    cells: results.cells.length,
+    counts: verdictCounts(results.cells),
+  };
+}
+
+function change(before: Cell, after: Cell): CellChange {
+  const failedBefore = new Set(before.checks.filter((check) => !check.ok).map((check) => check.name));
+  return {
+    client: after.client,
+    scenario: after.scenario,
+    revision: after.revision,
+    from: before.verdict,
+    to: after.verdict,
+    ...(after.reason !== undefined ? { reason: after.reason } : {}),
+    newlyFailedChecks: after.checks.filter((check) => !check.ok && !failedBefore.has(check.name)).map((check) => check.name),
+  };
+}
+
+export function compare(previous: MatrixResults, current: MatrixResults): Comparison {
+  const before = new Map(previous.cells.map((cell) => [key(cell), cell]));
+  const after = new Map(current.cells.map((cell) => [key(cell), cell]));
+  const previousClients = new Map(previous.clients.map((client) => [client.name, client]));
+  const currentClients = new Map(current.clients.map((client) => [client.name, client]));
+  const inBoth = (client: string) => previousClients.has(client) && currentClients.has(client);
+
+  const comparison: Comparison = {
+    previous: summary(previous),
+    current: summary(current),
+    regressions: [],
+    improvements: [],
+    nowApplicable: [],
+    noLongerApplicable: [],
+    newlyFailingChecks: [],
+    newClients: current.clients.filter((client) => !previousClients.has(client.name)),
+    removedClients: previous.clients.filter((client) => !currentClients.has(client.name)),
+    versionChanges: [],
+    notLoaded: current.clients.filter((client) => client.loadError !== undefined && previousClients.has(client.name)).map((client) => ({ client: client.name, loadError: client.loadError! })),
+    newCells: current.cells.filter((cell) => inBoth(cell.client) && !before.has(key(cell))),
+    removedCells: previous.cells.filter((cell) => inBoth(cell.client) && !after.has(key(cell))),
+    notes: [],
+  };
+  for (const [cellKey, now] of after) {
+    const then = before.get(cellKey);
+    if (!then) continue;
+    const rankThen = VERDICT_RANK[then.verdict];
+    const rankNow = VERDICT_RANK[now.verdict];
+    if (rankThen === undefined && rankNow === undefined) continue;
+    if (rankThen === undefined) comparison.nowApplicable.push(change(then, now));
+    else if (rankNow === undefined) comparison.noLongerApplicable.push(change(then, now));
+    else if (rankNow > rankThen) comparison.regressions.push(change(then, now));
+    else if (rankNow < rankThen) comparison.improvements.push(change(then, now));
+    else if (isProblem(now) && now.verdict !== 'error') {
+      const moved = change(then, now);
+      if (moved.newlyFailedChecks.length > 0) comparison.newlyFailingChecks.push(moved);
+    }
+  }
+  for (const [name, client] of currentClients) {
+    const earlier = previousClients.get(name);
+    if (!earlier) continue;
+    const from = packageLabel(earlier) ?? '(no package)';
+    const to = packageLabel(client) ?? '(no package)';
+    if (from !== to) comparison.versionChanges.push({ client: name, from, to });
+  }
+  if (previous.run.strict !== current.run.strict) {
+    comparison.notes.push(`the previous run was ${previous.run.strict ? '' : 'not '}strict and this one is ${current.run.strict ? '' : 'not '}strict: a failed SHOULD check is a fail in one and a warn in the other, so warn ↔ fail changes may come from that alone`);
+  }
+  if (previous.run.suiteVersion !== current.run.suiteVersion || previous.run.commit !== current.run.commit) {
+    comparison.notes.push(`the suite changed between the runs (${previous.run.suiteVersion}${previous.run.commit ? ` ${previous.run.commit}` : ''} → ${current.run.suiteVersion}${current.run.commit ? ` ${current.run.commit}` : ''}): a verdict may have moved because a scenario changed, not the client`);
+  }
+  return comparison;
+}
+
+/** Refuses a file whose cells or clients are ambiguous: a comparison keyed on them would silently pick one. */
+function checkUnique(results: MatrixResults, where: string): void {
+  const clients = new Set<string>();
+  for (const client of results.clients) {
+    if (clients.has(client.name)) throw new Error(`${where} names client "${client.name}" twice`);
+    clients.add(client.name);
+  }
+  const cells = new Set<string>();
+  for (const cell of results.cells) {
+    if (cells.has(key(cell))) throw new Error(`${where} has two cells for ${cell.client}: ${cell.scenario} @ ${cell.revision}`);
+    cells.add(key(cell));
+  }
+}
+
+// — rendering: one outline, written as plain text or as Markdown —
+
+interface Style {
+  title(text: string): string;
+  heading(title: string): string;
+  item(text: string, depth?: number): string;
+  code(text: string): string;
+  text(text: string): string;
+}
+
+const PLAIN: Style = {
+  title: (text) => `matrix comparison: ${text}`,
+  heading: (title) => `\n${title}\n${'─'.repeat(Math.min(title.length, 80))}`,
+  item: (text, depth = 0) => `${'  '.repeat(depth + 1)}${text}`,
+  code: (text) => printable(text),
+  text: (text) => printable(text).replace(/\r?\n/g, ' '),
+};
+
+const MARKDOWN: Style = {
+  title: (text) => `## Matrix comparison: ${text}`,
+  heading: (title) => `\n### ${title}\n`,
+  item: (text, depth = 0) => `${'  '.repeat(depth)}- ${text}`,
+  code: (text) => markdownCode(text, false),
+  text: (text) => markdownText(text, false),
+};
+
+/** The longest reason shown for a changed cell; the full one is in the reports. */
+const REASON_CHARS = 300;
+
+const plural = (count: number, one: string, many = `${one}s`) => `${count} ${count === 1 ? one : many}`;
+
+function countsText(counts: Record<CellVerdict, number>): string {
+  return VERDICTS.filter((verdict) => counts[verdict] > 0)
+    .map((verdict) => `${verdict} ${counts[verdict]}`)
+    .join(', ');
+}
+
+function runText(run: RunSummary, style: Style): string {
+  return `${run.generatedAt} · suite ${run.suiteVersion}${run.commit ? ` ${style.code(run.commit)}` : ''}${run.strict ? ' · strict' : ''} · ${run.cells} cells (${countsText(run.counts)})`;
+}
+
+/**
+ * Changes grouped by client (with its version change, or why it did not load), then by scenario: the revisions of a
+ * scenario that moved the same way share a line, with the reason seen at the first of them.
+ */
+function changeLines(changes: CellChange[], comparison: Comparison, style: Style): string[] {
+  const versions = new Map(comparison.versionChanges.map((change) => [change.client, change]));
+  const notLoaded = new Map(comparison.notLoaded.map((entry) => [entry.client, entry.loadError]));
+  const lines: string[] = [];
+  for (const [client, cells] of Map.groupBy(changes, (c) => c.client)) {
+    const version = versions.get(client);
+    const loadError = notLoaded.get(client);
+    const why = loadError !== undefined ? ` — not loaded: ${style.text(loadError.split('\n')[0]!)}` : '';
+    lines.push(style.item(`${style.code(client)}${version ? ` (${style.code(version.from)} → ${style.code(version.to)})` : ''}: ${plural(cells.length, 'cell')}${why}`));
+    for (const same of Map.groupBy(cells, (c) => [c.scenario, c.from, c.to, ...c.newlyFailedChecks].join('\u0000')).values()) {
+      const [first] = same as [CellChange];
+      const revisions = same.map((cell) => cell.revision).join(', ');
+      // A client that did not load has the same reason everywhere: said once, above.
+      const shown = first.reason && first.to !== 'pass' && loadError === undefined ? first.reason : undefined;
+      const reason = shown ? ` — ${style.text(shown.length > REASON_CHARS ? `${shown.slice(0, REASON_CHARS)}…` : shown)}${same.length > 1 ? ` (at ${first.revision})` : ''}` : '';
+      const checks = first.newlyFailedChecks.length > 0 && first.to !== 'n/a' ? ` [newly failed: ${first.newlyFailedChecks.map(style.code).join(', ')}]` : '';
+      lines.push(style.item(`${style.code(`${first.scenario} @ ${revisions}`)}: ${first.from} → ${first.to}${checks}${reason}`, 1));
+    }
+  }
+  return lines;
+}
+
+/** New or removed cells grouped by scenario case: a new scenario shows up once, with how each client fared. */
+function cellLines(cells: Cell[], style: Style): string[] {
+  return [...Map.groupBy(cells, (cell) => `${cell.scenario} @ ${cell.revision}`)].map(([scenarioCase, group]) => {
+    const notPassing = group.filter(isProblem).map((cell) => `${style.code(cell.client)} ${cell.verdict}`);
+    return style.item(`${style.code(scenarioCase)}: ${countsText(verdictCounts(group))}${notPassing.length > 0 ? ` (${notPassing.join(', ')})` : ''}`);
+  });
+}
+
+function clientLines(clients: ClientInfo[], results: MatrixResults | undefined, style: Style): string[] {
+  return clients.map((client) => {
+    const label = packageLabel(client);
+    const counts = results ? ` — ${countsText(verdictCounts(results.cells.filter((cell) => cell.client === client.name)))}` : '';
+    return style.item(`${style.code(client.name)}${label ? ` (${style.code(label)})` : ''}${client.loadError !== undefined ? ' (not loaded)' : ''}${counts}`);
+  });
+}
+
+function render(comparison: Comparison, current: MatrixResults | undefined, style: Style): string {
+  const { regressions, improvements } = comparison;
+  const newPasses = improvements.filter((change) => change.to === 'pass').length;
+  const verdict = regressions.length > 0 ? plural(regressions.length, 'regression') : 'no regressions';
+  const lines = [
+    style.title(verdict),
+    '',
+    style.item(`previous: ${runText(comparison.previous, style)}`),
+    style.item(`current:  ${runText(comparison.current, style)}`),
+    style.item(`${plural(improvements.length, 'improvement')} (${plural(newPasses, 'new pass', 'new passes')}), ${plural(comparison.newClients.length, 'new client')}, ${comparison.removedClients.length} removed, ${plural(comparison.versionChanges.length, 'version change')}`),
+  ];
+  const section = (title: string, body: string[]) => {
+    if (body.length > 0) lines.push(style.heading(title), ...body);
+  };
+  section('Notes', comparison.notes.map((note) => style.item(style.text(note))));
+  section(`Regressions (${regressions.length}): verdicts that got worse`, changeLines(regressions, comparison, style));
+  section(`Improvements (${improvements.length}): verdicts that got better`, changeLines(improvements, comparison, style));
+  section(`Newly failing checks (${comparison.newlyFailingChecks.length}): same verdict, more checks failed`, changeLines(comparison.newlyFailingChecks, comparison, style));
+  section(`Now applicable (${comparison.nowApplicable.length}): n/a before`, changeLines(comparison.nowApplicable, comparison, style));
+  section(`No longer applicable (${comparison.noLongerApplicable.length}): coverage lost`, changeLines(comparison.noLongerApplicable, comparison, style));
+  section(`New clients (${comparison.newClients.length})`, clientLines(comparison.newClients, current, style));
+  section(`Removed clients (${comparison.removedClients.length})`, clientLines(comparison.removedClients, undefined, style));
+  section(
+    `Version changes (${comparison.versionChanges.length})`,
+    comparison.versionChanges.map((change) => style.item(`${style.code(change.client)}: ${style.code(change.from)} → ${style.code(change.to)}`)),
+  );
+  section(`New cells (${comparison.newCells.length})`, cellLines(comparison.newCells, style));
+  section(`Removed cells (${comparison.removedCells.length})`, cellLines(comparison.removedCells, style));
+  return `${lines.join('\n').trimEnd()}\n`;
+}
+
+/** The comparison as plain text, for a terminal or a CI log. */
+export function renderComparisonText(comparison: Comparison, current?: MatrixResults): string {
+  return render(comparison, current, PLAIN);
+}
+
+/** The comparison as Markdown, for a job summary or a pull-request comment. */
+export function renderComparisonMarkdown(comparison: Comparison, current?: MatrixResults): string {
+  return render(comparison, current, MARKDOWN);
+}
+
+const COMPARE_USAGE = 'usage: mcp-client-conformance compare <previous.json> <current.json> [--markdown <out.md>]';
+
+export interface CompareOutput {
+  out(text: string): void;
+  err(text: string): void;
+}
+
+const STANDARD_OUTPUT: CompareOutput = { out: (text) => process.stdout.write(text), err: (text) => process.stderr.write(text) };
+
+async function readResults(path: string): Promise<MatrixResults> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new Error(`cannot read ${path}: ${code === 'ENOENT' ? 'no such file' : (error as Error).message}`);
+  }
+  const results = parseResults(text, path);
+  checkUnique(results, path);
+  return results;
+}
+
+/**
+ * `compare <previous.json> <current.json> [--markdown <out.md>]`: prints the comparison and returns the exit code,
+ * 0 without regressions, 1 with regressions, 2 on bad usage or bad input (unreadable, not JSON, not a results file,
+ * an unknown format version, duplicate cells, or a Markdown file that cannot be written).
+ */
+export async function runCompare(argv: string[], output: CompareOutput = STANDARD_OUTPUT): Promise<number> {
+  const fail = (message: string) => {
+    output.err(`mcp-client-conformance compare: ${message}\n`);
+    return 2;
+  };
+  let parsed: { values: { markdown?: string }; positionals: string[] };
+  try {
+    parsed = parseArgs({ args: argv, options: { markdown: { type: 'string' } }, allowPositionals: true, strict: true });
+  } catch (error) {
+    return fail(`${(error as Error).message}\n${COMPARE_USAGE}`);
+  }
+  const [previousPath, currentPath, ...extra] = parsed.positionals;
+  if (previousPath === undefined || currentPath === undefined || extra.length > 0) return fail(`expected two results files\n${COMPARE_USAGE}`);
+  let previous: MatrixResults;
+  let current: MatrixResults;
+  try {
+    [previous, current] = await Promise.all([readResults(previousPath), readResults(currentPath)]);
+  } catch (error) {
+    return fail((error as Error).message);
+  }
+  const comparison = compare(previous, current);
+  output.out(renderComparisonText(comparison, current));
+  if (parsed.values.markdown !== undefined) {
+    try {
+      await writeFile(parsed.values.markdown, renderComparisonMarkdown(comparison, current));
+    } catch (error) {
+      return fail(`cannot write ${parsed.values.markdown}: ${(error as Error).message}`);
+    }
+  }
+  return comparison.regressions.length > 0 ? 1 : 0;
+}

@@ -1,0 +1,318 @@
+// The HTML report in a real browser (Debian's Chromium through playwright-core): it makes no request, logs no error,
+// draws one cell per result in its verdict's colour, filters, opens a cell's details with its rule, reason and
+// evidence, stays quick at full size, and its screenshot shows the verdict colours. Also checks with Chromium's XML
+// parser that junit.xml is well-formed.
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join, resolve } from 'node:path';
+import { inflateSync } from 'node:zlib';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from 'vitest';
+import { failOnLeakedHandles } from '../../suites/leaks.ts';
+import { renderHtml, VERDICT_COLOURS } from './report-html.ts';
+import { renderJunit } from './report-junit.ts';
+import type { CellVerdict, MatrixResults } from './results.ts';
+import { buildFixture, fullSizeResults, HOSTILE_TEXT } from './testdata/fixture.ts';
+
+// Page functions run in Chromium; this project's TypeScript lib has no DOM, so what they touch is declared here.
+type Dom = any;
+declare const document: Dom;
+declare const DOMParser: Dom;
+declare function getComputedStyle(element: Dom): { visibility: string; backgroundColor: string };
+declare function requestAnimationFrame(callback: () => void): number;
+
+/** Debian's Chromium; elsewhere, point CHROMIUM_PATH at a Chromium or Chrome binary. */
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const VIEWPORT = { width: 1400, height: 1000 };
+/** Screenshots to look at after a run (reports/ is not committed). */
+const SHOTS = resolve(import.meta.dirname, '..', '..', 'reports', 'html-report-test');
+
+/** Hex colour → the `rgb(r, g, b)` getComputedStyle returns, and its channels. */
+const channels = (hex: string) => [1, 3, 5].map((at) => parseInt(hex.slice(at, at + 2), 16)) as [number, number, number];
+const rgb = (hex: string) => `rgb(${channels(hex).join(', ')})`;
+
+/** Decodes an 8-bit, non-interlaced RGB or RGBA PNG (what Chromium writes) into its pixels. */
+function decodePng(png: Buffer): { width: number; height: number; pixel(x: number, y: number): [number, number, number] } {
+  expect(png.subarray(0, 8).toString('hex'), 'PNG signature').toBe('89504e470d0a1a0a');
+  let at = 8;
+  let width = 0;
+  let height = 0;
+  let bytesPerPixel = 0;
+  const data: Buffer[] = [];
+  while (at < png.length) {
+    const length = png.readUInt32BE(at);
+    const type = png.toString('latin1', at + 4, at + 8);
+    const body = png.subarray(at + 8, at + 8 + length);
+    if (type === 'IHDR') {
+      width = body.readUInt32BE(0);
+      height = body.readUInt32BE(4);
+      const [depth, colourType, , , interlace] = [body[8], body[9], body[10], body[11], body[12]];
+      expect({ depth, colourType: colourType === 2 || colourType === 6, interlace }).toEqual({ depth: 8, colourType: true, interlace: 0 });
+      bytesPerPixel = colourType === 6 ? 4 : 3;
+    } else if (type === 'IDAT') data.push(body);
+    else if (type === 'IEND') break;
+    at += 12 + length;
+  }
+  const raw = inflateSync(Buffer.concat(data));
+  const stride = width * bytesPerPixel;
+  const pixels = Buffer.alloc(stride * height);
+  for (let y = 0; y < height; y++) {
+    const filter = raw[y * (stride + 1)]!;
+    if (filter > 4) throw new Error(`PNG filter ${filter}`);
+    const line = y * (stride + 1) + 1;
+    for (let x = 0; x < stride; x++) {
+      const left = x >= bytesPerPixel ? pixels[y * stride + x - bytesPerPixel]! : 0;
+      const up = y > 0 ? pixels[(y - 1) * stride + x]! : 0;
+      let predictor = 0;
+      if (filter === 1) predictor = left;
+      else if (filter === 2) predictor = up;
+      else if (filter === 3) predictor = (left + up) >> 1;
+      else if (filter === 4) {
+        const upLeft = y > 0 && x >= bytesPerPixel ? pixels[(y - 1) * stride + x - bytesPerPixel]! : 0;
+        const p = left + up - upLeft;
+        const [a, b, c] = [Math.abs(p - left), Math.abs(p - up), Math.abs(p - upLeft)];
+        predictor = a <= b && a <= c ? left : b <= c ? up : upLeft;
+      }
+      pixels[y * stride + x] = (raw[line + x]! + predictor) & 0xff;
+    }
+  }
+  return { width, height, pixel: (x, y) => [pixels[y * stride + x * bytesPerPixel]!, pixels[y * stride + x * bytesPerPixel + 1]!, pixels[y * stride + x * bytesPerPixel + 2]!] };
+}
+
+const haveChromium = existsSync(CHROMIUM);
+if (!haveChromium) console.warn(`html-report.test.ts: ${CHROMIUM} not found; the browser tests are SKIPPED (install chromium, or set CHROMIUM_PATH)`);
+
+failOnLeakedHandles();
+
+describe.skipIf(!haveChromium)(`report.html in Chromium (${haveChromium ? CHROMIUM : `skipped: no ${CHROMIUM}`})`, () => {
+  let results: MatrixResults;
+  let server: Server;
+  let base: string;
+  let browser: Browser;
+  let page: Page;
+  const pages: Record<string, string> = {};
+  /** What the server was asked for, and what the page tried to load, logged or threw. */
+  const served: string[] = [];
+  const problems: string[] = [];
+
+  beforeAll(async () => {
+    mkdirSync(SHOTS, { recursive: true });
+    // The browser starts while the fixture's scenarios run.
+    const launching = chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, headless: true, timeout: 15_000 });
+    results = await buildFixture().catch(async (error: unknown) => {
+      await (await launching).close();
+      throw error;
+    });
+    browser = await launching;
+    pages['/'] = renderHtml(results);
+    pages['/full'] = renderHtml(fullSizeResults(results));
+    server = createServer((request, response) => {
+      served.push(request.url ?? '');
+      const body = pages[request.url ?? ''];
+      response.writeHead(body === undefined ? 404 : 200, { 'content-type': 'text/html; charset=utf-8' }).end(body ?? 'not found');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    // The small report's tests share one page (beforeEach puts it back as loaded); the full-size test opens its own.
+    await open('/');
+  });
+
+  afterAll(async () => {
+    await page?.close();
+    await browser?.close();
+    await new Promise((resolve) => (server ? server.close(resolve) : resolve(undefined)));
+  });
+
+  /** Opens `path` in the page: every request but the page itself is refused and recorded, and so is every error. */
+  async function open(path: string): Promise<{ loadMs: number }> {
+    await page?.close();
+    page = await browser.newPage({ viewport: VIEWPORT });
+    const url = `${base}${path}`;
+    await page.route('**/*', (route) => {
+      if (route.request().url() === url) return route.continue();
+      problems.push(`request: ${route.request().url()}`);
+      return route.abort();
+    });
+    page.on('console', (message) => {
+      if (message.type() === 'error' || message.type() === 'warning') problems.push(`console ${message.type()}: ${message.text()}`);
+    });
+    page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+    page.on('dialog', (dialog) => {
+      problems.push(`dialog: ${dialog.message()}`);
+      void dialog.dismiss();
+    });
+    const started = performance.now();
+    await page.goto(url, { timeout: 10_000 });
+    await page.waitForSelector('html[data-ready="true"]', { timeout: 10_000 });
+    return { loadMs: performance.now() - started };
+  }
+
+  // Each test starts from the report as loaded: every filter on, no details open.
+  beforeEach(async () => {
+    if (!page.url().endsWith('/')) return;
+    await page.keyboard.press('Escape');
+    await page.click('text=Show all');
+  });
+
+  afterEach(() => {
+    expect(problems, 'requests, console errors, page errors or dialogs').toEqual([]);
+    expect(served.filter((path) => !(path in pages)), 'requests the server saw besides the pages').toEqual([]);
+  });
+
+  const shownCells = () => page.$$eval('td.c[data-i]', (tds) => tds.filter((td) => (td as Dom).offsetParent !== null && getComputedStyle(td).visibility !== 'hidden').length);
+  const shownRows = () => page.$$eval('tr.case', (rows) => rows.filter((row) => !(row as Dom).hidden).map((row) => `${(row as Dom).dataset.scenario}@${(row as Dom).dataset.revision}`));
+  const cases = () => [...new Set(results.cells.map((cell) => `${cell.scenario}@${cell.revision}`))];
+
+  test('one cell per result, in its verdict colour, with package@version and counts per client', async () => {
+    const drawn = await page.$$eval('td.c', (tds) =>
+      tds.map((td) => {
+        const row = td.parentElement as Dom;
+        return { i: Number((td as Dom).dataset.i), scenario: row.dataset.scenario, revision: row.dataset.revision, column: (td as Dom).cellIndex - 2, colour: getComputedStyle(td).backgroundColor, title: (td as Dom).title };
+      }),
+    );
+    expect(drawn).toHaveLength(results.cells.length);
+    const columns = results.clients.map((client) => client.name);
+    for (const cell of drawn) {
+      const result = results.cells[cell.i]!;
+      expect({ scenario: cell.scenario, revision: cell.revision, client: columns[cell.column] }).toEqual({ scenario: result.scenario, revision: result.revision, client: result.client });
+      expect(cell.colour, `${result.client} ${result.scenario}@${result.revision} ${result.verdict}`).toBe(rgb(VERDICT_COLOURS[result.verdict]));
+      expect(cell.title).toContain(`${result.client} · ${result.scenario} @ ${result.revision}: ${result.verdict}`);
+    }
+    expect(await page.$$eval('th.ch', (ths) => ths.map((th) => (th as Dom).innerText.replace(/\s+/g, ' ').trim()))).toEqual(results.clients.map((client) => [client.name, client.package && `${client.package}${client.version ? `@${client.version}` : ''}`].filter(Boolean).join(' ')));
+    const summary = await page.$$eval('#clients tbody tr', (rows) => rows.map((row) => Array.from((row as Dom).cells as Dom[]).slice(4).map((td) => td.textContent)));
+    expect(summary[6]).toEqual(['5', '4', '0', '0', '8']);
+    // Keyboard: one tab stop for the grid, on the first cell.
+    expect(await page.$$eval('td.c[tabindex="0"]', (tds) => tds.length)).toBe(1);
+  });
+
+  test('filters by suite, era and revision, and verdict hide and show rows and cells', async () => {
+    const all = cases();
+    expect(await shownRows()).toEqual(all);
+    expect(await shownCells()).toBe(results.cells.length);
+
+    await page.click('label[data-suite="negotiation"]');
+    expect(await shownRows()).toEqual(all.filter((c) => !c.startsWith('negotiation/')));
+    expect(await page.isHidden('tr.suite:has-text("negotiation")')).toBe(true);
+    await page.click('label[data-suite="negotiation"]');
+
+    await page.click('label[data-era="Streamable HTTP"]');
+    expect(await shownRows()).toEqual(all.filter((c) => c.endsWith('@2024-11-05') || c.endsWith('@2026-07-28')));
+    await page.click('label[data-revision="2025-06-18"]');
+    expect(await shownRows()).toEqual(all.filter((c) => !c.endsWith('@2025-03-26') && !c.endsWith('@2025-11-25')));
+    expect(await page.isChecked('label[data-era="Streamable HTTP"] input')).toBe(true);
+    await page.click('text=Show all');
+
+    await page.click('label[data-verdict="pass"]');
+    expect(await shownCells()).toBe(results.cells.filter((cell) => cell.verdict !== 'pass').length);
+    const withProblems = all.filter((c) => results.cells.some((cell) => `${cell.scenario}@${cell.revision}` === c && cell.verdict !== 'pass'));
+    expect(await shownRows()).toEqual(withProblems);
+    await page.click('text=Problems only');
+    expect(await shownCells()).toBe(results.cells.filter((cell) => ['fail', 'warn', 'error'].includes(cell.verdict)).length);
+    expect(await page.textContent('#status')).toBe(`showing ${withProblems.length} of ${all.length} cases, ${await shownCells()} of ${results.cells.length} cells`);
+    await page.click('text=Show all');
+    expect(await shownCells()).toBe(results.cells.length);
+  });
+
+  test('a failing cell opens its details: rule, reason, checks and evidence; Enter and arrows work from the keyboard', async () => {
+    const index = results.cells.findIndex((cell) => cell.client === 'broken-omits-version-header' && cell.verdict === 'fail');
+    const cell = results.cells[index]!;
+    const scenario = results.scenarios.find((s) => s.id === cell.scenario)!;
+    await page.click(`td[data-i="${index}"]`);
+    const panel = page.locator('#detail');
+    await expect.poll(() => panel.isVisible()).toBe(true);
+    expect(await panel.locator('h2').textContent()).toBe(`${cell.scenario} @ ${cell.revision}`);
+    expect(await panel.locator('.badge').textContent()).toBe('fail');
+    expect(await panel.locator('.spec a').getAttribute('href')).toBe(scenario.spec.url);
+    expect(await panel.locator('.spec a').textContent()).toBe(scenario.spec.section);
+    expect(await panel.locator('.spec .level').textContent()).toBe(scenario.spec.level);
+    expect(await panel.locator('.reason').textContent()).toBe(cell.reason);
+    expect(await panel.locator('pre.evidence').textContent()).toBe(cell.evidence);
+    const checks = await panel.locator('ul.checks li').evaluateAll((items) => items.map((li) => ({ mark: li.querySelector('.mark')!.textContent, name: li.querySelector('code')!.textContent, href: li.querySelector('a')!.getAttribute('href') })));
+    expect(checks).toEqual(cell.checks.map((check) => ({ mark: check.ok ? '✓' : '✗', name: check.name, href: check.url })));
+    expect(await page.locator(`td[data-i="${index}"]`).evaluate((td) => td === document.activeElement)).toBe(true);
+    await page.screenshot({ path: join(SHOTS, 'details.png') });
+
+    // Escape closes; then from the keyboard: the cell to the right, Enter.
+    await page.keyboard.press('Escape');
+    await expect.poll(() => panel.isVisible()).toBe(false);
+    await page.keyboard.press('ArrowRight');
+    await page.keyboard.press('Enter');
+    await expect.poll(() => panel.isVisible()).toBe(true);
+    const next = results.cells.find((c) => c.client === results.clients[results.clients.findIndex((client) => client.name === cell.client) + 1]!.name && c.scenario === cell.scenario && c.revision === cell.revision)!;
+    expect(await panel.locator('h2').textContent()).toBe(`${next.scenario} @ ${next.revision}`);
+    expect(await panel.locator('.badge').textContent()).toBe(next.verdict);
+    await page.keyboard.press('Escape');
+  });
+
+  test('text a crashing client printed is shown as text, never run as markup', async () => {
+    const index = results.cells.findIndex((cell) => cell.client === 'crashing-client' && cell.verdict === 'error');
+    await page.click(`td[data-i="${index}"]`);
+    expect(await page.locator('#detail .reason').textContent()).toBe(results.cells[index]!.reason);
+    expect(results.cells[index]!.reason).toContain(HOSTILE_TEXT.slice(0, 20));
+    expect(await page.locator('#detail script, #detail pre pre').count()).toBe(0);
+    const unloadable = results.cells.findIndex((cell) => cell.client === 'unloadable-client');
+    await page.click(`td[data-i="${unloadable}"]`);
+    expect(await page.locator('#detail pre.evidence').textContent()).toBe(results.clients.at(-1)!.loadError);
+    await page.click('#detail .close');
+    await expect.poll(() => page.locator('#detail').isVisible()).toBe(false);
+  });
+
+  test('junit.xml is well-formed for Chromium’s XML parser, hostile text included', async () => {
+    const parsed = await page.evaluate((xml) => {
+      const document = new DOMParser().parseFromString(xml, 'application/xml');
+      const error = document.querySelector('parsererror');
+      return { error: error?.textContent ?? null, suites: document.querySelectorAll('testsuite').length, cases: document.querySelectorAll('testcase').length, failures: document.querySelectorAll('failure').length, errors: document.querySelectorAll('error').length, skipped: document.querySelectorAll('skipped').length, warned: document.querySelectorAll('system-out').length };
+    }, renderJunit(results));
+    const count = (verdict: CellVerdict) => results.cells.filter((cell) => cell.verdict === verdict).length;
+    expect(parsed).toEqual({ error: null, suites: results.clients.length, cases: results.cells.length, failures: count('fail'), errors: count('error'), skipped: count('n/a'), warned: count('warn') });
+  });
+
+  test('at full size (30 clients × 148 cases) it loads, filters and opens quickly, and the screenshot shows the verdict colours', async () => {
+    const full = fullSizeResults(results);
+    const { loadMs } = await open('/full');
+    const renderMs = Number(await page.getAttribute('html', 'data-render-ms'));
+    expect(await page.locator('td.c[data-i]').count()).toBe(full.cells.length);
+    // Generous bounds for a shared 2-core machine; typical: render 50–150 ms, load 0.5–1 s for 8 MB.
+    expect(renderMs, 'building the grid').toBeLessThan(1_500);
+    expect(loadMs, 'loading the page').toBeLessThan(6_000);
+    const filterMs = await page.evaluate(async () => {
+      const started = performance.now();
+      (document.querySelector('label[data-verdict="pass"] input') as Dom).click();
+      await new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve)));
+      return performance.now() - started;
+    });
+    expect(filterMs, 'hiding every pass').toBeLessThan(1_000);
+    await page.click('text=Show all');
+    const openMs = await page.evaluate(async () => {
+      const started = performance.now();
+      document.querySelector('td.c.v-fail').click();
+      await new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve)));
+      return document.querySelector('#detail pre.evidence') ? performance.now() - started : Infinity;
+    });
+    expect(openMs, 'opening a failing cell').toBeLessThan(1_000);
+    await page.keyboard.press('Escape');
+
+    const png = await page.screenshot();
+    writeFileSync(join(SHOTS, 'full-size.png'), png);
+    expect(png.length).toBeGreaterThan(20_000);
+    const image = decodePng(png);
+    expect({ width: image.width, height: image.height }).toEqual(VIEWPORT);
+    const seen = new Map<string, number>();
+    const distinct = new Set<string>();
+    for (let y = 0; y < image.height; y += 2) {
+      for (let x = 0; x < image.width; x += 2) {
+        const [r, g, b] = image.pixel(x, y);
+        distinct.add(`${r >> 4},${g >> 4},${b >> 4}`);
+        for (const [verdict, hex] of Object.entries(VERDICT_COLOURS)) {
+          const [vr, vg, vb] = channels(hex);
+          if (Math.abs(r - vr) + Math.abs(g - vg) + Math.abs(b - vb) <= 6) seen.set(verdict, (seen.get(verdict) ?? 0) + 1);
+        }
+      }
+    }
+    // Every verdict colour covers a real area of the first screen (thousands of sampled pixels for the common ones).
+    for (const verdict of Object.keys(VERDICT_COLOURS)) expect(seen.get(verdict) ?? 0, `${verdict} pixels`).toBeGreaterThan(200);
+    expect(distinct.size, 'not blank').toBeGreaterThan(50);
+  });
+});

@@ -1,0 +1,618 @@
+// The matrix as one self-contained HTML page (report.html): inline CSS and JS, the results embedded as JSON, no request
+// to anything (a Content-Security-Policy forbids it). A grid of scenario cases (rows, by suite) × clients (columns),
+// each cell coloured by verdict; filters by suite, era/revision and verdict; a cell opens a panel with its checks,
+// spec links and wire evidence. The grid is built from the JSON in one pass, and filters only toggle row and table
+// classes, so ~5,000 cells stay quick.
+import { LEGACY_REVISIONS, STREAMABLE_REVISIONS } from '../../servers/revisions.ts';
+import { escapeMarkup, packageLabel, runLine, VERDICTS } from './report-markdown.ts';
+import { verdictCounts, type MatrixResults } from './results.ts';
+
+/** The transport era a revision belongs to, for the era filter. */
+export function eraOf(revision: string): string {
+  if (revision === '2024-11-05') return 'HTTP+SSE';
+  if ((STREAMABLE_REVISIONS as readonly string[]).includes(revision)) return 'Streamable HTTP';
+  if (!(LEGACY_REVISIONS as readonly string[]).includes(revision) && /^\d{4}-\d{2}-\d{2}$/.test(revision)) return 'Modern';
+  return 'Other';
+}
+
+/** JSON inside <script>: `<` escaped, so no `</script>` or `<!--` in the data can end or confuse the element. */
+function embedJson(value: unknown): string {
+  return JSON.stringify(value).replace(/</g, '\\u003c').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
+}
+
+export const VERDICT_COLOURS = { pass: '#1f883d', warn: '#e3a008', fail: '#cf222e', 'n/a': '#c6cfd8', error: '#8250df' } as const;
+
+const CSS = String.raw`
+:root { --pass: ${VERDICT_COLOURS.pass}; --warn: ${VERDICT_COLOURS.warn}; --fail: ${VERDICT_COLOURS.fail}; --na: ${VERDICT_COLOURS['n/a']}; --error: ${VERDICT_COLOURS.error};
+  --fg: #1f2328; --muted: #59636e; --line: #d1d9e0; --soft: #f6f8fa; --accent: #0969da; --sc: 270px; --rv: 92px; }
+* { box-sizing: border-box; }
+body { margin: 0; font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", sans-serif; color: var(--fg); background: #fff; }
+a { color: var(--accent); }
+code, pre, .mono { font-family: ui-monospace, SFMono-Regular, "SF Mono", Menlo, Consolas, monospace; font-size: 12px; }
+header.top { padding: 18px 24px 6px; }
+h1 { font-size: 21px; margin: 0 0 4px; }
+.run { color: var(--muted); margin: 0; }
+main { padding: 0 24px 24px; }
+.totals { margin: 10px 0 6px; font-size: 15px; }
+.swatch { display: inline-block; width: 12px; height: 12px; border-radius: 3px; vertical-align: -1px; margin-right: 4px; }
+.v-pass { background: var(--pass); } .v-warn { background: var(--warn); } .v-fail { background: var(--fail); } .v-na { background: var(--na); } .v-error { background: var(--error); }
+details.clients { margin: 10px 0 14px; }
+details.clients > summary { cursor: pointer; font-weight: 600; padding: 4px 0; }
+table.summary { border-collapse: collapse; margin-top: 6px; }
+table.summary th, table.summary td { padding: 3px 10px 3px 0; text-align: left; border-bottom: 1px solid var(--soft); white-space: nowrap; }
+table.summary th { color: var(--muted); font-weight: 600; font-size: 12px; }
+table.summary td.n { text-align: right; font-variant-numeric: tabular-nums; }
+table.summary td.zero { color: #c6ccd2; }
+table.summary .load-error { color: var(--error); font-size: 12px; white-space: normal; max-width: 520px; }
+.bar { display: flex; width: 220px; height: 12px; border-radius: 3px; overflow: hidden; background: var(--soft); }
+.bar > span { display: block; height: 100%; }
+.controls { display: flex; flex-wrap: wrap; gap: 6px 22px; align-items: center; margin: 8px 0 10px; }
+.group { display: flex; flex-wrap: wrap; gap: 4px; align-items: center; }
+.group > .label { color: var(--muted); font-size: 12px; font-weight: 600; margin-right: 2px; text-transform: uppercase; letter-spacing: .04em; }
+.chip { display: inline-flex; align-items: center; gap: 4px; border: 1px solid var(--line); border-radius: 999px; padding: 2px 9px 2px 6px; font-size: 13px; cursor: pointer; user-select: none; background: #fff; }
+.chip:has(input:not(:checked)) { opacity: .45; text-decoration: line-through; }
+.chip:has(input:focus-visible) { outline: 2px solid var(--accent); outline-offset: 1px; }
+.chip input { margin: 0; accent-color: var(--accent); }
+.chip .n { color: var(--muted); font-size: 12px; }
+.chip.era { font-weight: 600; }
+button.link { border: 1px solid var(--line); background: #fff; border-radius: 6px; padding: 2px 10px; font: inherit; font-size: 13px; cursor: pointer; }
+#status { color: var(--muted); font-size: 13px; }
+.grid-wrap { width: fit-content; max-width: 100%; overflow: auto; max-height: calc(100vh - 16px); border: 1px solid var(--line); border-radius: 6px; }
+table.grid { border-collapse: separate; border-spacing: 0; }
+.grid th, .grid td { padding: 0; }
+.grid thead th { position: sticky; top: 0; z-index: 2; background: var(--soft); vertical-align: bottom; border-bottom: 1px solid var(--line); }
+.grid thead th.corner { z-index: 4; text-align: left; padding: 6px 8px; color: var(--muted); font-size: 12px; font-weight: 600; }
+.grid .sc { position: sticky; left: 0; z-index: 1; width: var(--sc); min-width: var(--sc); max-width: var(--sc); background: #fff; text-align: left; font-weight: 500; }
+.grid .rv { position: sticky; left: var(--sc); z-index: 1; width: var(--rv); min-width: var(--rv); background: #fff; text-align: left; font-weight: 400; color: var(--muted); border-right: 1px solid var(--line); }
+.grid thead .sc, .grid thead .rv { background: var(--soft); }
+.grid tbody .sc > span { display: block; padding: 0 8px; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
+.grid tbody .rv { padding: 0 8px; font-size: 12px; font-variant-numeric: tabular-nums; }
+.grid tr.case:not(.first) .sc > span { visibility: hidden; }
+.grid tr.case.first > * { border-top: 1px solid var(--line); }
+.grid tr.case:focus-within > th { background: #ddf4ff; }
+.grid tr.suite > th { background: var(--soft); text-align: left; border-top: 1px solid var(--line); }
+.grid tr.suite > th > span { position: sticky; left: 0; display: inline-block; padding: 5px 8px; font-size: 12px; font-weight: 700; text-transform: uppercase; letter-spacing: .05em; color: var(--muted); }
+.grid th.ch { min-width: 26px; max-width: 26px; font-weight: 600; }
+.grid th.ch.hl { background: #ddf4ff; }
+.grid th.ch.not-loaded { color: var(--error); }
+.ch .cn { writing-mode: vertical-rl; transform: rotate(180deg); white-space: nowrap; max-height: 240px; overflow: hidden; text-overflow: ellipsis; padding: 8px 0 6px; margin: 0 auto; font-size: 12px; line-height: 13px; }
+.ch .mini { display: flex; flex-direction: column-reverse; width: 12px; height: 40px; margin: 2px auto 6px; border-radius: 2px; overflow: hidden; background: var(--soft); }
+.ch .mini > span { display: block; width: 100%; }
+.ch .cn small { font-weight: 400; color: var(--muted); margin-top: 4px; }
+td.c { width: 26px; min-width: 26px; height: 22px; text-align: center; vertical-align: middle; color: #fff; font-weight: 700; font-size: 12px; line-height: 20px; cursor: pointer; border: 1px solid #fff; border-radius: 4px; }
+td.c.v-warn { color: #3b2300; }
+td.c.v-none { background: repeating-linear-gradient(45deg, #fff, #fff 3px, var(--soft) 3px, var(--soft) 6px); cursor: default; }
+td.c:hover { filter: brightness(1.1); }
+td.c:focus { outline: 2px solid var(--accent); outline-offset: -1px; box-shadow: inset 0 0 0 2px #fff; }
+td.c.sel { outline: 3px solid var(--fg); outline-offset: -2px; box-shadow: inset 0 0 0 3px #fff; }
+.grid.hide-pass td.v-pass, .grid.hide-fail td.v-fail, .grid.hide-warn td.v-warn, .grid.hide-na td.v-na, .grid.hide-error td.v-error { visibility: hidden; }
+aside.detail { position: fixed; top: 0; right: 0; bottom: 0; width: min(640px, 94vw); background: #fff; box-shadow: -10px 0 30px rgba(31, 35, 40, .18); border-left: 1px solid var(--line); overflow: auto; padding: 16px 22px 28px; z-index: 10; }
+aside.detail[hidden] { display: none; }
+.detail .head { display: flex; align-items: flex-start; gap: 10px; }
+.detail h2 { font-size: 16px; margin: 0; flex: 1; word-break: break-word; }
+.detail .close { border: 0; background: none; font-size: 22px; line-height: 1; cursor: pointer; color: var(--muted); padding: 0 4px; }
+.detail .title { margin: 6px 0 10px; color: var(--muted); }
+.badge { display: inline-block; border-radius: 999px; padding: 1px 10px; color: #fff; font-weight: 700; font-size: 12px; text-transform: uppercase; letter-spacing: .04em; white-space: nowrap; }
+.badge.v-warn { color: #3b2300; } .badge.v-na { color: var(--fg); }
+.detail dl { display: grid; grid-template-columns: max-content 1fr; gap: 3px 14px; margin: 0 0 12px; }
+.detail dt { color: var(--muted); }
+.detail dd { margin: 0; word-break: break-word; }
+.detail h3 { font-size: 13px; margin: 16px 0 6px; text-transform: uppercase; letter-spacing: .04em; color: var(--muted); }
+.detail .reason { white-space: pre-wrap; word-break: break-word; margin: 0; padding: 8px 10px; border-radius: 6px; background: #fff6f5; border: 1px solid #ffd8d3; }
+.detail .reason.is-warn { background: #fff8e5; border-color: #f2d07a; } .detail .reason.is-na { background: var(--soft); border-color: var(--line); } .detail .reason.is-error { background: #fbf7ff; border-color: #d8c8f5; }
+.detail .about { display: block; color: var(--muted); font-size: 12px; }
+.level { display: inline-block; font-size: 11px; font-weight: 700; border: 1px solid var(--line); border-radius: 4px; padding: 0 4px; color: var(--muted); }
+.level.MUST { color: var(--fail); border-color: #ffc1ba; } .level.SHOULD { color: #9a6700; border-color: #f2d07a; }
+ul.checks { list-style: none; padding: 0; margin: 0; }
+ul.checks li { padding: 6px 0; border-bottom: 1px solid var(--soft); }
+ul.checks .mark { display: inline-block; width: 18px; font-weight: 700; }
+ul.checks li.ok .mark { color: var(--pass); } ul.checks li.bad .mark { color: var(--fail); }
+ul.checks .check-detail { margin: 2px 0 0 18px; color: var(--fg); word-break: break-word; }
+ul.checks .exchanges { margin-left: 18px; color: var(--muted); font-size: 12px; }
+pre.evidence { white-space: pre-wrap; overflow-wrap: anywhere; background: var(--soft); border: 1px solid var(--line); border-radius: 6px; padding: 10px 12px; margin: 0; line-height: 1.5; }
+.muted { color: var(--muted); }
+`;
+
+const SCRIPT = String.raw`
+(function () {
+  'use strict';
+  var started = performance.now();
+  var data = JSON.parse(document.getElementById('matrix-results').textContent);
+  var eras = JSON.parse(document.getElementById('matrix-eras').textContent);
+  var VERDICTS = ['pass', 'fail', 'warn', 'n/a', 'error'];
+  var CLS = { pass: 'v-pass', fail: 'v-fail', warn: 'v-warn', 'n/a': 'v-na', error: 'v-error' };
+  var HIDE = { pass: 'hide-pass', fail: 'hide-fail', warn: 'hide-warn', 'n/a': 'hide-na', error: 'hide-error' };
+  var GLYPH = { pass: '\u2713', fail: '\u2717', warn: '!', 'n/a': '', error: '\u26a1' };
+  var NAME = { pass: 'pass', fail: 'fail', warn: 'warn', 'n/a': 'n/a', error: 'error' };
+
+  function el(tag, className, text) {
+    var node = document.createElement(tag);
+    if (className) node.className = className;
+    if (text !== undefined && text !== null) node.textContent = text;
+    return node;
+  }
+  function pkg(client) {
+    if (client.package === undefined) return client.version || '';
+    return client.version === undefined ? client.package : client.package + '@' + client.version;
+  }
+  // Only web links: a results file is data, and a javascript: URL in it must not become a live link.
+  function link(text, url) {
+    if (!/^https?:\/\//i.test(url || '')) return el('span', null, text);
+    var a = el('a', null, text);
+    a.href = url;
+    a.target = '_blank';
+    a.rel = 'noopener noreferrer';
+    return a;
+  }
+  /** Text whose backtick spans (scenario titles use them) become <code>. */
+  function withCode(node, text) {
+    text.split(/(\x60[^\x60]+\x60)/).forEach(function (part) {
+      if (/^\x60[^\x60]+\x60$/.test(part)) node.appendChild(el('code', null, part.slice(1, -1)));
+      else if (part) node.appendChild(document.createTextNode(part));
+    });
+    return node;
+  }
+  function zero() { return { pass: 0, fail: 0, warn: 0, 'n/a': 0, error: 0 }; }
+  function countsText(counts) {
+    return VERDICTS.filter(function (v) { return counts[v] > 0; }).map(function (v) { return counts[v] + ' ' + v; }).join(', ');
+  }
+
+  // — the model: clients (run order, plus any only cells name), scenario cases (scenario order, then revision) —
+  var clients = data.clients.slice();
+  var clientIndex = new Map(clients.map(function (c, i) { return [c.name, i]; }));
+  var scenarioOrder = new Map(data.scenarios.map(function (s, i) { return [s.id, i]; }));
+  var scenarioInfo = new Map(data.scenarios.map(function (s) { return [s.id, s]; }));
+  var caseMap = new Map();
+  var counts = [];
+  var totals = zero();
+  data.cells.forEach(function (cell, i) {
+    if (!clientIndex.has(cell.client)) {
+      clientIndex.set(cell.client, clients.length);
+      clients.push({ name: cell.client, description: '', kind: 'module', revisions: [], features: [] });
+    }
+    var ci = clientIndex.get(cell.client);
+    (counts[ci] = counts[ci] || zero())[cell.verdict]++;
+    totals[cell.verdict]++;
+    var key = cell.scenario + '\n' + cell.revision;
+    var entry = caseMap.get(key);
+    if (!entry) caseMap.set(key, entry = { scenario: cell.scenario, revision: cell.revision, cells: [], verdicts: new Set() });
+    entry.cells[ci] = i;
+    entry.verdicts.add(cell.verdict);
+  });
+  var cases = Array.from(caseMap.values()).sort(function (a, b) {
+    var oa = scenarioOrder.has(a.scenario) ? scenarioOrder.get(a.scenario) : Infinity;
+    var ob = scenarioOrder.has(b.scenario) ? scenarioOrder.get(b.scenario) : Infinity;
+    return oa - ob || (a.scenario < b.scenario ? -1 : a.scenario > b.scenario ? 1 : 0) || (a.revision < b.revision ? -1 : a.revision > b.revision ? 1 : 0);
+  });
+  function suiteOf(id) { var info = scenarioInfo.get(id); return info ? info.suite : id.split('/')[0]; }
+  var suites = [];
+  var revisions = [];
+  cases.forEach(function (c) {
+    c.suite = suiteOf(c.scenario);
+    if (suites.indexOf(c.suite) < 0) suites.push(c.suite);
+    if (revisions.indexOf(c.revision) < 0) revisions.push(c.revision);
+  });
+  revisions.sort();
+
+  // — clients summary —
+  var summaryBody = document.querySelector('#clients tbody');
+  /** A bar of verdict shares: horizontal in the summary, vertical under each column's name. */
+  function shares(className, c, dimension) {
+    var total = VERDICTS.reduce(function (sum, v) { return sum + c[v]; }, 0) || 1;
+    var bar = el('div', className);
+    bar.title = countsText(c);
+    VERDICTS.forEach(function (v) {
+      if (!c[v]) return;
+      var part = el('span', CLS[v]);
+      part.style[dimension] = (100 * c[v] / total) + '%';
+      bar.appendChild(part);
+    });
+    return bar;
+  }
+  clients.forEach(function (client, ci) {
+    var c = counts[ci] || zero();
+    var tr = el('tr');
+    var name = el('td');
+    var strong = el('strong', null, client.name);
+    strong.title = client.description || '';
+    name.appendChild(strong);
+    if (client.loadError !== undefined) name.appendChild(el('div', 'load-error', 'not loaded: ' + client.loadError.split('\n')[0]));
+    tr.appendChild(name);
+    tr.appendChild(el('td', 'mono', pkg(client) || '\u2014'));
+    tr.appendChild(el('td', 'muted', client.kind));
+    var barCell = el('td');
+    barCell.appendChild(shares('bar', c, 'width'));
+    tr.appendChild(barCell);
+    VERDICTS.forEach(function (v) { tr.appendChild(el('td', c[v] ? 'n' : 'n zero', String(c[v]))); });
+    summaryBody.appendChild(tr);
+  });
+  document.getElementById('clients-count').textContent = String(clients.length);
+
+  // — controls: the verdict legend is the verdict filter; suites; revisions grouped by era —
+  var hiddenVerdicts = new Set();
+  var suiteOn = new Set(suites);
+  var revisionOn = new Set(revisions);
+  var controls = document.getElementById('controls');
+  function chip(labelText, count, checked, onChange, extraClass, swatchClass) {
+    var label = el('label', 'chip' + (extraClass ? ' ' + extraClass : ''));
+    var input = el('input');
+    input.type = 'checkbox';
+    input.checked = checked;
+    input.addEventListener('change', function () { onChange(input.checked); });
+    label.appendChild(input);
+    if (swatchClass) label.appendChild(el('span', 'swatch ' + swatchClass));
+    label.appendChild(document.createTextNode(labelText));
+    if (count !== undefined) label.appendChild(el('span', 'n', String(count)));
+    return { label: label, input: input };
+  }
+  function group(title) {
+    var g = el('div', 'group');
+    g.setAttribute('role', 'group');
+    g.setAttribute('aria-label', title);
+    g.appendChild(el('span', 'label', title));
+    controls.appendChild(g);
+    return g;
+  }
+  var verdictGroup = group('Verdict');
+  var verdictInputs = {};
+  VERDICTS.forEach(function (v) {
+    var c = chip(NAME[v], totals[v], true, function (on) { if (on) hiddenVerdicts.delete(v); else hiddenVerdicts.add(v); apply(); }, 'verdict', CLS[v]);
+    c.label.dataset.verdict = v;
+    verdictInputs[v] = c.input;
+    verdictGroup.appendChild(c.label);
+  });
+  var suiteGroup = group('Suite');
+  suites.forEach(function (s) {
+    var n = cases.filter(function (c) { return c.suite === s; }).length;
+    var c = chip(s, n, true, function (on) { if (on) suiteOn.add(s); else suiteOn.delete(s); apply(); });
+    c.label.dataset.suite = s;
+    suiteGroup.appendChild(c.label);
+  });
+  var revisionGroup = group('Era / revision');
+  var eraNames = [];
+  revisions.forEach(function (r) { var e = eras[r] || 'Other'; if (eraNames.indexOf(e) < 0) eraNames.push(e); });
+  var revisionInputs = {};
+  eraNames.forEach(function (era) {
+    var members = revisions.filter(function (r) { return (eras[r] || 'Other') === era; });
+    var eraChip = chip(era, undefined, true, function (on) {
+      members.forEach(function (r) { revisionInputs[r].checked = on; if (on) revisionOn.add(r); else revisionOn.delete(r); });
+      apply();
+    }, 'era');
+    eraChip.label.dataset.era = era;
+    revisionGroup.appendChild(eraChip.label);
+    members.forEach(function (r) {
+      var c = chip(r, undefined, true, function (on) {
+        if (on) revisionOn.add(r); else revisionOn.delete(r);
+        eraChip.input.checked = members.some(function (m) { return revisionOn.has(m); });
+        apply();
+      });
+      c.label.dataset.revision = r;
+      revisionInputs[r] = c.input;
+      revisionGroup.appendChild(c.label);
+    });
+  });
+  var actions = el('div', 'group');
+  var problemsOnly = el('button', 'link', 'Problems only');
+  problemsOnly.type = 'button';
+  problemsOnly.addEventListener('click', function () {
+    VERDICTS.forEach(function (v) { var show = v === 'fail' || v === 'warn' || v === 'error'; verdictInputs[v].checked = show; if (show) hiddenVerdicts.delete(v); else hiddenVerdicts.add(v); });
+    apply();
+  });
+  var showAll = el('button', 'link', 'Show all');
+  showAll.type = 'button';
+  showAll.addEventListener('click', function () {
+    controls.querySelectorAll('input').forEach(function (input) { input.checked = true; });
+    hiddenVerdicts.clear();
+    suites.forEach(function (s) { suiteOn.add(s); });
+    revisions.forEach(function (r) { revisionOn.add(r); });
+    apply();
+  });
+  actions.appendChild(problemsOnly);
+  actions.appendChild(showAll);
+  actions.appendChild(el('span', null)).id = 'status';
+  controls.appendChild(actions);
+
+  // — the grid —
+  var table = document.getElementById('grid');
+  var headRow = el('tr');
+  var corner = el('th', 'corner sc', 'scenario');
+  corner.scope = 'col';
+  headRow.appendChild(corner);
+  var cornerRv = el('th', 'corner rv', 'revision');
+  cornerRv.scope = 'col';
+  headRow.appendChild(cornerRv);
+  var headers = clients.map(function (client, ci) {
+    var th = el('th', 'ch' + (client.loadError !== undefined ? ' not-loaded' : ''));
+    th.scope = 'col';
+    var label = pkg(client);
+    th.title = [client.name, label, client.description, countsText(counts[ci] || zero()), client.loadError !== undefined ? 'not loaded: ' + client.loadError : ''].filter(Boolean).join('\n');
+    var name = el('div', 'cn', client.name);
+    if (label) { name.appendChild(document.createElement('br')); name.appendChild(el('small', null, label)); }
+    th.appendChild(name);
+    th.appendChild(shares('mini', counts[ci] || zero(), 'height'));
+    headRow.appendChild(th);
+    return th;
+  });
+  var thead = el('thead');
+  thead.appendChild(headRow);
+  table.appendChild(thead);
+  var tbody = el('tbody');
+  var suiteRows = new Map();
+  var caseRows = [];
+  var lastSuite = null;
+  cases.forEach(function (c) {
+    if (c.suite !== lastSuite) {
+      lastSuite = c.suite;
+      var sr = el('tr', 'suite');
+      var sth = el('th');
+      sth.colSpan = clients.length + 2;
+      sth.scope = 'rowgroup';
+      sth.appendChild(el('span', null, c.suite));
+      sr.appendChild(sth);
+      tbody.appendChild(sr);
+      suiteRows.set(c.suite, sr);
+    }
+    var info = scenarioInfo.get(c.scenario);
+    var tr = el('tr', 'case');
+    tr.dataset.suite = c.suite;
+    tr.dataset.revision = c.revision;
+    tr.dataset.scenario = c.scenario;
+    var sc = el('th', 'sc');
+    sc.scope = 'row';
+    var span = el('span', null, c.scenario.slice(c.scenario.indexOf('/') + 1));
+    span.title = c.scenario + (info ? '\n' + info.title + '\n' + info.spec.level + ' \u00b7 ' + info.spec.section : '');
+    sc.appendChild(span);
+    tr.appendChild(sc);
+    tr.appendChild(el('th', 'rv', c.revision));
+    var where = c.scenario + ' @ ' + c.revision;
+    for (var ci = 0; ci < clients.length; ci++) {
+      var index = c.cells[ci];
+      var td = el('td');
+      td.setAttribute('role', 'gridcell');
+      if (index === undefined) {
+        td.className = 'c v-none';
+        td.title = clients[ci].name + ' \u00b7 ' + where + ': no result';
+      } else {
+        var cell = data.cells[index];
+        td.className = 'c ' + CLS[cell.verdict];
+        td.textContent = GLYPH[cell.verdict];
+        td.dataset.i = String(index);
+        td.tabIndex = -1;
+        td.title = cell.client + ' \u00b7 ' + where + ': ' + cell.verdict + (cell.reason ? '\n' + (cell.reason.length > 240 ? cell.reason.slice(0, 240) + '\u2026' : cell.reason) : '');
+        td.setAttribute('aria-label', cell.client + ', ' + where + ': ' + cell.verdict);
+      }
+      tr.appendChild(td);
+    }
+    c.row = tr;
+    caseRows.push(c);
+    tbody.appendChild(tr);
+  });
+  table.appendChild(tbody);
+  table.setAttribute('aria-rowcount', String(cases.length + 1));
+  table.setAttribute('aria-colcount', String(clients.length + 2));
+
+  // — filtering: rows hide, hidden verdicts blank their cells (a table class) —
+  var visible = [];
+  var active = null;
+  function apply() {
+    table.className = 'grid' + Array.from(hiddenVerdicts).map(function (v) { return ' ' + HIDE[v]; }).join('');
+    visible = [];
+    var shownSuites = new Set();
+    var previous = null;
+    var cellsShown = 0;
+    caseRows.forEach(function (c) {
+      var show = suiteOn.has(c.suite) && revisionOn.has(c.revision) && Array.from(c.verdicts).some(function (v) { return !hiddenVerdicts.has(v); });
+      c.row.hidden = !show;
+      if (!show) return;
+      visible.push(c);
+      shownSuites.add(c.suite);
+      c.row.classList.toggle('first', c.scenario !== previous);
+      previous = c.scenario;
+      for (var ci = 0; ci < clients.length; ci++) {
+        var index = c.cells[ci];
+        if (index !== undefined && !hiddenVerdicts.has(data.cells[index].verdict)) cellsShown++;
+      }
+    });
+    suiteRows.forEach(function (row, suite) { row.hidden = !shownSuites.has(suite); });
+    document.getElementById('status').textContent = 'showing ' + visible.length + ' of ' + cases.length + ' cases, ' + cellsShown + ' of ' + data.cells.length + ' cells';
+    if (!active || !focusable(active)) setActive(firstFocusable(), false);
+  }
+  function focusable(td) {
+    return td && td.dataset.i !== undefined && !td.parentNode.hidden && !hiddenVerdicts.has(data.cells[Number(td.dataset.i)].verdict);
+  }
+  function firstFocusable() {
+    for (var r = 0; r < visible.length; r++) {
+      var tds = visible[r].row.cells;
+      for (var k = 2; k < tds.length; k++) if (focusable(tds[k])) return tds[k];
+    }
+    return null;
+  }
+  function setActive(td, focus) {
+    if (active) active.tabIndex = -1;
+    active = td;
+    if (!td) return;
+    td.tabIndex = 0;
+    if (focus) td.focus();
+  }
+
+  // — keyboard: arrows move between shown cells (one tab stop for the grid), Enter or Space opens a cell —
+  function step(td, dRow, dCol) {
+    var rowAt = visible.findIndex(function (c) { return c.row === td.parentNode; });
+    var col = td.cellIndex;
+    for (var r = rowAt + dRow, k = col + dCol; r >= 0 && r < visible.length && k >= 2 && k < clients.length + 2; r += dRow, k += dCol) {
+      var next = visible[r].row.cells[k];
+      if (focusable(next)) return next;
+    }
+    return null;
+  }
+  /** The first (or last) shown cell of a row. */
+  function edge(row, last) {
+    var tds = Array.from(row.cells).slice(2);
+    if (last) tds.reverse();
+    return tds.find(focusable) || null;
+  }
+  tbody.addEventListener('keydown', function (event) {
+    var td = event.target.closest && event.target.closest('td.c');
+    if (!td) return;
+    var next = null;
+    switch (event.key) {
+      case 'ArrowRight': next = step(td, 0, 1); break;
+      case 'ArrowLeft': next = step(td, 0, -1); break;
+      case 'ArrowDown': next = step(td, 1, 0); break;
+      case 'ArrowUp': next = step(td, -1, 0); break;
+      case 'Home': next = event.ctrlKey ? firstFocusable() : edge(td.parentNode, false); break;
+      case 'End': next = edge(td.parentNode, true); break;
+      case 'Enter': case ' ': open(td); event.preventDefault(); return;
+      case 'Escape': close(); return;
+      default: return;
+    }
+    event.preventDefault();
+    if (next) { setActive(next, true); if (!panel.hidden) open(next); }
+  });
+  tbody.addEventListener('click', function (event) {
+    var td = event.target.closest && event.target.closest('td.c');
+    if (!td || td.dataset.i === undefined) return;
+    setActive(td, true);
+    open(td);
+  });
+  var highlighted = null;
+  tbody.addEventListener('focusin', function (event) {
+    var td = event.target.closest && event.target.closest('td.c');
+    if (highlighted) highlighted.classList.remove('hl');
+    highlighted = td ? headers[td.cellIndex - 2] : null;
+    if (highlighted) highlighted.classList.add('hl');
+  });
+
+  // — the detail panel —
+  var panel = document.getElementById('detail');
+  var selected = null;
+  function open(td) {
+    if (td.dataset.i === undefined) return;
+    var cell = data.cells[Number(td.dataset.i)];
+    var client = clients[clientIndex.get(cell.client)];
+    var info = scenarioInfo.get(cell.scenario);
+    if (selected) selected.classList.remove('sel');
+    selected = td;
+    td.classList.add('sel');
+    panel.replaceChildren();
+    var head = el('div', 'head');
+    head.appendChild(el('span', 'badge ' + CLS[cell.verdict], cell.verdict));
+    var h2 = el('h2', null, cell.scenario + ' @ ' + cell.revision);
+    h2.id = 'detail-title';
+    head.appendChild(h2);
+    var closeButton = el('button', 'close', '\u00d7');
+    closeButton.type = 'button';
+    closeButton.setAttribute('aria-label', 'Close the details');
+    closeButton.addEventListener('click', close);
+    head.appendChild(closeButton);
+    panel.appendChild(head);
+    if (info) panel.appendChild(withCode(el('p', 'title'), info.title));
+    var dl = el('dl');
+    function row(term, value) {
+      dl.appendChild(el('dt', null, term));
+      var dd = el('dd');
+      if (typeof value === 'string') dd.textContent = value; else dd.appendChild(value);
+      dl.appendChild(dd);
+    }
+    var who = el('span', null, cell.client);
+    if (pkg(client)) { who.appendChild(document.createTextNode(' ')); who.appendChild(el('code', null, pkg(client))); }
+    if (client.description) who.appendChild(el('span', 'about', client.description));
+    row('Client', who);
+    row('Revision', cell.revision + ' (' + (eras[cell.revision] || 'Other') + ')');
+    row('Verdict', cell.verdict + (cell.durationMs > 0 ? ' in ' + cell.durationMs + ' ms' : ''));
+    if (info) {
+      var rule = el('span', 'spec');
+      rule.appendChild(link(info.spec.section, info.spec.url));
+      rule.appendChild(document.createTextNode(' '));
+      rule.appendChild(el('span', 'level ' + info.spec.level, info.spec.level));
+      row('Rule', rule);
+      if (info.seed) row('Seed', info.seed);
+    }
+    panel.appendChild(dl);
+    if (cell.reason) {
+      panel.appendChild(el('h3', null, cell.verdict === 'n/a' ? 'Not applicable because' : cell.verdict === 'error' ? 'Error' : 'Reason'));
+      panel.appendChild(el('p', 'reason is-' + CLS[cell.verdict].slice(2), cell.reason));
+    }
+    if (client.loadError !== undefined) {
+      panel.appendChild(el('h3', null, 'Why the client was not loaded'));
+      panel.appendChild(el('pre', 'evidence', client.loadError));
+    }
+    if (cell.checks.length > 0) {
+      var failed = cell.checks.filter(function (check) { return !check.ok; }).length;
+      panel.appendChild(el('h3', null, 'Checks (' + cell.checks.length + (failed ? ', ' + failed + ' failed' : '') + ')'));
+      var list = el('ul', 'checks');
+      cell.checks.forEach(function (check) {
+        var li = el('li', check.ok ? 'ok' : 'bad');
+        li.appendChild(el('span', 'mark', check.ok ? '\u2713' : '\u2717'));
+        li.appendChild(el('code', null, check.name));
+        li.appendChild(document.createTextNode(' '));
+        li.appendChild(el('span', 'level ' + check.level, check.level));
+        li.appendChild(document.createTextNode(' '));
+        li.appendChild(link(check.section, check.url));
+        li.appendChild(el('div', 'check-detail', check.detail));
+        if (check.exchanges.length > 0) li.appendChild(el('div', 'exchanges', 'decided by exchanges ' + check.exchanges.map(function (n) { return '#' + n; }).join(', ')));
+        list.appendChild(li);
+      });
+      panel.appendChild(list);
+    }
+    if (cell.evidence) {
+      panel.appendChild(el('h3', null, 'Wire evidence'));
+      panel.appendChild(el('pre', 'evidence', cell.evidence));
+    }
+    panel.hidden = false;
+  }
+  function close() {
+    if (panel.hidden) return;
+    panel.hidden = true;
+    if (selected) { selected.classList.remove('sel'); if (focusable(selected)) selected.focus(); }
+    selected = null;
+  }
+  document.addEventListener('keydown', function (event) { if (event.key === 'Escape') close(); });
+
+  apply();
+  document.documentElement.dataset.renderMs = String(Math.round(performance.now() - started));
+  document.documentElement.dataset.ready = 'true';
+})();
+`;
+
+export function renderHtml(results: MatrixResults): string {
+  const counts = verdictCounts(results.cells);
+  const eras = Object.fromEntries([...new Set(results.cells.map((cell) => cell.revision))].map((revision) => [revision, eraOf(revision)]));
+  const totals = VERDICTS.map((verdict) => `<span class="swatch v-${verdict === 'n/a' ? 'na' : verdict}"></span>${counts[verdict]} ${verdict}`)
+    .join(' &nbsp; ');
+  const title = `MCP client conformance matrix · ${results.generatedAt.slice(0, 10)}`;
+  const clientsWithPackages = results.clients.filter((client) => packageLabel(client) !== undefined).length;
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'">
+<meta name="referrer" content="no-referrer">
+<title>${escapeMarkup(title)}</title>
+<link rel="icon" href="data:,">
+<style>${CSS}</style>
+</head>
+<body>
+<header class="top">
+<h1>MCP client conformance matrix</h1>
+<p class="run">${escapeMarkup(runLine(results))}</p>
+</header>
+<main>
+<p class="totals"><strong>${results.clients.length}</strong> clients (${clientsWithPackages} published packages) · <strong>${results.cells.length}</strong> cells: ${totals} · <a href="#clients-summary">per client</a></p>
+<noscript><p>This report draws its grid with JavaScript; the same results are in results.json, summary.md and junit.xml.</p></noscript>
+<div class="controls" id="controls" aria-label="Filters"></div>
+<div class="grid-wrap"><table class="grid" id="grid" role="grid" aria-label="Verdict of every client (columns) on every scenario case (rows)"></table></div>
+<aside class="detail" id="detail" role="region" aria-labelledby="detail-title" hidden></aside>
+<details class="clients" id="clients-summary" open>
+<summary>Clients (<span id="clients-count">${results.clients.length}</span>)</summary>
+<table class="summary" id="clients"><thead><tr><th>client</th><th>package</th><th>kind</th><th>results</th><th>pass</th><th>fail</th><th>warn</th><th>n/a</th><th>error</th></tr></thead><tbody></tbody></table>
+</details>
+</main>
+<script type="application/json" id="matrix-results">${embedJson(results)}</script>
+<script type="application/json" id="matrix-eras">${embedJson(eras)}</script>
+<script>${SCRIPT}</script>
+</body>
+</html>
+`;
+}

@@ -1,0 +1,31 @@
+// How the matrix command line reaches the test workers and the reporter: environment variables, so that a plain
+// `vitest --config vitest.matrix.config.ts` (CI shards, merged blob reports) takes the same settings.
+import { resolve } from 'node:path';
+import type { MatrixEntry } from './matrix-file.ts';
+
+export const MATRIX_ENV = {
+  /** The matrix file (default: matrix.json at the top of the repository). */
+  file: 'MCP_CONFORMANCE_MATRIX',
+  /** Comma-separated client names (or name prefixes ending in `*`) to run; default all. */
+  clients: 'MCP_CONFORMANCE_MATRIX_CLIENTS',
+  /** Only scenarios whose id contains this text. */
+  scenario: 'MCP_CONFORMANCE_MATRIX_SCENARIO',
+  /** The reports folder (default: reports/matrix). */
+  out: 'MCP_CONFORMANCE_MATRIX_OUT',
+  /** `1`: SHOULD violations fail instead of warning. */
+  strict: 'MCP_CONFORMANCE_STRICT',
+  /** `0`: no progress display. */
+  progress: 'MCP_CONFORMANCE_MATRIX_PROGRESS',
+} as const;
+
+export const DEFAULT_REPORTS_DIR = resolve(import.meta.dirname, '..', '..', 'reports', 'matrix');
+
+/** The entries a `--clients a,b,sdk-v2-*` selection keeps, in matrix file order; an unknown name is an error. */
+export function selectEntries(entries: readonly MatrixEntry[], selection: string | undefined): MatrixEntry[] {
+  if (selection === undefined || selection.trim() === '') return [...entries];
+  const wanted = selection.split(',').map((name) => name.trim()).filter(Boolean);
+  const matches = (pattern: string, name: string) => (pattern.endsWith('*') ? name.startsWith(pattern.slice(0, -1)) : name === pattern);
+  const unknown = wanted.filter((pattern) => !entries.some((entry) => matches(pattern, entry.name)));
+  if (unknown.length > 0) throw new Error(`no matrix entry named ${unknown.map((name) => `"${name}"`).join(', ')} (names: ${entries.map((e) => e.name).join(', ')})`);
+  return entries.filter((entry) => wanted.some((pattern) => matches(pattern, entry.name)));
+}
