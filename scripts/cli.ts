@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 // mcp-client-conformance: list the scenarios, or run them against an adapter and print a verdict table.
+import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { BROKEN_ADAPTERS, BUILT_IN_ADAPTERS } from '../clients/index.ts';
 import { AdapterLoadError, loadChosenAdapter } from '../clients/load.ts';
@@ -184,7 +185,9 @@ if (command === 'serve' && values.help) {
   process.exitCode = await runMatrix({ config, clients, out, shard, strict, compare, scenario: values.scenario?.[0] }).catch((error: Error) => fail(error.message));
 } else if (command === 'compare') {
   const { runCompare } = await import('./matrix/compare.ts');
-  process.exitCode = await runCompare([...positionals, ...(values.markdown !== undefined ? ['--markdown', values.markdown] : [])]);
+  // Paths are the user's: relative to where npm was run (INIT_CWD), not to the package.
+  const fromUser = (path: string) => resolve(process.env.INIT_CWD ?? process.cwd(), path);
+  process.exitCode = await runCompare([...positionals.map(fromUser), ...(values.markdown !== undefined ? ['--markdown', fromUser(values.markdown)] : [])]);
 } else {
   fail(`unknown command "${command}"\n${USAGE}`);
 }
