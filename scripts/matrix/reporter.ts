@@ -4,16 +4,17 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { join, relative, resolve } from 'node:path';
-import type { Reporter, TestCase, TestModule } from 'vitest/node';
-import { SCENARIOS } from '../../suites/index.ts';
+import { basename, join, relative, resolve } from 'node:path';
+import type { Reporter, TestCase, TestModule, TestSpecification } from 'vitest/node';
+import { SCENARIOS, SUITES } from '../../suites/index.ts';
+import { plannedCases } from '../../suites/plan.ts';
 import type { Revision } from '../../servers/revisions.ts';
 import { DEFAULT_MATRIX_FILE, readMatrixFile } from './matrix-file.ts';
 import { renderHtml } from './report-html.ts';
 import { renderJunit } from './report-junit.ts';
 import { renderMarkdown } from './report-markdown.ts';
 import { errorCell, scenarioInfo, RESULTS_FORMAT, RESULTS_FORMAT_VERSION, verdictCounts, type Cell, type ClientInfo, type MatrixResults, type ScenarioInfo } from './results.ts';
-import { DEFAULT_REPORTS_DIR, MATRIX_ENV } from './settings.ts';
+import { DEFAULT_REPORTS_DIR, MATRIX_ENV, selectEntries } from './settings.ts';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
 
@@ -98,6 +99,19 @@ export function writeReports(results: MatrixResults, outDir: string): Record<key
   return paths;
 }
 
+/** How many cases the suite files about to run hold for the selected clients (so progress has a fixed total). */
+function plannedTotal(moduleIds: readonly string[]): number {
+  try {
+    const entries = selectEntries(readMatrixFile(process.env[MATRIX_ENV.file] ?? DEFAULT_MATRIX_FILE).clients, process.env[MATRIX_ENV.clients]);
+    const filter = process.env[MATRIX_ENV.scenario];
+    const suites = moduleIds.map((id) => basename(id, '.matrix.ts')).filter((suite): suite is keyof typeof SUITES => suite in SUITES);
+    const cases = suites.flatMap((suite) => plannedCases(SUITES[suite])).filter(({ scenario }) => filter === undefined || scenario.id.includes(filter));
+    return entries.length * cases.length;
+  } catch {
+    return 0;
+  }
+}
+
 export default class MatrixReporter implements Reporter {
   private started = performance.now();
   private total = 0;
@@ -107,12 +121,9 @@ export default class MatrixReporter implements Reporter {
   private readonly progress = process.env[MATRIX_ENV.progress] !== '0';
   private readonly tty = process.stderr.isTTY === true;
 
-  onTestRunStart(): void {
+  onTestRunStart(specifications: ReadonlyArray<TestSpecification>): void {
     this.started = performance.now();
-  }
-
-  onTestModuleCollected(module: TestModule): void {
-    for (const test of module.children.allTests()) if (test.name !== 'client') this.total++;
+    this.total = plannedTotal(specifications.map((specification) => specification.moduleId));
   }
 
   onTestCaseResult(test: TestCase): void {
@@ -129,7 +140,7 @@ export default class MatrixReporter implements Reporter {
     if (!final && now - this.lastLine < (this.tty ? 100 : 5_000)) return;
     this.lastLine = now;
     const { pass, fail, warn, error } = this.tally;
-    const line = `matrix: ${this.done}/${this.total} cases · pass ${pass} · fail ${fail} · warn ${warn} · n/a ${this.tally['n/a']} · error ${error} · ${((now - this.started) / 1000).toFixed(0)} s`;
+    const line = `matrix: ${this.done}${this.total > 0 ? `/${this.total}` : ""} cases · pass ${pass} · fail ${fail} · warn ${warn} · n/a ${this.tally['n/a']} · error ${error} · ${((now - this.started) / 1000).toFixed(0)} s`;
     process.stderr.write(this.tty ? `\r${line}\x1b[K${final ? '\n' : ''}` : `${line}\n`);
   }
 
