@@ -1,8 +1,17 @@
 // Runs one scenario against one adapter at one revision: a fresh server, the script, a snapshot, the judge.
+//
+// The client is not trusted to keep the adapter contract: every call into it goes through `invoke`, so a synchronous
+// throw, a garbage return or a hang is reported as what it is (ClientMisbehaved, ClientHung) and never escapes into the
+// runner; cleanup always ends with the servers closed; and what the client leaves behind after dispose (connections
+// to the servers, running timers) is reported as informational (MAY) findings, so it never changes a verdict.
+import { AsyncLocalStorage, createHook } from 'node:async_hooks';
 import { featureFor, type ClientAdapter, type Negotiation, type ClientConnection, type ClientUnderTest, type ConnectOptions, type Feature } from '../clients/adapter.ts';
+import { connectionsClosed, type OpenConnection } from '../servers/listen.ts';
 import type { ReferenceServer } from '../servers/reference-server.ts';
 import type { Revision } from '../servers/revisions.ts';
 import { startReferenceServer } from '../servers/server.ts';
+import { check } from './checks.ts';
+import { shutdown } from './disposal/support.ts';
 import { schemaCheck } from './schema.ts';
 import { verdictOf, type Check, type Evidence, type Scenario, type ScenarioContext, type ScenarioResult, type ServerSetup } from './scenario.ts';
 
@@ -16,6 +25,144 @@ export interface RunOptions {
 export const DEFAULT_OPERATION_TIMEOUT_MS = 5_000;
 
 export class ClientHung extends Error {}
+
+/** The client broke the adapter contract: it threw instead of returning a promise, or returned what the operation does not promise. */
+export class ClientMisbehaved extends Error {}
+
+/** How long after dispose the client's connections may take to close (their FIN crossing loopback) before they count as left open. */
+export const CONNECTIONS_DRAIN_MS = 100;
+
+/** The runner's own findings after the script (MAY: they inform, never change a verdict), added only when one is seen. */
+export const CLEANUP_CHECKS = { disposed: 'client-disposed', connections: 'connections-released', timers: 'timers-released' } as const;
+
+/** One line for anything a client threw or rejected with; never throws itself (String() of a hostile value may). */
+export function describeError(error: unknown): string {
+  try {
+    return error instanceof Error ? `${error.constructor.name}: ${error.message}` : String(error);
+  } catch {
+    return `${describeValue(error)} that cannot be shown as text`;
+  }
+}
+
+/** What a value is, for messages about returns that break the contract: "null", "a number (42)", "an object". */
+function describeValue(value: unknown): string {
+  if (value === null || value === undefined) return String(value);
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'string') return `a string (${JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value)})`;
+  if (typeof value === 'number' || typeof value === 'bigint' || typeof value === 'boolean') return `a ${typeof value === 'boolean' ? 'boolean' : 'number'} (${String(value)})`;
+  return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
+}
+
+const listed = (names: readonly string[]) => (names.length === 1 ? names[0]! : `${names.slice(0, -1).join(', ')} and ${names.at(-1)}`);
+
+/** The problem with a value that should be an object with these methods, or undefined. */
+function withMethods(noun: string, methods: readonly string[]): (value: unknown) => string | undefined {
+  return (value) => {
+    if ((typeof value !== 'object' && typeof value !== 'function') || value === null) return `returned ${describeValue(value)}, not ${noun}`;
+    const missing = methods.filter((method) => {
+      try {
+        return typeof (value as Record<string, unknown>)[method] !== 'function';
+      } catch {
+        return true; // a getter that throws is no method either
+      }
+    });
+    return missing.length > 0 ? `returned an object without ${listed(missing)}, not ${noun}` : undefined;
+  };
+}
+const A_CLIENT = withMethods('a client instance', ['connect', 'dispose']);
+const A_CONNECTION = withMethods('a connection', ['info', 'listTools', 'callTool', 'close']);
+const AN_OBJECT = (noun: string) => (value: unknown) => (typeof value === 'object' && value !== null && !Array.isArray(value) ? undefined : `returned ${describeValue(value)}, not ${noun}`);
+const AN_ARRAY = (noun: string) => (value: unknown) => (Array.isArray(value) ? undefined : `returned ${describeValue(value)}, not ${noun}`);
+
+/** What one case's client created that can outlive it. */
+interface ClientTraces {
+  timers: NodeJS.Timeout[];
+}
+
+// An in-process client shares the runner's process: a timer it leaves running would keep a finished run (the command
+// line) alive. Every call into the client runs in its case's async context, so a timer is traced to the case whose
+// client created it, even with cases running concurrently. The hook is on only while a case runs.
+const clientContext = new AsyncLocalStorage<ClientTraces>();
+const timerHook = createHook({
+  init(_asyncId, type, _triggerAsyncId, resource) {
+    if (type === 'Timeout') clientContext.getStore()?.timers.push(resource as NodeJS.Timeout);
+  },
+});
+let casesTracing = 0;
+
+/** Node's own fields of a Timeout (stable since Node 10; no public API tells whether a timer is still scheduled). */
+type TimeoutFields = { _destroyed: boolean; _idleTimeout: number; _repeat: number | null };
+const fields = (timer: NodeJS.Timeout) => timer as unknown as TimeoutFields;
+
+/** Timers a client left scheduled and holding the process open: not yet fired or cleared, and ref'd. */
+function runningTimers(traces: ClientTraces): NodeJS.Timeout[] {
+  return traces.timers.filter((timer) => !fields(timer)._destroyed && timer.hasRef());
+}
+
+/** "a 60000 ms interval", "a 1000 ms timeout". */
+const describeTimer = (timer: NodeJS.Timeout) => `a ${fields(timer)._idleTimeout} ms ${fields(timer)._repeat === null ? 'timeout' : 'interval'}`;
+
+/**
+ * Calls into the client. A synchronous throw becomes a rejection naming the operation, a result `problem` names is a
+ * rejection too, and everything the call starts runs in the case's client context (for the timer trace).
+ */
+function invoke<T>(traces: ClientTraces, what: string, call: () => T | PromiseLike<T>, problem?: (value: unknown) => string | undefined): Promise<T> {
+  let returned: T | PromiseLike<T>;
+  try {
+    returned = clientContext.run(traces, call);
+  } catch (error) {
+    return Promise.reject(new ClientMisbehaved(`${what} threw ${describeError(error)}`));
+  }
+  return Promise.resolve(returned).then((value) => {
+    const wrong = problem?.(value);
+    if (wrong !== undefined) throw new ClientMisbehaved(`${what} ${wrong}`);
+    return value;
+  });
+}
+
+/** A connection as the scenario sees it: each method through `invoke`, and its close remembered (cleanup must not bound it twice). */
+interface HeldConnection {
+  connection: ClientConnection;
+  /** The latest close() the scenario started, while it has not settled, and when its bound ends. */
+  closing?: { deadline: number; settled: Promise<unknown> };
+}
+
+function guarded(traces: ClientTraces, held: HeldConnection, operationTimeoutMs: number): ClientConnection {
+  const { connection } = held;
+  return {
+    info: () => invoke(traces, 'info', () => connection.info(), AN_OBJECT('connection info')),
+    listTools: (options) => invoke(traces, 'listTools', () => connection.listTools(options), AN_ARRAY('a list of tools')),
+    callTool: (name, args, options) => invoke(traces, 'callTool', () => connection.callTool(name, args, options), AN_OBJECT('a tool result')),
+    close() {
+      const closing = invoke(traces, 'close', () => connection.close());
+      const entry = { deadline: performance.now() + operationTimeoutMs, settled: closing.then(noop, noop) };
+      held.closing = entry;
+      void entry.settled.then(() => {
+        if (held.closing === entry) held.closing = undefined;
+      });
+      return closing;
+    },
+  };
+}
+
+const noop = () => {};
+
+/**
+ * A connection the client holds open for no HTTP reason: one that never carried a request, or one whose request is still
+ * open. An idle keep-alive connection is not one: HTTP/1.1 keeps connections for reuse, a runtime's shared pool holds
+ * them (the official SDKs on Node's global fetch leave one or two after close and dispose), and the server's keep-alive
+ * timeout ends them.
+ */
+const heldOpen = (connection: OpenConnection) => connection.requests === 0 || connection.inFlight > 0;
+
+/** "the client left 4 connections open to the server 100 ms after dispose (4 never carried a request)". */
+function describeLeftOpen(left: readonly OpenConnection[], servers: number): string {
+  const never = left.filter((c) => c.requests === 0).length;
+  const busy = left.length - never;
+  const kinds = [...(never > 0 ? [`${never} never carried a request`] : []), ...(busy > 0 ? [`${busy} with a request still open`] : [])].join(', ');
+  const plural = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`;
+  return `the client left ${plural(left.length, 'connection')} open to the server${servers > 1 ? 's' : ''} ${CONNECTIONS_DRAIN_MS} ms after dispose (${kinds})`;
+}
 
 /**
  * The negotiation a scenario gets when it names none: the mode that reaches the revision under test —
@@ -65,17 +212,20 @@ export async function runScenario(scenario: Scenario, adapter: ClientAdapter, re
   const server = await serve(setup.server);
   const otherServers: { server: ReferenceServer; setup: ServerSetup }[] = [];
   const clients: ClientUnderTest[] = [];
-  const connections: ClientConnection[] = [];
-  const pendingConnects = new Set<Promise<unknown>>();
+  const connections: HeldConnection[] = [];
+  /** Connects not yet settled, with the time their own bound ends. */
+  const pendingConnects = new Map<Promise<unknown>, number>();
   const observed: Record<string, unknown> = {};
+  const traces: ClientTraces = { timers: [] };
   let cleaningUp = false;
   let clientError: string | undefined;
   const caseId = `${scenario.id}@${revision}`;
   const startClient = async () => {
-    const client = await bounded(adapter.start(caseId), 'start the client', operationTimeoutMs);
+    const client = await bounded(invoke(traces, 'start', () => adapter.start(caseId), A_CLIENT), 'start the client', operationTimeoutMs);
     clients.push(client);
     return client;
   };
+  if (casesTracing++ === 0) timerHook.enable();
 
   const context: ScenarioContext = {
     revision,
@@ -88,15 +238,18 @@ export async function runScenario(scenario: Scenario, adapter: ClientAdapter, re
       if (undeclared.length > 0) throw new Error(`scenario ${scenario.id} uses ${undeclared.join(', ')} without requiring it`);
       const connectOptions: ConnectOptions = { timeoutMs: operationTimeoutMs, negotiation: defaultNegotiation(adapter, revision), ...overrides };
       const client = target.newClient || clients.length === 0 ? await startClient() : clients.at(-1)!;
-      const connecting = client.connect((target.server ?? server).url, connectOptions).then((connection) => {
+      const url = (target.server ?? server).url;
+      const connecting = invoke(traces, 'connect', () => client.connect(url, connectOptions), A_CONNECTION).then((connection) => {
+        const held: HeldConnection = { connection };
         // A connect that settles after the scenario gave up on it is closed here, not leaked.
-        if (cleaningUp) void connection.close().catch(() => {});
-        else connections.push(connection);
-        return connection;
+        if (cleaningUp) void invoke(traces, 'close', () => connection.close()).catch(noop);
+        else connections.push(held);
+        return guarded(traces, held, operationTimeoutMs);
       });
-      pendingConnects.add(connecting);
-      void connecting.catch(() => {}).finally(() => pendingConnects.delete(connecting));
-      return bounded(connecting, 'connect', connectOptions.timeoutMs + 1_000);
+      const boundMs = connectOptions.timeoutMs + 1_000;
+      pendingConnects.set(connecting, performance.now() + boundMs);
+      void connecting.catch(noop).finally(() => pendingConnects.delete(connecting));
+      return bounded(connecting, 'connect', boundMs);
     },
     async startServer(setup) {
       const other = await serve(setup);
@@ -111,11 +264,12 @@ export async function runScenario(scenario: Scenario, adapter: ClientAdapter, re
 
   let checks: Check[];
   let evidence: Evidence;
+  const findings: Check[] = [];
   try {
     try {
       await scenario.run(context);
     } catch (error) {
-      clientError = error instanceof Error ? `${error.constructor.name}: ${error.message}` : String(error);
+      clientError = describeError(error);
     }
     // Judge what the server had received when the script ended; cleanup traffic is not the client's doing.
     evidence = {
@@ -130,18 +284,22 @@ export async function runScenario(scenario: Scenario, adapter: ClientAdapter, re
       })),
       issuedSessions: server.issuedSessions(),
       toolRuns: structuredClone(server.fixtures.runs),
-      observed: structuredClone(observed),
+      observed: recordable(observed),
       ...(clientError !== undefined ? { clientError } : {}),
     };
     // Every scenario also checks that each message the client sent matches its revision's schemas.
     checks = [...scenario.judge(evidence), schemaCheck(evidence)];
   } finally {
     cleaningUp = true;
-    await Promise.allSettled(connections.map((connection) => bounded(connection.close(), 'close', operationTimeoutMs)));
-    await bounded(Promise.allSettled([...pendingConnects]), 'pending connects', operationTimeoutMs).catch(() => {});
-    await Promise.allSettled(clients.map((client) => bounded(client.dispose(), 'dispose the client', operationTimeoutMs)));
-    await Promise.all([server, ...otherServers.map((o) => o.server)].map((s) => s.close()));
+    const servers = [server, ...otherServers.map((o) => o.server)];
+    try {
+      findings.push(...(await cleanUp({ revision, servers, traces, connections, clients, pendingConnects, operationTimeoutMs })));
+    } finally {
+      if (--casesTracing === 0) timerHook.disable();
+      await Promise.all(servers.map((s) => s.close()));
+    }
   }
+  checks.push(...findings);
   const verdict = verdictOf(checks, options.strict);
   const failed = checks.filter((check) => !check.ok).map((check) => `${check.name}: ${check.detail}`);
   return {
@@ -152,4 +310,72 @@ export async function runScenario(scenario: Scenario, adapter: ClientAdapter, re
     evidence,
     durationMs: performance.now() - started,
   };
+}
+
+/** The observed values as plain data: one the client gave that cannot be cloned (a function, say) is recorded as what it is. */
+function recordable(observed: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.entries(observed).map(([key, value]) => {
+      try {
+        return [key, structuredClone(value)];
+      } catch {
+        return [key, `${describeValue(value)} that cannot be recorded`];
+      }
+    }),
+  );
+}
+
+/**
+ * Closes every connection and disposes every client, each bounded once (a close the scenario already started is
+ * waited for only for what is left of its bound), then looks at what the client left behind. Returns the findings.
+ */
+async function cleanUp({ revision, servers, traces, connections, clients, pendingConnects, operationTimeoutMs }: {
+  revision: Revision;
+  servers: readonly ReferenceServer[];
+  traces: ClientTraces;
+  connections: readonly HeldConnection[];
+  clients: readonly ClientUnderTest[];
+  pendingConnects: ReadonlyMap<Promise<unknown>, number>;
+  operationTimeoutMs: number;
+}): Promise<Check[]> {
+  const problems: string[] = [];
+  // Only the contract's own failures are findings here: an ordinary rejection of a second close is disposal/idempotent-close's to judge.
+  const note = (error: unknown) => {
+    if (error instanceof ClientHung || error instanceof ClientMisbehaved) problems.push(error.message);
+  };
+  // What is left of an operation's own bound (never more than one operation timeout): a hung operation is not waited for twice.
+  const remaining = (deadline: number) => Math.max(0, Math.min(operationTimeoutMs, deadline - performance.now()));
+  await Promise.all(
+    connections.map(({ connection, closing }) =>
+      closing
+        ? bounded(closing.settled, 'close', remaining(closing.deadline)).catch(noop)
+        : bounded(invoke(traces, 'close', () => connection.close()), 'close', operationTimeoutMs).catch(note),
+    ),
+  );
+  await Promise.all([...pendingConnects].map(([connecting, deadline]) => bounded(connecting, 'connect', remaining(deadline)).catch(noop)));
+  await Promise.all(
+    clients.map((client) =>
+      bounded(invoke(traces, 'dispose', () => client.dispose()), 'dispose', operationTimeoutMs).catch((error: unknown) => {
+        problems.push(error instanceof ClientHung || error instanceof ClientMisbehaved ? error.message : `dispose failed: ${describeError(error)}`);
+      }),
+    ),
+  );
+  const findings: Check[] = [];
+  const finding = (name: string, section: string, detail: string) => findings.push(check(name, shutdown(revision, section, 'MAY'), false, detail));
+  if (problems.length > 0) {
+    finding(CLEANUP_CHECKS.disposed, 'the client ends its connections and releases what it holds when told to (close() and dispose() settle)', `after the script: ${problems.join('; ')}`);
+  }
+  const left = (await Promise.all(servers.map((s) => connectionsClosed(s.url, CONNECTIONS_DRAIN_MS, heldOpen)))).flat();
+  if (left.length > 0) finding(CLEANUP_CHECKS.connections, 'shutdown is closing the HTTP connections: none stays open after the client is disposed', describeLeftOpen(left, servers.length));
+  const timers = runningTimers(traces);
+  // Unref'd, they can no longer keep a finished run alive; cleared they are not: a timer may belong to a library the next case shares.
+  for (const timer of timers) timer.unref();
+  if (timers.length > 0) {
+    finding(
+      CLEANUP_CHECKS.timers,
+      'a disposed client keeps nothing running',
+      `the client left ${timers.length} timer${timers.length === 1 ? '' : 's'} running after dispose (${listed(timers.map(describeTimer))}), unref'd by the runner so ${timers.length === 1 ? 'it' : 'they'} cannot keep the process alive`,
+    );
+  }
+  return findings;
 }

@@ -6,7 +6,7 @@
 // case as a client error instead of hanging.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { createInterface } from 'node:readline';
+import type { Readable } from 'node:stream';
 import { REVISIONS, type Revision } from '../../servers/revisions.ts';
 import {
   FEATURES,
@@ -29,6 +29,12 @@ export const DEFAULT_HELLO_TIMEOUT_MS = 10_000;
 export const DEFAULT_SHUTDOWN_STEP_MS = 2_000;
 /** An operation that carries the client's own timeout is given this much longer before the harness gives up. */
 export const CLIENT_TIMEOUT_MARGIN_MS = 500;
+/**
+ * The longest stdout line read from a program. An answer is a few kilobytes; a longer line is a runaway program, and
+ * reading it unbounded would exhaust the harness (a line that never ends reached V8's string limit and crashed the
+ * whole run with a RangeError within seconds).
+ */
+export const MAX_LINE_BYTES = 8 * 1024 * 1024;
 /** How many trailing stderr lines are kept for failure messages. */
 const STDERR_LINES = 20;
 /** How many of them a failure message shows. */
@@ -227,8 +233,9 @@ class ProgramSupervisor {
     this.child.stdin!.on('error', () => {});
     this.child.stderr!.setEncoding('utf8');
     this.child.stderr!.on('data', (chunk: string) => this.onStderr(chunk));
-    const lines = createInterface({ input: this.child.stdout!, crlfDelay: Infinity });
-    lines.on('line', (line) => this.onLine(line));
+    readLines(this.child.stdout!, (line) => this.onLine(line), () => {
+      if (this.failureReason === undefined) this.fail(`printed a line longer than ${MAX_LINE_BYTES} bytes (a line-protocol answer is one line of JSON)`, { killed: true });
+    });
   }
 
   get failure(): string | undefined {
@@ -425,6 +432,44 @@ class ProgramSupervisor {
   private notRunning(): ClientProcessError {
     return new ClientProcessError(`${this.label} is not running: ${this.failureReason}`, this.stderrLines());
   }
+}
+
+/**
+ * Calls `onLine` with each `\n`-ended line of `input` (a `\r` before the `\n` dropped, the last unended line at the
+ * end), like readline, but holds at most MAX_LINE_BYTES of an unfinished line: past that it calls `onOverlong` once
+ * and drops the rest of the stream.
+ */
+function readLines(input: Readable, onLine: (line: string) => void, onOverlong: () => void): void {
+  let pending: Buffer[] = [];
+  let pendingBytes = 0;
+  let overlong = false;
+  const emit = (bytes: Buffer) => onLine(bytes.toString('utf8').replace(/\r$/, ''));
+  const tooLong = (bytes: number) => {
+    if (bytes <= MAX_LINE_BYTES) return false;
+    overlong = true;
+    pending = [];
+    onOverlong();
+    return true;
+  };
+  input.on('data', (chunk: Buffer) => {
+    if (overlong) return;
+    let start = 0;
+    // 0x0a never occurs inside a multi-byte UTF-8 sequence: splitting the bytes there never splits a character.
+    for (let end = chunk.indexOf(0x0a); end !== -1; end = chunk.indexOf(0x0a, start)) {
+      if (tooLong(pendingBytes + end - start)) return;
+      emit(Buffer.concat([...pending, chunk.subarray(start, end)]));
+      pending = [];
+      pendingBytes = 0;
+      start = end + 1;
+    }
+    if (start === chunk.length) return;
+    pending.push(chunk.subarray(start));
+    pendingBytes += chunk.length - start;
+    tooLong(pendingBytes);
+  });
+  input.on('end', () => {
+    if (!overlong && pendingBytes > 0) emit(Buffer.concat(pending));
+  });
 }
 
 function quote(line: string): string {
