@@ -76,6 +76,16 @@ export async function loadChosenAdapter(choice: { adapter?: string; command?: st
   throw new AdapterLoadError('run needs --adapter <name or module> or --adapter-command "<program>"; see `mcp-client-conformance adapters`');
 }
 
+/**
+ * The runner's bound on each client operation when the environment sets MCP_CONFORMANCE_OPERATION_TIMEOUT_MS: a second
+ * more than a program's own deadline, so a hung program is reported by its deadline, and in-process adapters get the
+ * same bound. Undefined: the runner's default.
+ */
+export function runnerOperationTimeoutMs(env: NodeJS.ProcessEnv = process.env): number | undefined {
+  const { operationTimeoutMs } = timeoutsFromEnv(env);
+  return operationTimeoutMs === undefined ? undefined : operationTimeoutMs + 1_000;
+}
+
 /** The timeouts the environment sets, if any. */
 export function timeoutsFromEnv(env: NodeJS.ProcessEnv = process.env): Pick<LoadOptions, 'operationTimeoutMs' | 'helloTimeoutMs'> {
   const read = (name: string): number | undefined => {

@@ -3,7 +3,7 @@
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { BROKEN_ADAPTERS, BUILT_IN_ADAPTERS } from '../clients/index.ts';
-import { AdapterLoadError, loadChosenAdapter } from '../clients/load.ts';
+import { AdapterLoadError, loadChosenAdapter, runnerOperationTimeoutMs } from '../clients/load.ts';
 import { ERA_DESCRIPTIONS, ERAS, type Era } from '../servers/era.ts';
 import { PERSONALITIES } from '../servers/personalities/index.ts';
 import { startReferenceServer } from '../servers/server.ts';
@@ -119,9 +119,10 @@ async function run(values: { adapter?: string; 'adapter-command'?: string; scena
     throw error;
   });
   const results: ScenarioResult[] = [];
+  const operationTimeoutMs = runnerOperationTimeoutMs();
   try {
     for (const { scenario, revision } of plannedCases(scenarios)) {
-      const result = await runScenario(scenario, adapter, revision, { strict: values.strict ?? false });
+      const result = await runScenario(scenario, adapter, revision, { strict: values.strict ?? false, ...(operationTimeoutMs !== undefined ? { operationTimeoutMs } : {}) });
       results.push(result);
       if (values.verbose && result.verdict !== 'pass') console.log(`${explain(result)}\n`);
     }
@@ -133,6 +134,8 @@ async function run(values: { adapter?: string; 'adapter-command'?: string; scena
   // A run in which nothing applied proves nothing: say so, and do not let CI read it as a success.
   if (judged.length === 0) console.error(`mcp-client-conformance: no scenario applies to ${adapter.name}: check the revisions and features it declares`);
   process.exitCode = judged.length === 0 || results.some((r) => r.verdict === 'fail') ? 1 : 0;
+  // The table is out: whatever a client left behind (a socket, a timer of its own) must not keep the run alive.
+  setTimeout(() => process.exit(), 2_000).unref();
 }
 
 const [command, ...rest] = process.argv.slice(2);

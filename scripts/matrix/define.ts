@@ -3,6 +3,7 @@
 // in its meta; the matrix reporter (reporter.ts) builds the results from those metas, live or merged.
 // A verdict is data, not a test outcome: a test fails only when the suite could not produce a cell.
 import { afterAll, describe, test } from 'vitest';
+import { runnerOperationTimeoutMs } from '../../clients/load.ts';
 import { SUITES } from '../../suites/index.ts';
 import { plannedCases } from '../../suites/plan.ts';
 import { runScenario } from '../../suites/runner.ts';
@@ -24,6 +25,7 @@ export function defineMatrixSuite(suite: keyof typeof SUITES): void {
   const filter = process.env[MATRIX_ENV.scenario];
   const cases = plannedCases(SUITES[suite]).filter(({ scenario }) => filter === undefined || scenario.id.includes(filter));
   const strict = process.env[MATRIX_ENV.strict] === '1';
+  const operationTimeoutMs = runnerOperationTimeoutMs();
 
   for (const entry of entries) {
     describe.concurrent(entry.name, () => {
@@ -41,7 +43,7 @@ export function defineMatrixSuite(suite: keyof typeof SUITES): void {
       test.for(cases.map((c) => ({ ...c, title: `${c.scenario.id} @ ${c.revision}` })))('$title', async ({ scenario, revision }, { task }) => {
         const { adapter, info } = await loaded();
         task.meta.matrixCell = adapter
-          ? cellOf(entry.name, await runScenario(scenario, adapter, revision, { strict }))
+          ? cellOf(entry.name, await runScenario(scenario, adapter, revision, { strict, ...(operationTimeoutMs !== undefined ? { operationTimeoutMs } : {}) }))
           : errorCell(entry.name, scenario.id, revision, `the client could not be loaded: ${info.loadError}`);
       });
     });
