@@ -1,6 +1,6 @@
 // The request pipeline every reference server shares: recording, then personality middleware, then the era.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { WireExchange, WireRecord } from './wire-record.ts';
+import type { BodyLimits, BodyProblem, WireExchange, WireRecord } from './wire-record.ts';
 
 export interface HttpContext {
   req: IncomingMessage;
@@ -32,6 +32,18 @@ export function sendJsonRpcError(res: ServerResponse, status: number, code: numb
   const body = JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null });
   res.writeHead(status, { 'content-type': 'application/json', ...headers });
   res.end(body);
+}
+
+/**
+ * The answer to a request whose body was not read to its end (WireRecord.begin), before any era sees it:
+ * 413 for a body over the limit (the SDK's own answer and message, `toNodeHandler`), 408 for one that did not
+ * arrive in time (RFC 9110 §15.5.9), both closing the connection since the rest of the body was never read;
+ * nothing for a client that hung up mid-body, as there is no one left to answer.
+ */
+export function answerBodyProblem(res: ServerResponse, problem: BodyProblem, limits: BodyLimits): void {
+  const close = { connection: 'close' };
+  if (problem === 'too-large') sendJsonRpcError(res, 413, -32000, `Payload Too Large: Request body must not exceed ${limits.maxBytes} bytes`, close);
+  else if (problem === 'timed-out') sendJsonRpcError(res, 408, -32000, `Request Timeout: the request body did not arrive within ${limits.timeoutMs} ms`, close);
 }
 
 /** The JSON-RPC messages of a parsed body (a batch is flattened). */

@@ -87,8 +87,10 @@ export interface Listening {
 export async function listenOnLoopback(handler: RequestListener, port = 0): Promise<Listening> {
   const server = createServer(handler);
   const tracker = track(server);
-  // Streams held open by clients (SSE) must not keep the process alive once the test is over.
-  server.keepAliveTimeout = 1_000;
+  // Node's default idle keep-alive (5 s), not shorter: with 1 s the `Keep-Alive: timeout=1` hint made undici open a new
+  // connection per request, and an SSE response (no hint) left undici holding a socket for 4 s that the server dropped at
+  // 2 s, so a request sent in between met ECONNRESET. close() ends every connection, idle or not.
+  server.keepAliveTimeout = 5_000;
   for (let attempt = 0; ; attempt++) {
     const chosen = port !== 0 ? port : await getPort({ host: LOOPBACK });
     try {

@@ -1,14 +1,23 @@
 // Starts a reference server: an era backend behind the shared pipeline, with personalities composed in.
 import express from 'express';
 import { localhostOriginValidation } from '@modelcontextprotocol/node';
+import { DEFAULT_MAX_REQUEST_BODY_SIZE } from '@modelcontextprotocol/server';
 import type { Era, EraBackend } from './era.ts';
 import { ERA_FACTORIES } from './eras/index.ts';
 import { FixtureState } from './fixtures.ts';
-import { compose, type Middleware } from './http.ts';
+import { answerBodyProblem, compose, type Middleware } from './http.ts';
 import { listenOnLoopback } from './listen.ts';
 import type { Personality } from './personality.ts';
 import type { ReferenceServer } from './reference-server.ts';
-import { WireRecord } from './wire-record.ts';
+import { WireRecord, type BodyLimits } from './wire-record.ts';
+
+/** The SDK's own request body limit (4 MiB, `toNodeHandler` and the transports): a longer body is answered 413. */
+export const DEFAULT_MAX_BODY_BYTES = DEFAULT_MAX_REQUEST_BODY_SIZE;
+/**
+ * How long a request body may take to arrive once its headers are in; then 408. Loopback clients send a body in
+ * one go: this only bounds a client that stalls or dribbles, and leaves room for a CPU-starved one.
+ */
+export const DEFAULT_BODY_TIMEOUT_MS = 10_000;
 
 export interface ServerOptions {
   era: Era;
@@ -17,6 +26,10 @@ export interface ServerOptions {
   port?: number;
   /** Keep the wire record (default). Off only to measure what recording costs. */
   recording?: boolean;
+  /** The largest request body read, in bytes; a longer one is answered 413. Default DEFAULT_MAX_BODY_BYTES (4 MiB). */
+  maxBodyBytes?: number;
+  /** Milliseconds a request body may take to arrive once its headers are in; then 408. Default DEFAULT_BODY_TIMEOUT_MS (10 s). */
+  bodyTimeoutMs?: number;
 }
 
 interface Instance {
@@ -34,7 +47,14 @@ function originCheck(): Middleware {
   };
 }
 
-async function startInstance(era: Era, personalities: readonly Personality[], fixtures: FixtureState, port: number, recording: boolean): Promise<Instance> {
+async function startInstance(
+  era: Era,
+  personalities: readonly Personality[],
+  fixtures: FixtureState,
+  port: number,
+  recording: boolean,
+  bodyLimits: BodyLimits,
+): Promise<Instance> {
   const record = new WireRecord({ enabled: recording });
   const backend = await ERA_FACTORIES[era]({ fixtures, record });
   for (const personality of personalities) personality.attach?.({ era, backend, record, fixtures });
@@ -45,7 +65,9 @@ async function startInstance(era: Era, personalities: readonly Personality[], fi
   app.disable('x-powered-by');
   app.use(async (req, res, next) => {
     try {
-      const { exchange, parsedBody } = await record.begin(req, res);
+      const { exchange, parsedBody, bodyProblem } = await record.begin(req, res, bodyLimits);
+      // A body too large, too slow or cut off never reaches personalities or the era: the shared answer, recorded.
+      if (bodyProblem) return answerBodyProblem(res, bodyProblem, bodyLimits);
       await pipeline({ req, res, exchange, body: parsedBody, record });
     } catch (error) {
       next(error);
@@ -88,17 +110,18 @@ export async function startReferenceServer(options: ServerOptions): Promise<Refe
   }
   const fixtures = new FixtureState();
   const recording = options.recording ?? true;
+  const bodyLimits: BodyLimits = { maxBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES, timeoutMs: options.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS };
   const instances: Instance[] = [];
   let front;
   try {
-    const main = await startInstance(era, inner, fixtures, fronts.length > 0 ? 0 : (options.port ?? 0), recording);
+    const main = await startInstance(era, inner, fixtures, fronts.length > 0 ? 0 : (options.port ?? 0), recording, bodyLimits);
     instances.push(main);
     front = await fronts[0]?.front?.({
       backendUrl: main.url,
       backendRecord: main.record,
       recording,
       async startInstance() {
-        const instance = await startInstance(era, inner, fixtures, 0, recording);
+        const instance = await startInstance(era, inner, fixtures, 0, recording, bodyLimits);
         instances.push(instance);
         return instance;
       },

@@ -45,9 +45,30 @@ export interface WireExchange {
    * `server-dropped`: a personality destroyed the connection without an answer.
    */
   endedBy?: 'server' | 'client' | 'server-dropped';
-  /** Free-form labels a server personality attaches (for example `refused-reinitialize`). */
+  /** Free-form labels a server personality attaches (for example `refused-reinitialize`), and BODY_PROBLEM_NOTES. */
   notes: string[];
 }
+
+/**
+ * Bounds on reading one request body (servers/server.ts sets them), so a client cannot make the server buffer
+ * without limit or wait forever for bytes that never come.
+ */
+export interface BodyLimits {
+  /** The largest body read, in bytes: a longer one (by its Content-Length, or as it arrives) is not read on. */
+  maxBytes: number;
+  /** How long the whole body may take to arrive, counted from when its headers were read (a deadline, not an idle timer: dribbling does not extend it). */
+  timeoutMs: number;
+}
+
+/** Why a request body was not read to its end: over `maxBytes`, not complete within `timeoutMs`, or the client hung up mid-body. */
+export type BodyProblem = 'too-large' | 'timed-out' | 'aborted';
+
+/** The note `begin` puts on an exchange whose body it could not read, per problem. */
+export const BODY_PROBLEM_NOTES: Record<BodyProblem, string> = {
+  'too-large': 'request-body-too-large',
+  'timed-out': 'request-body-timed-out',
+  aborted: 'request-body-aborted',
+};
 
 /** One server-to-client JSON-RPC message and when the server wrote it. */
 export interface ServerMessage {
@@ -147,10 +168,12 @@ export class WireRecord {
   }
 
   /**
-   * Starts recording one exchange: reads the whole request body, then taps the response.
-   * Returns the exchange and the body parsed as JSON (undefined when it is not JSON).
+   * Starts recording one exchange: reads the whole request body (within `limits`, when given), then taps the response.
+   * Returns the exchange and the body parsed as JSON (undefined when it is not JSON); `bodyProblem` when the body
+   * was not read to its end, which the caller answers (or not, when the client is gone). The exchange then keeps
+   * what did arrive (nothing when too large) and a BODY_PROBLEM_NOTES note.
    */
-  async begin(req: IncomingMessage, res: ServerResponse): Promise<{ exchange: WireExchange; parsedBody: unknown }> {
+  async begin(req: IncomingMessage, res: ServerResponse, limits?: BodyLimits): Promise<{ exchange: WireExchange; parsedBody: unknown; bodyProblem?: BodyProblem }> {
     const exchange: WireExchange = {
       seq: this.exchanges.length + 1,
       method: req.method ?? '',
@@ -169,9 +192,13 @@ export class WireRecord {
       this.exchanges.push(exchange);
       this.tapResponse(exchange, res);
     }
-    const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
-    exchange.requestBody = Buffer.concat(chunks).toString('utf8');
+    const { body, problem } = await readBody(req, limits);
+    exchange.requestBody = body.toString('utf8');
+    if (problem) {
+      exchange.notes.push(BODY_PROBLEM_NOTES[problem]);
+      this.changed();
+      return { exchange, parsedBody: undefined, bodyProblem: problem };
+    }
     const parsedBody = parseJson(exchange.requestBody);
     exchange.requestMessages = toMessages(parsedBody);
     this.changed();
@@ -252,6 +279,40 @@ export class WireRecord {
   private changed(): void {
     this.changes.emit('change');
   }
+}
+
+/**
+ * Reads a request body to its end, or stops at the first of `limits` it breaks, or when the client hangs up
+ * mid-body (a truncated body: fewer bytes than its Content-Length, then the connection closed).
+ */
+function readBody(req: IncomingMessage, limits: BodyLimits | undefined): Promise<{ body: Buffer; problem?: BodyProblem }> {
+  // A declared length over the limit is refused before a byte is read, as the SDK's own reader does.
+  if (limits && Number(req.headers['content-length']) > limits.maxBytes) return Promise.resolve({ body: Buffer.alloc(0), problem: 'too-large' });
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const finish = (problem?: BodyProblem) => {
+      clearTimeout(deadline);
+      req.off('data', onData).off('end', onEnd).off('close', onAborted).off('error', onAborted);
+      // What was read of a too-large body is not kept: the record would hold up to `maxBytes` of it for nothing.
+      if (problem === 'too-large') chunks.length = 0;
+      resolve({ body: Buffer.concat(chunks), ...(problem && { problem }) });
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (limits && size > limits.maxBytes) {
+        req.pause();
+        finish('too-large');
+        return;
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = () => finish();
+    // 'close' (or 'error': ECONNRESET "aborted") before 'end' is the client hanging up mid-body.
+    const onAborted = () => finish('aborted');
+    const deadline = limits ? setTimeout(() => finish('timed-out'), limits.timeoutMs) : undefined;
+    req.on('data', onData).on('end', onEnd).on('close', onAborted).on('error', onAborted);
+  });
 }
 
 function flattenHeaders(headers: IncomingMessage['headers']): Record<string, string> {

@@ -45,18 +45,24 @@ export function httpSseEra(): EraFactory {
     const backend: EraBackend = {
       entryPath: SSE_PATH,
       revisions: [REVISION],
-      async handle({ req, res, exchange, body }: HttpContext) {
+      async handle({ req, res, exchange }: HttpContext) {
         const url = new URL(req.url ?? '/', 'http://localhost');
         if (req.method === 'GET' && url.pathname === SSE_PATH) return openStream(res);
+        // RFC 9110 §15.5.6: the messages resource exists, only POST is served there (the SDK example's express
+        // route would 404 any other method, which says the resource is missing).
+        if (req.method !== 'POST' && url.pathname === MESSAGES_PATH) {
+          return void res.writeHead(405, { 'content-type': 'text/plain', allow: 'POST' }).end('Method Not Allowed');
+        }
         if (req.method === 'POST' && url.pathname === MESSAGES_PATH) {
           const sessionId = url.searchParams.get('sessionId');
           if (!sessionId) return sendText(res, 400, 'Missing sessionId parameter');
           const session = live.get(sessionId);
           if (!session) return sendText(res, 404, 'Session not found');
-          // The record has read the body already: hand over the parsed JSON, or the raw text so the
-          // transport gives its own answer to a body that is not JSON (400 `Invalid message: …`).
+          // The record has read the body already: hand over its raw text, which the transport parses as it would
+          // the bytes it read itself, so a bad body gets the transport's own answer verbatim (400 `Invalid message: <body>`;
+          // a parsed object would print as `[object Object]` there).
           try {
-            await session.transport.handlePostMessage(req, res, body ?? exchange.requestBody);
+            await session.transport.handlePostMessage(req, res, exchange.requestBody);
           } catch {
             // The stream closed under the POST: the transport has already answered 500.
           }

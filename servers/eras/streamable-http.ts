@@ -27,6 +27,9 @@ import { requiresProtocolVersionHeader, type StreamableRevision } from '../revis
 
 export const MCP_PATH = '/mcp';
 
+/** The HTTP methods of a sessionful Streamable HTTP endpoint (what the SDK transport's 405 lists in `Allow`). */
+const SERVED_METHODS = ['GET', 'POST', 'DELETE'];
+
 /** The `retry:` field of 2025-11-25 priming events unless set otherwise: small, so clients reconnect promptly. */
 export const DEFAULT_RETRY_INTERVAL_MS = 50;
 
@@ -95,6 +98,9 @@ export function streamableHttpEra(revision: StreamableRevision, options: Streama
       revision,
       async handle({ req, res, exchange, body }: HttpContext) {
         if (req.url?.split('?')[0] !== MCP_PATH) return void res.writeHead(404, { 'content-type': 'text/plain' }).end('Not Found');
+        // RFC 9110 §15.5.6: a method /mcp never serves gets 405 with or without a session id (the router would
+        // otherwise 400 it for its missing id); the SDK transport's own answer, which only a live session reaches.
+        if (!SERVED_METHODS.includes(req.method ?? '')) return sendJsonRpcError(res, 405, -32000, 'Method not allowed.', { allow: SERVED_METHODS.join(', ') });
         // The wire record already holds the header as sent; only the SDK is kept from judging it.
         if (!requiresProtocolVersionHeader(revision)) hideHeader(req, 'mcp-protocol-version');
         const sessionId = exchange.requestHeaders['mcp-session-id'];
