@@ -86,6 +86,20 @@ const STEP_MS = 50;
 export const ARG1_COMPLETIONS = ['paris', 'park', 'party', 'test', 'testing'];
 
 /** A tool result with one text content. */
+// Built once, not per server: see INPUT_SCHEMAS in fixtures.ts (servers built per request in 2026-07-28).
+const CONFORMANCE_SCHEMAS = {
+  sampling: z.object({ prompt: z.string().describe('The prompt to send to the LLM') }),
+  elicitation: z.object({ message: z.string().describe('The message to show the user') }),
+  none: z.object({}),
+  jsonSchema2020: fromJsonSchema(JSON_SCHEMA_2020_12_INPUT_SCHEMA),
+  customHeader: fromJsonSchema<{ region: string }>(CUSTOM_HEADER_INPUT_SCHEMA),
+  promptArguments: z.object({
+    arg1: completable(z.string().describe('First test argument'), (value) => ARG1_COMPLETIONS.filter((word) => word.startsWith(value))),
+    arg2: z.string().describe('Second test argument'),
+  }),
+  embeddedResourcePrompt: z.object({ resourceUri: z.string().describe('URI of the resource to embed') }),
+};
+
 const text = (value: string) => ({ content: [{ type: 'text' as const, text: value }] });
 
 /** Registers a tool without arguments whose runs are counted in the fixture state like every fixture's. */
@@ -163,7 +177,7 @@ export function registerConformanceFixtures(server: McpServer, state: FixtureSta
 
   server.registerTool(
     'test_sampling',
-    { description: 'Tests server-initiated sampling (LLM completion request)', inputSchema: z.object({ prompt: z.string().describe('The prompt to send to the LLM') }) },
+    { description: 'Tests server-initiated sampling (LLM completion request)', inputSchema: CONFORMANCE_SCHEMAS.sampling },
     async ({ prompt }, ctx) => {
       const run = state.start('test_sampling', ctx.mcpReq.id);
       try {
@@ -201,7 +215,7 @@ export function registerConformanceFixtures(server: McpServer, state: FixtureSta
   elicitingTool(
     'test_elicitation',
     'Tests server-initiated elicitation (user input request)',
-    z.object({ message: z.string().describe('The message to show the user') }),
+    CONFORMANCE_SCHEMAS.elicitation,
     (args) => ({
       message: String(args.message),
       requestedSchema: {
@@ -219,7 +233,7 @@ export function registerConformanceFixtures(server: McpServer, state: FixtureSta
   elicitingTool(
     'test_elicitation_sep1034_defaults',
     'Tests elicitation with default values per SEP-1034',
-    z.object({}),
+    CONFORMANCE_SCHEMAS.none,
     () => ({
       message: 'Please review and update the form fields with defaults',
       requestedSchema: {
@@ -240,7 +254,7 @@ export function registerConformanceFixtures(server: McpServer, state: FixtureSta
   elicitingTool(
     'test_elicitation_sep1330_enums',
     'Tests elicitation with enum schema improvements per SEP-1330',
-    z.object({}),
+    CONFORMANCE_SCHEMAS.none,
     () => ({
       message: 'Please select options from the enum fields',
       requestedSchema: {
@@ -292,7 +306,7 @@ export function registerConformanceFixtures(server: McpServer, state: FixtureSta
   // SEP-1613 / SEP-2106 (json-schema-2020-12.ts): the raw schema is listed as written.
   server.registerTool(
     'json_schema_2020_12_tool',
-    { description: 'Tool with JSON Schema 2020-12 features for conformance testing (SEP-1613)', inputSchema: fromJsonSchema(JSON_SCHEMA_2020_12_INPUT_SCHEMA) },
+    { description: 'Tool with JSON Schema 2020-12 features for conformance testing (SEP-1613)', inputSchema: CONFORMANCE_SCHEMAS.jsonSchema2020 },
     async (args, ctx) => {
       const run = state.start('json_schema_2020_12_tool', ctx.mcpReq.id);
       run.finishedAt = performance.now();
@@ -306,7 +320,7 @@ export function registerConformanceFixtures(server: McpServer, state: FixtureSta
     'test_custom_header',
     {
       description: 'SEP-2243: its region argument is also sent in the Mcp-Param-Region header (2026-07-28)',
-      inputSchema: fromJsonSchema<{ region: string }>(CUSTOM_HEADER_INPUT_SCHEMA),
+      inputSchema: CONFORMANCE_SCHEMAS.customHeader,
     },
     async ({ region }, ctx) => {
       const run = state.start('test_custom_header', ctx.mcpReq.id);
@@ -357,10 +371,7 @@ export function registerConformanceFixtures(server: McpServer, state: FixtureSta
     {
       title: 'Prompt With Arguments',
       description: 'A prompt with required arguments',
-      argsSchema: z.object({
-        arg1: completable(z.string().describe('First test argument'), (value) => ARG1_COMPLETIONS.filter((word) => word.startsWith(value))),
-        arg2: z.string().describe('Second test argument'),
-      }),
+      argsSchema: CONFORMANCE_SCHEMAS.promptArguments,
     },
     async ({ arg1, arg2 }) => ({
       messages: [{ role: 'user', content: { type: 'text', text: `Prompt with arguments: arg1='${arg1}', arg2='${arg2}'` } }],
@@ -371,7 +382,7 @@ export function registerConformanceFixtures(server: McpServer, state: FixtureSta
     {
       title: 'Prompt With Embedded Resource',
       description: 'A prompt that includes an embedded resource',
-      argsSchema: z.object({ resourceUri: z.string().describe('URI of the resource to embed') }),
+      argsSchema: CONFORMANCE_SCHEMAS.embeddedResourcePrompt,
     },
     async ({ resourceUri }) => ({
       messages: [

@@ -104,6 +104,18 @@ export const CLOSE_STREAM_ANSWER = 'answered after closing the stream';
 /** The serverInfo every reference server answers with. */
 export const REFERENCE_SERVER_INFO = { name: 'mcp-client-conformance-reference', version: '0.1.0' };
 
+// Input schemas are built once: the 2026-07-28, dual and stateless eras build a server per request, and rebuilding
+// every zod schema each time was most of its cost (allocation and garbage collection).
+const INPUT_SCHEMAS = {
+  echo: z.object({ text: z.string().default('') }),
+  slow: z.object({ ms: z.number().int().min(0).max(120_000).default(SLOW_DEFAULT_MS) }),
+  none: z.object({}),
+  progress: z.object({
+    steps: z.number().int().min(1).max(1_000).default(3),
+    intervalMs: z.number().int().min(0).max(60_000).default(0),
+  }),
+};
+
 /** A fresh McpServer (one per session, or per request in 2026-07-28) with every fixture, pinned to the given revisions. */
 export function createFixtureServer(state: FixtureState, supportedProtocolVersions: string[]): McpServer {
   const legacy = supportedProtocolVersions.some((version) => version < '2026-07-28');
@@ -123,7 +135,7 @@ export function createFixtureServer(state: FixtureState, supportedProtocolVersio
 
   server.registerTool(
     FIXTURE_TOOLS.echo,
-    { description: 'Echoes its text argument.', inputSchema: z.object({ text: z.string().default('') }) },
+    { description: 'Echoes its text argument.', inputSchema: INPUT_SCHEMAS.echo },
     async ({ text }, ctx) => {
       const run = state.start(FIXTURE_TOOLS.echo, ctx.mcpReq.id);
       run.finishedAt = performance.now();
@@ -135,7 +147,7 @@ export function createFixtureServer(state: FixtureState, supportedProtocolVersio
     FIXTURE_TOOLS.slow,
     {
       description: 'Waits until aborted or until ms milliseconds pass; reports which.',
-      inputSchema: z.object({ ms: z.number().int().min(0).max(120_000).default(SLOW_DEFAULT_MS) }),
+      inputSchema: INPUT_SCHEMAS.slow,
     },
     async ({ ms }, ctx) => {
       const run = state.start(FIXTURE_TOOLS.slow, ctx.mcpReq.id);
@@ -148,7 +160,7 @@ export function createFixtureServer(state: FixtureState, supportedProtocolVersio
 
   server.registerTool(
     FIXTURE_TOOLS.count,
-    { description: 'Counts its executions. Not idempotent.', inputSchema: z.object({}) },
+    { description: 'Counts its executions. Not idempotent.', inputSchema: INPUT_SCHEMAS.none },
     async (_args, ctx) => {
       const run = state.start(FIXTURE_TOOLS.count, ctx.mcpReq.id);
       run.finishedAt = performance.now();
@@ -160,7 +172,7 @@ export function createFixtureServer(state: FixtureState, supportedProtocolVersio
     FIXTURE_TOOLS.idempotentCount,
     {
       description: 'Counts its executions. Idempotent.',
-      inputSchema: z.object({}),
+      inputSchema: INPUT_SCHEMAS.none,
       annotations: { idempotentHint: true },
     },
     async (_args, ctx) => {
@@ -175,10 +187,7 @@ export function createFixtureServer(state: FixtureState, supportedProtocolVersio
     {
       description:
         'Sends steps progress notifications (progress 1..steps of total steps), intervalMs apart, when the call has a progressToken; then answers "completed <steps>/<steps>".',
-      inputSchema: z.object({
-        steps: z.number().int().min(1).max(1_000).default(3),
-        intervalMs: z.number().int().min(0).max(60_000).default(0),
-      }),
+      inputSchema: INPUT_SCHEMAS.progress,
     },
     async ({ steps, intervalMs }, ctx) => {
       const run = state.start(FIXTURE_TOOLS.progress, ctx.mcpReq.id);
