@@ -1,164 +1,119 @@
 #!/usr/bin/env node
-// Benchmarks, printed and written to reports/bench.json. Timing lives here, never in test assertions.
-//   scenarios: the in-process cost of one scenario (fresh server, client, judge, teardown), per adapter
-//   servers:   the start-and-close time of each era server, and what the wire record costs in requests/second
-//   adapters:  what running a client out of process costs per operation (clients/process/bench.ts)
-// `npm run bench` runs every section; `npm run bench -- --only servers` runs one.
+// Benchmarks, printed and written as JSON (reports/bench.json). Timing lives here, never in test assertions.
+// Every number is a wall time on the machine it ran on; the JSON notes the load average before and after each
+// section, since on a shared machine the numbers mean little without it.
+//
+// Sections (scripts/bench/*.ts), by default:
+//   scenarios  the in-process cost of one scenario (fresh server, client, judge, teardown) for every case of every
+//              built-in adapter: `--scenario-runs` timed runs after one warm-up                  (bench/scenarios.ts)
+//   servers    the start time of each era's reference server, `--runs` timed                     (bench/servers.ts)
+//   record     what the wire record costs: tools/call req/s with it on and off, `--requests`     (bench/servers.ts)
+//   adapters   what running a client out of process costs per operation              (clients/process/bench.ts)
+//   harness    per equivalent scenario, the official harness in client mode
+//              (`conformance client --command … --scenario initialize | tools_call`: its own server, the minimal
+//              SDK v1 client scripts/bench/harness-client.ts) against runScenario in process (initialize ↔
+//              negotiation/handshake-order, tools_call ↔ negotiation/version-per-revision, both at 2025-11-25, with
+//              the sdk-v1 and reference adapters): medians of `--harness-runs` and `--our-runs`, the ratio
+//              harness/ours (goal ≥ 50×), and where the harness's time goes, phase by phase       (bench/harness.ts)
+// Opt-in, as they take minutes:
+//   full       --full: `vitest run`, the whole default suite, one run                           (bench/whole-runs.ts)
+//   matrix     --scaling: `cli.ts matrix` with the first 1, 2, 4, 8 of `--matrix-clients`      (bench/whole-runs.ts)
+//   shards     --scaling: the 8-client matrix with `--shard i/N`, N = 1, 2, 3, shards one after another: per-shard
+//              time and the max, what N parallel runners would take                             (bench/whole-runs.ts)
+//
+//   npm run bench                              the default sections
+//   npm run bench -- --full --scaling          every section (about 12 minutes on 2 cores)
+//   npm run bench -- --only harness,shards     just these (any section, opt-in or not)
+// Options: --runs 30, --scenario-runs 3, --requests 3000, --harness-runs 5, --our-runs 30, --out reports/bench.json,
+// --matrix-clients <a,b,…> (names in matrix.json; default reference, sdk-v1@latest, sdk-v2-legacy@latest,
+// sdk-v1-sse@latest, sdk-v2-auto@latest, sdk-v2-pinned@latest, sdk-v1@1.24, sdk-v2-legacy@2.3).
+// The JSON is rewritten after each section; every matrix run writes into a temporary directory, removed after.
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { cpus } from 'node:os';
-import { join } from 'node:path';
+import { cpus, platform } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { Agent, request } from 'undici';
-import { BUILT_IN_ADAPTERS } from '../clients/index.ts';
 import { adapterOverhead } from '../clients/process/bench.ts';
-import { ERAS } from '../servers/era.ts';
-import { startReferenceServer } from '../servers/server.ts';
-import { SCENARIOS } from '../suites/index.ts';
-import { plannedCases } from '../suites/plan.ts';
-import { runScenario } from '../suites/runner.ts';
+import { killRunning } from './bench/child.ts';
+import { harnessComparison } from './bench/harness.ts';
+import { scenarioCosts } from './bench/scenarios.ts';
+import { recordCost, serverStarts } from './bench/servers.ts';
+import { loadAverage, seconds } from './bench/stats.ts';
+import { fullSuite, MATRIX_CLIENT_COUNTS, MATRIX_CLIENTS, matrixGrowth, matrixShards, SHARD_COUNTS } from './bench/whole-runs.ts';
 
 const { values } = parseArgs({
   options: {
     only: { type: 'string' },
+    full: { type: 'boolean', default: false },
+    scaling: { type: 'boolean', default: false },
     runs: { type: 'string', default: '30' },
     'scenario-runs': { type: 'string', default: '3' },
     requests: { type: 'string', default: '3000' },
+    'harness-runs': { type: 'string', default: '5' },
+    'our-runs': { type: 'string', default: '30' },
+    'matrix-clients': { type: 'string', default: MATRIX_CLIENTS.join(',') },
+    out: { type: 'string', default: join(import.meta.dirname, '..', 'reports', 'bench.json') },
   },
 });
-const runs = Number(values.runs);
+const count = (name: keyof typeof values) => {
+  const value = Number(values[name]);
+  if (!Number.isInteger(value) || value < 1) throw new Error(`--${name} takes a positive integer, not ${String(values[name])}`);
+  return value;
+};
+const matrixClients = values['matrix-clients'].split(',').map((name) => name.trim()).filter(Boolean);
 
-function percentile(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!;
+const SECTIONS: Record<string, { optIn?: 'full' | 'scaling'; run: () => Promise<object> }> = {
+  scenarios: { run: () => scenarioCosts({ scenarioRuns: count('scenario-runs') }) },
+  servers: { run: () => serverStarts({ runs: count('runs') }) },
+  record: { run: () => recordCost({ requests: count('requests') }) },
+  adapters: { run: () => adapterOverhead({ calls: 200 }) },
+  harness: { run: () => harnessComparison({ runs: count('harness-runs'), ourRuns: count('our-runs') }) },
+  full: { optIn: 'full', run: () => fullSuite() },
+  matrix: { optIn: 'scaling', run: () => matrixGrowth({ clients: matrixClients, counts: MATRIX_CLIENT_COUNTS.filter((n) => n <= matrixClients.length) }) },
+  shards: { optIn: 'scaling', run: () => matrixShards({ clients: matrixClients, shardCounts: SHARD_COUNTS }) },
+};
+
+const chosen = values.only
+  ? values.only.split(',').map((name) => name.trim())
+  : Object.entries(SECTIONS)
+      .filter(([, section]) => section.optIn === undefined || values[section.optIn])
+      .map(([name]) => name);
+const unknown = chosen.filter((name) => !(name in SECTIONS));
+if (unknown.length > 0) throw new Error(`unknown section ${unknown.join(', ')}; sections: ${Object.keys(SECTIONS).join(', ')}`);
+
+// Children (harness, vitest, matrix) run in their own process groups, which an interrupt at the terminal misses.
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    killRunning();
+    process.exit(130);
+  });
 }
 
-const ms = (value: number) => `${value.toFixed(1).padStart(6)} ms`;
-
-/** Every case (scenario × revision) for every built-in adapter, one at a time: `--scenario-runs` timed runs after one warm-up. */
-async function scenarios() {
-  const scenarioRuns = Number(values['scenario-runs']);
-  const rows = [];
-  const all: number[] = [];
-  for (const adapter of BUILT_IN_ADAPTERS) {
-    for (const { scenario, revision } of plannedCases(SCENARIOS)) {
-      const times: number[] = [];
-      for (let i = 0; i < 1 + scenarioRuns; i++) {
-        const started = performance.now();
-        const result = await runScenario(scenario, adapter, revision);
-        if (result.verdict === 'n/a') break;
-        if (i >= 1) times.push(performance.now() - started);
-      }
-      if (times.length === 0) continue;
-      all.push(...times);
-      const row = { adapter: adapter.name, scenario: scenario.id, revision, medianMs: percentile(times, 0.5), p90Ms: percentile(times, 0.9), runs: times.length };
-      rows.push(row);
-    }
-    const own = rows.filter((row) => row.adapter === adapter.name).map((row) => row.medianMs);
-    if (own.length > 0) console.log(`${adapter.name.padEnd(16)} ${String(own.length).padStart(3)} cases  median ${ms(percentile(own, 0.5))}  p90 ${ms(percentile(own, 0.9))}  total ${ms(own.reduce((a, b) => a + b, 0))}`);
-  }
-  const slowest = [...rows].sort((a, b) => b.medianMs - a.medianMs).slice(0, 5);
-  for (const row of slowest) console.log(`  slowest: ${row.adapter} ${row.scenario} @ ${row.revision}: ${ms(row.medianMs)}`);
-  const summary = { medianMs: percentile(all, 0.5), p90Ms: percentile(all, 0.9), runs: all.length };
-  console.log(`one scenario, all adapters: median ${ms(summary.medianMs)}, p90 ${ms(summary.p90Ms)} (${all.length} runs)\n`);
-  return { summary, rows };
-}
-
-async function serverStarts() {
-  const rows = [];
-  for (const era of ERAS) {
-    const times: number[] = [];
-    try {
-      for (let i = 0; i < 3 + runs; i++) {
-        const started = performance.now();
-        const server = await startReferenceServer({ era });
-        const listening = performance.now();
-        await server.close();
-        if (i >= 3) times.push(listening - started);
-      }
-    } catch (error) {
-      console.log(`${era.padEnd(12)} skipped: ${(error as Error).message}`);
-      continue;
-    }
-    const row = { era, medianStartMs: percentile(times, 0.5), p90StartMs: percentile(times, 0.9), runs: times.length };
-    rows.push(row);
-    console.log(`${era.padEnd(12)} start median ${ms(row.medianStartMs)}  p90 ${ms(row.p90StartMs)}`);
-  }
-  const medians = rows.map((r) => r.medianStartMs);
-  const summary = { medianStartMs: medians.length > 0 ? percentile(medians, 0.5) : undefined };
-  console.log(`median server start across eras: ${summary.medianStartMs?.toFixed(1)} ms\n`);
-  return { summary, rows };
-}
-
-/** Requests per second of `tools/call echo` in one session, with the wire record on and off, rounds interleaved. */
-async function recordCost() {
-  const total = Number(values.requests);
-  const concurrency = 16;
-  const rounds = 3;
-  const measure = async (recording: boolean) => {
-    const server = await startReferenceServer({ era: '2025-06-18', recording });
-    const agent = new Agent({ connections: concurrency });
-    try {
-      const post = async (body: unknown, headers: Record<string, string> = {}) => {
-        const response = await request(server.url, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
-          body: JSON.stringify(body),
-          dispatcher: agent,
-        });
-        await response.body.text();
-        return response;
-      };
-      const init = await post({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench', version: '0' } } });
-      const headers = { 'mcp-session-id': String(init.headers['mcp-session-id']), 'mcp-protocol-version': '2025-06-18' };
-      await post({ jsonrpc: '2.0', method: 'notifications/initialized' }, headers);
-      let next = 1;
-      const started = performance.now();
-      await Promise.all(
-        Array.from({ length: concurrency }, async () => {
-          while (next <= total) {
-            const id = next++;
-            const response = await post({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'echo', arguments: { text: 'x' } } }, headers);
-            if (response.statusCode !== 200) throw new Error(`request ${id}: HTTP ${response.statusCode}`);
-          }
-        }),
-      );
-      const seconds = (performance.now() - started) / 1000;
-      return { requestsPerSecond: total / seconds, recorded: server.record.exchanges.length };
-    } finally {
-      await agent.close();
-      await server.close();
-    }
-  };
-  const withRecord: number[] = [];
-  const without: number[] = [];
-  for (let round = 0; round < rounds; round++) {
-    withRecord.push((await measure(true)).requestsPerSecond);
-    without.push((await measure(false)).requestsPerSecond);
-  }
-  const summary = {
-    requests: total,
-    concurrency,
-    rounds,
-    withRecordRps: percentile(withRecord, 0.5),
-    withoutRecordRps: percentile(without, 0.5),
-  };
-  const cost = 1 - summary.withRecordRps / summary.withoutRecordRps;
-  console.log(
-    `wire record: ${summary.withRecordRps.toFixed(0)} req/s with, ${summary.withoutRecordRps.toFixed(0)} req/s without (median of ${rounds} interleaved rounds of ${total} tools/call, ${concurrency} concurrent): ${(cost * 100).toFixed(1)}% cost\n`,
-  );
-  return { ...summary, costFraction: cost };
-}
-
-const sections = { scenarios, servers: serverStarts, record: recordCost, adapters: () => adapterOverhead({ calls: 200 }) } as const;
-const chosen = values.only ? values.only.split(',') : Object.keys(sections);
-const results: Record<string, unknown> = { node: process.version, cpus: cpus().length, at: new Date().toISOString() };
+const out = resolve(values.out);
+const results: Record<string, unknown> = {
+  node: process.version,
+  cpus: cpus().length,
+  cpuModel: cpus()[0]?.model,
+  platform: `${platform()}-${process.arch}`,
+  at: new Date().toISOString(),
+  args: process.argv.slice(2),
+  loadavg: { start: loadAverage() },
+};
+// Written after every section, so an interrupted long run keeps what it measured.
+const write = () => {
+  mkdirSync(dirname(out), { recursive: true });
+  writeFileSync(out, `${JSON.stringify(results, null, 2)}\n`);
+};
+const started = performance.now();
 for (const name of chosen) {
-  const section = sections[name as keyof typeof sections];
-  if (!section) throw new Error(`unknown section ${name}; sections: ${Object.keys(sections).join(', ')}`);
-  console.log(`== ${name}`);
-  results[name] = await section();
+  const start = loadAverage();
+  console.log(`== ${name} (load average ${start.join(', ')})`);
+  const begun = performance.now();
+  const section = await SECTIONS[name]!.run();
+  results[name] = { ...section, sectionMs: performance.now() - begun, loadavg: { start, end: loadAverage() } };
+  console.log('');
+  write();
 }
-const out = join(import.meta.dirname, '..', 'reports');
-mkdirSync(out, { recursive: true });
-writeFileSync(join(out, 'bench.json'), `${JSON.stringify(results, null, 2)}\n`);
-console.log('written: reports/bench.json');
+results.loadavg = { ...(results.loadavg as object), end: loadAverage() };
+results.totalMs = performance.now() - started;
+write();
+console.log(`written: ${out} (${seconds(performance.now() - started)})`);
