@@ -27,7 +27,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { REVISIONS, specUrl, type Revision } from '../servers/revisions.ts';
 import type { JsonRpcMessage, WireExchange } from '../servers/wire-record.ts';
-import { check } from './checks.ts';
+import { check, mcpExchanges } from './checks.ts';
 import type { Check, Evidence, SpecRef } from './scenario.ts';
 
 export const SCHEMA_CHECK = 'messages-match-schema';
@@ -325,14 +325,18 @@ function answeredBy(message: JsonRpcMessage, exchange: WireExchange, requests: M
   return (candidates.findLast(({ at }) => at <= exchange.startedAt) ?? candidates[0])?.request;
 }
 
-/** Every client-to-server message of the record that does not match the schemas of `evidence.revision`. */
+/**
+ * Every client-to-server message of the record that does not match the schemas of `evidence.revision`. Only what went
+ * to the MCP endpoint is an MCP message: OAuth discovery, client registration and token requests (a JSON or form body
+ * of their own, to other paths) are not judged here.
+ */
 export function schemaViolations(evidence: Pick<Evidence, 'revision' | 'exchanges'>): { violations: SchemaViolation[]; messages: number; probes: number } {
   const { revision, exchanges } = evidence;
   const violations: SchemaViolation[] = [];
   let messages = 0;
   let probes = 0;
   let requests: ReturnType<typeof serverRequests> | undefined;
-  for (const exchange of exchanges) {
+  for (const exchange of mcpExchanges(exchanges, revision)) {
     const body = bodyProblem(exchange, revision);
     if (body !== undefined) violations.push({ exchange, label: exchange.requestMessages.length === 0 ? '(not JSON-RPC)' : '(batch)', problem: body });
     for (const message of exchange.requestMessages) {
@@ -356,7 +360,7 @@ export function schemaSpec(revision: Revision): SpecRef {
 }
 
 /**
- * `messages-match-schema`: every JSON-RPC message the client sent (requests, notifications, and its responses to
+ * `messages-match-schema`: every JSON-RPC message the client sent to the MCP endpoint (requests, notifications, and its responses to
  * server requests) matches the message schemas of the revision under test, per the official SDKs; a body that
  * is not JSON-RPC at all is a violation too. A `server/discover` probe at a legacy revision is judged by the
  * 2026-07-28 schema.

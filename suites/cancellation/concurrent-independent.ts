@@ -1,5 +1,5 @@
 import type { WireExchange } from '../../servers/wire-record.ts';
-import { check, clientCompleted } from '../checks.ts';
+import { check, clientCompleted, sessionKey, withRefusedAttemptSharingId, withThrowawaySession } from '../checks.ts';
 import { defineScenario, type Evidence } from '../scenario.ts';
 import {
   cancellation,
@@ -47,7 +47,7 @@ function touched(evidence: Pick<Evidence, 'exchanges' | 'toolRuns'>, name: Name)
 
 export const concurrentIndependent = defineScenario({
   id: 'cancellation/concurrent-independent',
-  title: 'Of several concurrent calls only the cancelled one ends; request ids are unique across the connection',
+  title: 'Of several concurrent calls only the cancelled one ends; request ids are unique within the session',
   revisions: L_AND_M,
   requires: ['cancellation'],
   source: { spec: cancellation('2025-06-18', 'cancellation-flow', 'Cancellation Flow: a cancellation names the one request to cancel', 'SHOULD') },
@@ -82,12 +82,17 @@ export const concurrentIndependent = defineScenario({
     const cancelledMarks = touched(evidence, 'cancelled').filter((mark) => isModern(revision) || !mark.startsWith('its stream'));
     const others = (['first', 'third'] as const).map((name) => ({ name, settlement: settlementOf(evidence, name), marks: touched(evidence, name) }));
     const disturbed = others.filter(({ settlement, marks }) => settlement?.outcome !== 'pending' || marks.length > 0);
-    // Request ids: unique across the connection (legacy: within the session); 2026-07-28: among requests in flight together.
+    // Request ids: legacy, unique within the session (a session the client set aside, or a Streamable HTTP attempt
+    // refused before the HTTP+SSE fallback, is another scope); 2026-07-28: among requests in flight together.
     const requests = evidence.exchanges.flatMap((exchange) =>
-      exchange.requestMessages.filter((m) => m.method !== undefined && m.id !== undefined && m.id !== null).map((m) => ({ id: m.id, exchange })),
+      exchange.requestMessages
+        .filter((m) => m.method !== undefined && m.id !== undefined && m.id !== null)
+        .map((m) => ({ id: m.id, exchange, session: sessionKey(evidence.exchanges, exchange) })),
     );
     const overlap = (a: WireExchange, b: WireExchange) => a.startedAt <= (b.endedAt ?? Infinity) && b.startedAt <= (a.endedAt ?? Infinity);
-    const clashes = requests.filter((a, i) => requests.some((b, j) => j < i && b.id === a.id && (!isModern(revision) || overlap(a.exchange, b.exchange))));
+    const clashes = requests.filter((a, i) =>
+      requests.some((b, j) => j < i && b.id === a.id && (isModern(revision) ? overlap(a.exchange, b.exchange) : b.session === a.session)),
+    );
     return [
       clientCompleted(evidence, cancellation(revision, 'cancellation-flow', 'Cancellation Flow: the client cancels one of several calls', 'MUST')),
       check(
@@ -128,6 +133,20 @@ export const concurrentIndependent = defineScenario({
         ...e,
         exchanges: e.exchanges.map((x) => ({ ...x, requestMessages: x.requestMessages.map((m) => (m.method === 'tools/call' ? { ...m, id: 424242 } : m)) })),
       }),
+    },
+    {
+      check: 'ids-unique',
+      how: 'ids restarting per session (a throwaway session first, or the refused attempt before the HTTP+SSE fallback sharing the initialize id), and the cancelled call carrying the id of the first',
+      doctor: (e: Evidence) => {
+        const opened = withThrowawaySession(e);
+        const exchanges = withRefusedAttemptSharingId(opened.exchanges);
+        const first = exchangeOf(exchanges, 'first');
+        const cancelled = exchangeOf(exchanges, 'cancelled');
+        if (!first || !cancelled) return { ...opened, exchanges };
+        const id = idOf(first, 'tools/call');
+        const reuse = (x: WireExchange) => ({ ...x, requestMessages: x.requestMessages.map((m) => (m.method === 'tools/call' ? { ...m, id } : m)) });
+        return { ...opened, exchanges: exchanges.map((x) => (x === cancelled ? reuse(x) : x)) };
+      },
     },
     {
       check: 'cancelled-call-ended',

@@ -1,6 +1,6 @@
 import { delete405 } from '../../servers/personalities/delete-405.ts';
 import { requiresProtocolVersionHeader, specUrl, STREAMABLE_REVISIONS, type Revision } from '../../servers/revisions.ts';
-import { check, clientCompleted } from '../checks.ts';
+import { check, clientCompleted, setAsideSessions, withThrowawaySession } from '../checks.ts';
 import type { Check, Scenario } from '../scenario.ts';
 
 const sessionManagement = (revision: Revision, level: 'MUST' | 'SHOULD') => ({
@@ -32,22 +32,28 @@ export const deleteIssuedSession: Scenario = {
   },
   judge(evidence) {
     const { revision } = evidence;
-    const issued = evidence.issuedSessions[0];
+    // Every session the server issued to the client: one it opened and set aside (mcp-remote's connection test) is
+    // no longer needed either, so it is DELETEd too.
+    const issued = evidence.issuedSessions;
+    const setAside = setAsideSessions(evidence);
     const deletes = evidence.exchanges.filter((exchange) => exchange.method === 'DELETE');
-    const forIssued = deletes.filter((exchange) => issued !== undefined && exchange.requestHeaders['mcp-session-id'] === issued);
+    const deleted = (id: string) => deletes.some((exchange) => exchange.requestHeaders['mcp-session-id'] === id);
+    const forIssued = deletes.filter((exchange) => issued.includes(exchange.requestHeaders['mcp-session-id'] ?? ''));
+    const undeleted = issued.filter((id) => !deleted(id));
+    const named = (id: string) => `${id}${setAside.has(id) ? ' (opened before the client’s own session and never used)' : ''}`;
     const checks: Check[] = [
       clientCompleted(evidence, sessionManagement(revision, 'MUST')),
       check(
         'delete-sent',
         sessionManagement(revision, 'SHOULD'),
-        forIssued.length > 0,
-        issued === undefined
+        issued.length > 0 && undeleted.length === 0,
+        issued.length === 0
           ? 'the server issued no session (the scenario could not start)'
-          : forIssued.length > 0
-            ? `DELETE carried the issued id ${issued}`
+          : undeleted.length === 0
+            ? `DELETE carried the issued id${issued.length === 1 ? '' : 's'} ${issued.join(', ')}`
             : deletes.length > 0
-              ? `DELETE was sent, but not with the issued id ${issued}`
-              : `closing sent no DELETE for the issued session ${issued}`,
+              ? `DELETE was sent, but not with the issued id${undeleted.length === 1 ? '' : 's'} ${undeleted.map(named).join(', ')}`
+              : `closing sent no DELETE for the issued session${undeleted.length === 1 ? '' : 's'} ${undeleted.map(named).join(', ')}`,
         deletes,
       ),
     ];
@@ -81,4 +87,11 @@ export const deleteIssuedSession: Scenario = {
     }
     return checks;
   },
+  doctored: [
+    {
+      check: 'delete-sent',
+      how: 'a throwaway session opened first (as mcp-remote does) and never DELETEd, the client’s own one DELETEd',
+      doctor: withThrowawaySession,
+    },
+  ],
 };

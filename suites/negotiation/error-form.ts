@@ -1,7 +1,7 @@
 import type { ReferenceServer } from '../../servers/reference-server.ts';
 import { LEGACY_REVISIONS, type Revision } from '../../servers/revisions.ts';
 import type { WireExchange } from '../../servers/wire-record.ts';
-import { check, clientCompleted } from '../checks.ts';
+import { check, clientCompleted, withRefusedAttemptSharingId } from '../checks.ts';
 import { defineScenario, type Evidence } from '../scenario.ts';
 import {
   answeredAt,
@@ -53,6 +53,19 @@ function casesOf(evidence: Evidence) {
     const exchanges = caseExchanges(evidence, server) ?? [];
     return { name: `${name} (${serverName(server)})`, key: name, exchanges, outcome: outcomeOf(evidence, name), refused: refusals(exchanges) };
   });
+}
+
+/** The record with a notifications/initialized sent to the server of the `unknown` case after everything else. */
+function withStrayAfterUnknown(evidence: Evidence): Evidence {
+  return {
+    ...evidence,
+    otherServers: evidence.otherServers.map((other, index) => {
+      if (index !== 0) return other;
+      const last = other.exchanges.at(-1)!;
+      const stray = { ...last, seq: last.seq + 1, requestMessages: [{ jsonrpc: '2.0', method: 'notifications/initialized' }], responseMessages: [] };
+      return { ...other, exchanges: [...other.exchanges, stray] };
+    }),
+  };
 }
 
 export const errorForm = defineScenario<{ revision: Revision }>({
@@ -138,15 +151,12 @@ export const errorForm = defineScenario<{ revision: Revision }>({
     {
       check: 'nothing-else-after-refusal',
       how: 'notifications/initialized sent after the unknown case was refused',
-      doctor: (e) => ({
-        ...e,
-        otherServers: e.otherServers.map((other, index) => {
-          if (index !== 0) return other;
-          const last = other.exchanges.at(-1)!;
-          const stray = { ...last, seq: last.seq + 1, requestMessages: [{ jsonrpc: '2.0', method: 'notifications/initialized' }], responseMessages: [] };
-          return { ...other, exchanges: [...other.exchanges, stray] };
-        }),
-      }),
+      doctor: (e) => withStrayAfterUnknown(e),
+    },
+    {
+      check: 'nothing-else-after-refusal',
+      how: 'the initialize refused before the HTTP+SSE fallback sharing the id of the one refused on the stream (as LangChain and mcp-remote send it), and notifications/initialized after the unknown case was refused',
+      doctor: (e) => withStrayAfterUnknown({ ...e, otherServers: e.otherServers.map((other) => ({ ...other, exchanges: withRefusedAttemptSharingId(other.exchanges) })) }),
     },
     {
       check: 'retry-offers-listed',

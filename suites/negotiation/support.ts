@@ -7,6 +7,7 @@ import type { Personality } from '../../servers/personality.ts';
 import type { ReferenceServer } from '../../servers/reference-server.ts';
 import { specUrl, type Revision } from '../../servers/revisions.ts';
 import type { JsonRpcMessage, WireExchange } from '../../servers/wire-record.ts';
+import { answerOf } from '../checks.ts';
 import { ClientHung } from '../runner.ts';
 import type { ConnectTarget, Evidence, Level, ScenarioContext, SpecRef } from '../scenario.ts';
 
@@ -63,27 +64,14 @@ export function carrying(exchanges: readonly WireExchange[], method: string): Wi
   return exchanges.filter((exchange) => exchange.requestMessages.some((message) => message.method === method));
 }
 
-/** The server's answer to a request, wherever it travelled (HTTP+SSE answers on the GET stream). */
+/** The server's answer to a request on the connection that carried it (HTTP+SSE: the stream that named its endpoint). */
 export function answerTo(exchanges: readonly WireExchange[], request: Sent): JsonRpcMessage | undefined {
-  const own = request.exchange.responseMessages.find(({ message }) => message.method === undefined && message.id === request.message.id);
-  if (own) return own.message;
-  for (const exchange of exchanges) {
-    if (exchange.method !== 'GET') continue;
-    const found = exchange.responseMessages.find(({ message }) => message.method === undefined && message.id === request.message.id && message.id !== undefined);
-    if (found && found.at >= request.exchange.startedAt) return found.message;
-  }
-  return undefined;
+  return answerOf(exchanges, request)?.message;
 }
 
-/** When an answer was written (for the time a client took to react to it). */
+/** When an answer was written (for the time a client took to react to it); without one, when the response head was. */
 export function answeredAt(exchanges: readonly WireExchange[], request: Sent): number | undefined {
-  const own = request.exchange.responseMessages.find(({ message }) => message.id === request.message.id);
-  if (own) return own.at;
-  for (const exchange of exchanges) {
-    const found = exchange.responseMessages.find(({ message }) => message.method === undefined && message.id === request.message.id);
-    if (found && found.at >= request.exchange.startedAt) return found.at;
-  }
-  return request.exchange.headersAt;
+  return answerOf(exchanges, request)?.at ?? request.exchange.headersAt;
 }
 
 /** True when a request of `method` was answered with a result. */

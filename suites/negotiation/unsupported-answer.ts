@@ -1,7 +1,7 @@
 import { LEGACY_REVISIONS } from '../../servers/revisions.ts';
-import { check, clientCompleted } from '../checks.ts';
+import { check, clientCompleted, withRefusedAttemptSharingId } from '../checks.ts';
 import { defineScenario } from '../scenario.ts';
-import { answerTo, describeOutcome, initializeAnsweredWith, lifecycle, list, outcomeOf, quietWindow, requests, runCase, sent } from './support.ts';
+import { answerTo, carrying, describeOutcome, initializeAnsweredWith, lifecycle, list, outcomeOf, quietWindow, requests, runCase, sent } from './support.ts';
 
 /** A revision no client speaks. */
 const UNSUPPORTED = '1999-01-01';
@@ -54,4 +54,18 @@ export const unsupportedAnswer = defineScenario<undefined>({
       ),
     ];
   },
+  doctored: [
+    {
+      check: 'nothing-after-answer',
+      how: 'the initialize refused before the HTTP+SSE fallback sharing the id of the one answered on the stream (as LangChain and mcp-remote send it), and a tools/list after the answer',
+      doctor: (e) => {
+        const exchanges = withRefusedAttemptSharingId(e.exchanges);
+        const answered = carrying(exchanges, 'initialize').at(-1);
+        const last = exchanges.at(-1);
+        if (!answered || !last) return { ...e, exchanges };
+        const stray = { ...structuredClone(answered), seq: last.seq + 1, startedAt: last.startedAt + 1, requestMessages: [{ jsonrpc: '2.0', id: 99, method: 'tools/list' }], responseMessages: [] };
+        return { ...e, exchanges: [...exchanges, stray] };
+      },
+    },
+  ],
 });

@@ -1,5 +1,6 @@
 import { LEGACY_REVISIONS, requiresProtocolVersionHeader, specUrl } from '../../servers/revisions.ts';
-import { check, clientCompleted } from '../checks.ts';
+import type { WireExchange } from '../../servers/wire-record.ts';
+import { check, clientCompleted, mcpExchanges, withThrowawaySession } from '../checks.ts';
 import type { Check, Scenario } from '../scenario.ts';
 
 export const versionPerRevision: Scenario = {
@@ -27,8 +28,12 @@ export const versionPerRevision: Scenario = {
         : check('reported-version', negotiation, reported === revision, `the server answered ${revision}; the client reports ${String(reported)}`),
     ];
     if (requiresProtocolVersionHeader(revision)) {
-      const initIndex = evidence.exchanges.findIndex((exchange) => exchange.requestMessages.some((m) => m.method === 'initialize'));
-      const later = initIndex < 0 ? [] : evidence.exchanges.slice(initIndex + 1);
+      // The requests to the MCP endpoint after the first initialize, except a further initialize: each opens a session
+      // of its own whose version is not yet agreed (mcp-remote runs a connection-test session first, then the host's).
+      // OAuth discovery, registration and token requests go elsewhere and are no MCP requests.
+      const isInitialize = (exchange: WireExchange) => exchange.requestMessages.some((m) => m.method === 'initialize');
+      const first = evidence.exchanges.find(isInitialize);
+      const later = first === undefined ? [] : mcpExchanges(evidence.exchanges, revision).filter((exchange) => exchange.seq > first.seq && !isInitialize(exchange));
       const wrong = later.filter((exchange) => exchange.requestHeaders['mcp-protocol-version'] !== revision);
       checks.push(
         check(
@@ -49,6 +54,18 @@ export const versionPerRevision: Scenario = {
     return checks;
   },
   doctored: [
+    {
+      check: 'header-on-every-request',
+      how: 'a throwaway session opened first (as mcp-remote does), and the tools/call sent without MCP-Protocol-Version',
+      doctor: (e) => {
+        const opened = withThrowawaySession(e);
+        const unversioned = (x: WireExchange): WireExchange => {
+          const { ['mcp-protocol-version']: _omitted, ...requestHeaders } = x.requestHeaders;
+          return { ...x, requestHeaders };
+        };
+        return { ...opened, exchanges: opened.exchanges.map((x) => (x.requestMessages.some((m) => m.method === 'tools/call') ? unversioned(x) : x)) };
+      },
+    },
     { check: 'reported-version', how: 'the client reports 1999-01-01', doctor: (e) => ({ ...e, observed: { ...e.observed, negotiatedVersion: '1999-01-01' } }) },
   ],
 };

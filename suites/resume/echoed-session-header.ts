@@ -7,9 +7,9 @@
 import { echoSessionHeaders, type EchoSessionHeaders } from '../../servers/personalities/echo-session-headers.ts';
 import { serverErrors, type ServerErrors } from '../../servers/personalities/server-errors.ts';
 import type { WireExchange } from '../../servers/wire-record.ts';
-import { check, clientCompleted } from '../checks.ts';
+import { check, clientCompleted, mcpExchanges, operatingSession, withThrowawaySession } from '../checks.ts';
 import { defineScenario, type Check, type Evidence, type SpecRef } from '../scenario.ts';
-import { carries, describe, initializeResult, list, SESSION_HEADER, sessionOf, STREAMABLE_AND_MODERN, transports } from './support.ts';
+import { carries, describe, doctorExchanges, initializeResult, laterRequests, list, SESSION_HEADER, sessionOf, STREAMABLE_AND_MODERN, transports, withHeader } from './support.ts';
 
 const SEED = 'seed 000 (a proxy echoing or injecting Mcp-Session-Id must not change the id the client sends)';
 /** Ids no server issued: what the proxy injects. */
@@ -91,15 +91,17 @@ export const echoedSessionHeader = defineScenario<{ echo: EchoSessionHeaders; er
     if (isModern) {
       // The client's own affinity key, when the script gave it one (observed as `affinityKey`; see the header).
       const key = typeof evidence.observed.affinityKey === 'string' ? evidence.observed.affinityKey : undefined;
-      const wrong = evidence.exchanges.filter((exchange) => sessionOf(exchange) !== key);
+      // Requests to the MCP endpoint: OAuth discovery elsewhere carries no MCP session or key.
+      const sentToEndpoint = mcpExchanges(evidence.exchanges, revision);
+      const wrong = sentToEndpoint.filter((exchange) => sessionOf(exchange) !== key);
       const own = key === undefined ? 'no Mcp-Session-Id (the client has no affinity key here)' : `its own affinity key ${key}`;
       checks.push(
         check(
           'keeps-own-key',
           ignoreSpec,
-          evidence.exchanges.length > 0 && wrong.length === 0,
+          sentToEndpoint.length > 0 && wrong.length === 0,
           wrong.length === 0
-            ? `all ${evidence.exchanges.length} requests carried ${own}`
+            ? `all ${sentToEndpoint.length} requests carried ${own}`
             : `${list(wrong)} carried ${[...new Set(wrong.map((e) => sessionOf(e) ?? 'no Mcp-Session-Id'))].join(', ')} instead of ${own}`,
           wrong,
         ),
@@ -107,9 +109,11 @@ export const echoedSessionHeader = defineScenario<{ echo: EchoSessionHeaders; er
       return checks;
     }
 
-    const init = evidence.exchanges.find((exchange) => initializeResult(exchange) !== undefined);
+    // The handshake of the session the client's requests ran on (a client may open one first that it sets aside).
+    const operating = operatingSession(evidence);
+    const init = evidence.exchanges.find((exchange) => initializeResult(exchange) !== undefined && exchange.responseHeaders[SESSION_HEADER] === operating);
     const issued = init?.responseHeaders[SESSION_HEADER];
-    const later = init ? evidence.exchanges.filter((exchange) => exchange.seq > init.seq) : [];
+    const later = init ? laterRequests(evidence, init) : [];
     const other: WireExchange[] = later.filter((exchange) => sessionOf(exchange) !== issued);
     const reinits = later.filter((exchange) => carries(exchange, 'initialize'));
     checks.push(
@@ -127,4 +131,11 @@ export const echoedSessionHeader = defineScenario<{ echo: EchoSessionHeaders; er
     );
     return checks;
   },
+  doctored: [
+    {
+      check: 'keeps-issued-id',
+      how: 'a throwaway session opened first (as mcp-remote does), and the closing tools/call sent without a session id',
+      doctor: (e) => doctorExchanges(withThrowawaySession(e), (x) => carries(x, 'tools/call'), (x) => withHeader(x, SESSION_HEADER, undefined)),
+    },
+  ],
 });

@@ -2,9 +2,9 @@
 // expires and the URL now answers another revision, as after a redeployment; the replacement handshake negotiates
 // it, and from then on the version the client reports and the MCP-Protocol-Version it sends are the new one.
 import { requiresProtocolVersionHeader, STREAMABLE_REVISIONS, type Revision, type StreamableRevision } from '../../servers/revisions.ts';
-import { check, clientCompleted } from '../checks.ts';
+import { check, clientCompleted, withThrowawaySession } from '../checks.ts';
 import { defineScenario, type Check, type Evidence } from '../scenario.ts';
-import { describe, initializeResult, lifecycle, list, revisionSwitch, sessionLoss, transports, VERSION_HEADER, withHeader, type RevisionSwitch } from './support.ts';
+import { describe, initializeResult, laterRequests, lifecycle, list, revisionSwitch, sessionLoss, transports, VERSION_HEADER, withHeader, type RevisionSwitch } from './support.ts';
 
 const SEED = 'seed 002 (the negotiated version went stale after a session expired and was re-initialized)';
 
@@ -21,6 +21,12 @@ function replacementOf(evidence: Evidence) {
   const { lost, replacement } = sessionLoss(evidence, { status: 404 });
   const answered = replacement ? initializeResult(replacement)?.['protocolVersion'] : undefined;
   return { lost, replacement, answered: typeof answered === 'string' ? answered : undefined };
+}
+
+/** The record with every request after the replacement handshake carrying the revision of the expired session. */
+function staleHeaderAfterReplacement(evidence: Evidence): Evidence {
+  const { replacement } = replacementOf(evidence);
+  return { ...evidence, exchanges: evidence.exchanges.map((x) => (replacement && x.seq > replacement.seq ? withHeader(x, VERSION_HEADER, evidence.revision) : x)) };
 }
 
 export const negotiatedVersionAfterExpiry = defineScenario<{ switcher: RevisionSwitch }>({
@@ -77,7 +83,7 @@ export const negotiatedVersionAfterExpiry = defineScenario<{ switcher: RevisionS
 
     // The header rule is the one of the revision the new session speaks (2025-03-26 has no such section; every
     // revision this scenario switches to defines it), so it is cited at that revision.
-    const later = replacement ? evidence.exchanges.filter((exchange) => exchange.seq > replacement.seq) : [];
+    const later = replacement ? laterRequests(evidence, replacement) : [];
     const wrong = later.filter((exchange) => exchange.requestHeaders[VERSION_HEADER] !== answered);
     checks.push(
       check(
@@ -100,13 +106,12 @@ export const negotiatedVersionAfterExpiry = defineScenario<{ switcher: RevisionS
     {
       check: 'header-follows',
       how: `requests after the new handshake carry the revision of the expired session`,
-      doctor: (e) => {
-        const { replacement } = replacementOf(e);
-        return {
-          ...e,
-          exchanges: e.exchanges.map((x) => (replacement && x.seq > replacement.seq ? withHeader(x, VERSION_HEADER, e.revision) : x)),
-        };
-      },
+      doctor: staleHeaderAfterReplacement,
+    },
+    {
+      check: 'header-follows',
+      how: 'a throwaway session opened first (as mcp-remote does), and requests after the new handshake carry the revision of the expired session',
+      doctor: (e) => staleHeaderAfterReplacement(withThrowawaySession(e)),
     },
   ],
 });

@@ -9,7 +9,7 @@ import { specUrl, type Revision, type StreamableRevision } from '../../servers/r
 import { startReferenceServer } from '../../servers/server.ts';
 import { SseParser } from '../../servers/sse.ts';
 import type { JsonRpcMessage, WireExchange } from '../../servers/wire-record.ts';
-import { check, clientCompleted } from '../checks.ts';
+import { check, clientCompleted, operatingSession, operatingTraffic } from '../checks.ts';
 import type { ExpiringSessions } from '../../servers/personalities/expiring-sessions.ts';
 import type { Check, Evidence, Level, ScenarioContext, SpecRef } from '../scenario.ts';
 
@@ -60,6 +60,11 @@ export function list(exchanges: readonly WireExchange[], limit = 4): string {
   return exchanges.length > limit ? `${shown} and ${exchanges.length - limit} more` : shown;
 }
 
+/** What the client sent its MCP endpoint after `exchange` (outside a session it set aside before its own). */
+export function laterRequests(evidence: Evidence, exchange: WireExchange): WireExchange[] {
+  return operatingTraffic(evidence).filter((later) => later.seq > exchange.seq);
+}
+
 /** The evidence with the exchanges matching `pick` rewritten (for doctored proofs). */
 export function doctorExchanges(evidence: Evidence, pick: (exchange: WireExchange) => boolean, rewrite: (exchange: WireExchange) => WireExchange): Evidence {
   return { ...evidence, exchanges: evidence.exchanges.map((exchange) => (pick(exchange) ? rewrite(exchange) : exchange)) };
@@ -89,7 +94,8 @@ export interface SessionLossRules {
 
 /** Where the session was lost and what the client did next, as the server saw it. */
 export function sessionLoss(evidence: Evidence, trigger: SessionLossRules['trigger']) {
-  const dead = evidence.issuedSessions[0];
+  // The session the client's requests ran on: a session it set aside before (a connection test) is not the one lost.
+  const dead = operatingSession(evidence);
   const lost = evidence.exchanges.find(
     (exchange) =>
       dead !== undefined &&
@@ -151,7 +157,7 @@ export function judgeSessionLoss(evidence: Evidence, rules: SessionLossRules): C
       reinit ? [reinit] : [],
     ),
   );
-  const later = replacement ? evidence.exchanges.filter((exchange) => exchange.seq > replacement.seq) : [];
+  const later = replacement ? laterRequests(evidence, replacement) : [];
   const notNew = later.filter((exchange) => sessionOf(exchange) !== newId);
   checks.push(
     check(

@@ -2,10 +2,9 @@ import { FIXTURE_TOOLS } from '../../servers/fixtures.ts';
 import { authErrors } from '../../servers/personalities/auth-errors.ts';
 import { delete405 } from '../../servers/personalities/delete-405.ts';
 import { specUrl } from '../../servers/revisions.ts';
-import type { WireExchange } from '../../servers/wire-record.ts';
-import { check, clientCompleted } from '../checks.ts';
+import { check, clientCompleted, entryPath, pathOf } from '../checks.ts';
 import { defineScenario, type Evidence } from '../scenario.ts';
-import { answerTo, brief, describeOutcome, fallbackRule, list, requests, serverName, sessionOf, settle } from './support.ts';
+import { answerTo, brief, describeOutcome, fallbackRule, list, opensSseStream, requests, serverName, settle, withStreamGets } from './support.ts';
 
 const HTTP_SSE = '2024-11-05';
 /** Where the Streamable HTTP servers of the scenario run: a revision whose initialize succeeds over POST. */
@@ -15,12 +14,11 @@ const AUTH_STATUSES = [401, 403] as const;
 const AUTH_SERVERS = [0, 1];
 const STREAMABLE_SERVERS = [{ index: 2, delete: 405 }, { index: 3, delete: 404 }] as const;
 
-const pathOf = (exchange: WireExchange) => exchange.path.split('?')[0]!;
-
 /** The fallback on the HTTP+SSE server: the initialize POST refused 400/404/405, a GET stream whose first event is `endpoint`, the initialize answered there. */
 function fallback(evidence: Evidence) {
   const { exchanges } = evidence;
-  const entry = exchanges[0] ? pathOf(exchanges[0]) : undefined;
+  // The URL the client was given (a client may do OAuth discovery before it POSTs there).
+  const entry = entryPath(HTTP_SSE);
   const refused = requests(exchanges, 'initialize').find((s) => s.exchange.method === 'POST' && pathOf(s.exchange) === entry && [400, 404, 405].includes(s.exchange.status ?? 0));
   const stream = refused ? exchanges.find((e) => e.seq > refused.exchange.seq && e.method === 'GET' && e.status === 200 && e.sse && e.sseEvents[0]?.event === 'endpoint') : undefined;
   const endpoint = stream?.sseEvents[0]?.data.trim();
@@ -75,10 +73,12 @@ export const httpSseFallback = defineScenario({
     const countRuns = evidence.toolRuns.filter((run) => run.tool === FIXTURE_TOOLS.count).length;
     const oneTransport = onStreamableUrl.length === 0 && counts.length === 1 && countRuns === 1;
 
-    const authGets = AUTH_SERVERS.map((index) => ({ index, status: AUTH_STATUSES[index]!, received: evidence.otherServers[index]?.exchanges ?? [] })).map((server) => ({
-      ...server,
-      gets: server.received.filter((e) => e.method === 'GET'),
-    }));
+    // A fallback is a GET for an HTTP+SSE stream after the initialize POST was refused: not OAuth discovery, and not a
+    // GET the client sends before it POSTs at all (mcp-remote opens one first; that is handshake-order's business).
+    const authGets = AUTH_SERVERS.map((index) => ({ index, status: AUTH_STATUSES[index]!, received: evidence.otherServers[index]?.exchanges ?? [] })).map((server) => {
+      const refusedInit = server.received.find((e) => e.method === 'POST' && e.requestMessages.some((m) => m.method === 'initialize'));
+      return { ...server, refusedInit, gets: refusedInit ? server.received.filter((e) => e.seq > refusedInit.seq && opensSseStream(e, HTTP_SSE)) : [] };
+    });
     const authFallbacks = authGets.filter(({ gets }) => gets.length > 0);
     const authUnreached = authGets.filter(({ received }) => received.length === 0);
 
@@ -86,7 +86,7 @@ export const httpSseFallback = defineScenario({
       const received = evidence.otherServers[index]?.exchanges ?? [];
       const initialized = requests(received, 'initialize').find((s) => answerTo(received, s)?.result !== undefined);
       const deletes = received.filter((e) => e.method === 'DELETE');
-      const gets = initialized ? received.filter((e) => e.seq > initialized.exchange.seq && e.method === 'GET' && sessionOf(e) === undefined) : [];
+      const gets = initialized ? received.filter((e) => e.seq > initialized.exchange.seq && opensSseStream(e, STREAMABLE)) : [];
       return { index, status, received, initialized, deletes, gets };
     });
     const afterInitFallbacks = streamableGets.filter(({ gets }) => gets.length > 0);
@@ -128,7 +128,7 @@ export const httpSseFallback = defineScenario({
           ? `the server answering ${authUnreached.map((a) => a.status).join('/')} received nothing: the scenario could not drive the client`
           : authFallbacks.length === 0
             ? `initialize answered ${AUTH_STATUSES.join(' and ')}: no GET followed (${AUTH_STATUSES.map((s) => `${s}: ${describeOutcome(evidence.observed[`connect${s}`])}`).join('; ')})`
-            : authFallbacks.map(({ index, status, received }) => `${serverName(index)} answering ${status}: ${list(received)}`).join('; '),
+            : authFallbacks.map(({ index, status, refusedInit, gets }) => `${serverName(index)} answering ${status}: ${brief(refusedInit!)}, then ${list(gets)}`).join('; '),
         [],
       ),
       check(
@@ -147,6 +147,14 @@ export const httpSseFallback = defineScenario({
     ];
   },
   doctored: [
+    {
+      check: 'no-fallback-on-auth',
+      how: 'the server answering 401 gets a GET of the URL before the initialize POST (as mcp-remote sends), OAuth discovery after it (no fallback), then a GET for the stream',
+      doctor: (e) => ({
+        ...e,
+        otherServers: e.otherServers.map((other, index) => (index === AUTH_SERVERS[0] ? { ...other, exchanges: withStreamGets(other.exchanges, HTTP_SSE) } : other)),
+      }),
+    },
     {
       check: 'falls-back-on-4xx',
       how: 'the initialize POSTed to the URL answered 401 instead of 404',

@@ -1,22 +1,26 @@
 import { FIXTURE_TOOLS } from '../../servers/fixtures.ts';
 import { dropConnection, type DropConnection } from '../../servers/personalities/drop-connection.ts';
 import { type Revision } from '../../servers/revisions.ts';
-import { check, clientCompleted } from '../checks.ts';
+import { check, clientCompleted, sessionKey, withRefusedAttemptSharingId, withThrowawaySession } from '../checks.ts';
 import { defineScenario, type Check, type Evidence } from '../scenario.ts';
-import { answerTo, brief, describeOutcome, doubleExecutionRule, LEGACY_AND_MODERN, list, noted, requestIds, requests, resumability, sendingMessages, sessionOf, settle } from './support.ts';
-import type { SentMessage, WireExchange } from '../../servers/wire-record.ts';
+import { answerTo, brief, describeOutcome, doubleExecutionRule, LEGACY_AND_MODERN, list, noted, requestIds, requests, resumability, sendingMessages, settle } from './support.ts';
+import type { JsonRpcMessage, SentMessage, WireExchange } from '../../servers/wire-record.ts';
 
 /** Where a tool closes its own stream after the priming event, so its answer comes back only through GET + Last-Event-ID. */
 const RESUMABLE: readonly Revision[] = ['2025-11-25'];
 
 const NON_IDEMPOTENT = [FIXTURE_TOOLS.count, FIXTURE_TOOLS.closeStream] as const;
 
-/** Requests that share a JSON-RPC id with an earlier request on the same session (the whole connection in 2026-07-28). */
-function reusedIds(sent: readonly SentMessage[]): SentMessage[] {
+/**
+ * Requests that share a JSON-RPC id with an earlier request of the same session (the whole connection in 2026-07-28,
+ * where there are no sessions): ids need only be unique within a session, so an initialize#0 of a session the client
+ * set aside, or of a Streamable HTTP attempt refused before the HTTP+SSE fallback, does not clash with the next one.
+ */
+function reusedIds(exchanges: readonly WireExchange[], sent: readonly SentMessage[]): SentMessage[] {
   const seen = new Set<string>();
   const reused: SentMessage[] = [];
   for (const s of sent) {
-    const key = `${sessionOf(s.exchange) ?? ''}|${JSON.stringify(s.message.id)}`;
+    const key = `${sessionKey(exchanges, s.exchange) ?? ''}|${JSON.stringify(s.message.id)}`;
     if (seen.has(key)) reused.push(s);
     seen.add(key);
   }
@@ -103,7 +107,7 @@ export const noDoubleExecution = defineScenario<{ drop: DropConnection }>({
       );
     }
 
-    const reused = reusedIds(requests(exchanges));
+    const reused = reusedIds(exchanges, requests(exchanges));
     checks.push(
       check(
         'reissued-with-new-id',
@@ -132,6 +136,18 @@ export const noDoubleExecution = defineScenario<{ drop: DropConnection }>({
     return checks;
   },
   doctored: [
+    {
+      check: 'reissued-with-new-id',
+      how: 'ids restarting per session (a throwaway session first, or the refused attempt before the HTTP+SSE fallback sharing the initialize id), and the re-issued idempotent_count carrying the id of the first',
+      doctor: (e) => {
+        const opened = withThrowawaySession(e);
+        const exchanges = withRefusedAttemptSharingId(opened.exchanges);
+        const [first, again] = requests(exchanges, 'tools/call', FIXTURE_TOOLS.idempotentCount);
+        if (!first || !again) return { ...opened, exchanges };
+        const reused = (m: JsonRpcMessage) => (m === again.message ? { ...m, id: first.message.id } : m);
+        return { ...opened, exchanges: exchanges.map((x) => (x === again.exchange ? { ...x, requestMessages: x.requestMessages.map(reused) } : x)) };
+      },
+    },
     {
       check: 'idempotent-may-be-reissued',
       how: 'the re-issued idempotent_count removed',

@@ -1,8 +1,10 @@
 import { authErrors, type AuthErrors } from '../../servers/personalities/auth-errors.ts';
-import type { WireExchange } from '../../servers/wire-record.ts';
+import type { Revision } from '../../servers/revisions.ts';
+import type { JsonRpcMessage, WireExchange } from '../../servers/wire-record.ts';
 import { check, clientCompleted } from '../checks.ts';
 import { defineScenario, type Evidence } from '../scenario.ts';
-import { authorizationErrors, describeOutcome, fallbackRule, isOutcome, LEGACY_AND_MODERN, list, requests, sendingMessages, serverName, sessionOf, settle } from './support.ts';
+import { SCHEMA_CHECK } from '../schema.ts';
+import { authorizationErrors, describeOutcome, fallbackRule, isOutcome, LEGACY_AND_MODERN, list, opensSseStream, requests, sendingMessages, serverName, settle, withStreamGets } from './support.ts';
 
 /** Bound on each refused operation: a client that retries must still give up well within it. */
 const REFUSED_BOUND_MS = 3_000;
@@ -42,7 +44,9 @@ function refusals(evidence: Evidence): { refusals: Refusal[]; missing: string[] 
     const server = evidence.otherServers[index];
     const from = server ? fromFirst(server.exchanges, `auth-${status}`) : undefined;
     if (!from) missing.push(`the server answering ${status} to everything received nothing`);
-    else found.push({ what: `connect to ${serverName(index)} answered ${status}`, own: false, exchanges: from, method: from[0]!.requestMessages[0]?.method, outcome: evidence.observed[`connect${status}`] });
+    // The refused request is the first one that carried a message: a client may GET first (mcp-remote's early stream GET).
+    const method = from?.flatMap((exchange) => exchange.requestMessages).find((message) => message.method !== undefined)?.method;
+    if (from) found.push({ what: `connect to ${serverName(index)} answered ${status}`, own: false, exchanges: from, method, outcome: evidence.observed[`connect${status}`] });
   });
   return { refusals: found, missing };
 }
@@ -54,14 +58,10 @@ const HANDSHAKES = ['initialize', 'server/discover'];
  * What a refusal may not lead to: a GET without a session id (an HTTP+SSE stream), or, when a request of an
  * established session was refused, a new handshake.
  */
-function fallbacks(refusal: Refusal): WireExchange[] {
+function fallbacks(refusal: Refusal, revision: Revision): WireExchange[] {
   const [, ...later] = refusal.exchanges;
   const inSession = !HANDSHAKES.includes(refusal.method ?? '');
-  return later.filter(
-    (exchange) =>
-      (exchange.method === 'GET' && sessionOf(exchange) === undefined && !exchange.path.includes('/.well-known/')) ||
-      (inSession && exchange.requestMessages.some((m) => m.method === 'initialize')),
-  );
+  return later.filter((exchange) => opensSseStream(exchange, revision) || (inSession && exchange.requestMessages.some((m) => m.method === 'initialize')));
 }
 
 /**
@@ -101,7 +101,7 @@ export const noRetryOnAuth = defineScenario<{ auth: AuthErrors }>({
     const { refusals: found, missing } = refusals(evidence);
     const resent = found.map((refusal) => ({ refusal, sends: requests(refusal.exchanges, refusal.method) }));
     const retried = resent.filter(({ sends }) => sends.length > 1);
-    const fellBack = found.map((refusal) => ({ refusal, to: fallbacks(refusal) })).filter(({ to }) => to.length > 0);
+    const fellBack = found.map((refusal) => ({ refusal, to: fallbacks(refusal, revision) })).filter(({ to }) => to.length > 0);
     const notSurfaced = found.filter(({ outcome }) => !isOutcome(outcome) || outcome.ok || outcome.hung);
     const own = (refusal: Refusal, exchanges: readonly WireExchange[]) => (refusal.own ? exchanges : []);
     const allExchanges = found.flatMap((refusal) => own(refusal, refusal.exchanges.slice(0, 1)));
@@ -144,6 +144,36 @@ export const noRetryOnAuth = defineScenario<{ auth: AuthErrors }>({
     ];
   },
   doctored: [
+    {
+      check: 'no-fallback-after-refusal',
+      how: 'the server refusing 401 first gets a GET of the URL (as mcp-remote sends before initialize) and OAuth discovery, then, after the refused initialize, a GET for an HTTP+SSE stream',
+      doctor: (e) => ({ ...e, otherServers: e.otherServers.map((other, index) => (index === 0 ? { ...other, exchanges: withStreamGets(other.exchanges, e.revision) } : other)) }),
+    },
+    {
+      check: SCHEMA_CHECK,
+      how: 'OAuth discovery, registration and token requests (not judged: no MCP endpoint), and a tools/list without jsonrpc',
+      doctor: (e) => {
+        const list = e.exchanges.find((x) => x.requestMessages.some((m) => m.method === 'tools/list'))!;
+        const oauth = (path: string, method: string, requestBody: string, contentType: string): WireExchange => ({
+          ...structuredClone(list),
+          method,
+          path,
+          requestHeaders: { 'content-type': contentType, accept: 'application/json' },
+          requestBody,
+          requestMessages: requestBody.startsWith('{') ? [JSON.parse(requestBody) as JsonRpcMessage] : [],
+          responseMessages: [],
+          status: 404,
+          notes: [],
+        });
+        const exchanges = [
+          oauth('/.well-known/oauth-protected-resource', 'GET', '', 'application/json'),
+          oauth('/register', 'POST', JSON.stringify({ client_name: 'doctored', redirect_uris: ['http://localhost/cb'] }), 'application/json'),
+          oauth('/token', 'POST', 'grant_type=authorization_code&code=x', 'application/x-www-form-urlencoded'),
+          ...e.exchanges.map((x) => (x === list ? { ...x, requestMessages: x.requestMessages.map(({ jsonrpc: _jsonrpc, ...m }) => m) } : x)),
+        ];
+        return { ...e, exchanges: exchanges.map((x, index) => ({ ...x, seq: index + 1 })) };
+      },
+    },
     {
       check: 'error-reaches-caller',
       how: 'the tools/list refused 401 reported as a success',

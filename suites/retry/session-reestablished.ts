@@ -1,7 +1,7 @@
 import { expiringSessions, type ExpiringSessions } from '../../servers/personalities/expiring-sessions.ts';
 import { STREAMABLE_REVISIONS } from '../../servers/revisions.ts';
-import { check, clientCompleted } from '../checks.ts';
-import { defineScenario } from '../scenario.ts';
+import { check, clientCompleted, operatingSession, withThrowawaySession } from '../checks.ts';
+import { defineScenario, type Evidence } from '../scenario.ts';
 import { answerTo, brief, describeOutcome, isOutcome, list, requests, sessionManagement, sessionOf, settle } from './support.ts';
 
 /**
@@ -9,6 +9,13 @@ import { answerTo, brief, describeOutcome, isOutcome, list, requests, sessionMan
  * a new session (initialize without the dead id) and, tools/list being idempotent, send it again once on the new
  * session, so the caller gets its result.
  */
+/** The session the client's requests ran on (not one it set aside before, as mcp-remote's connection test), and the request of it answered 404. */
+function lossOf(evidence: Evidence) {
+  const dead = operatingSession(evidence);
+  const lost = evidence.exchanges.find((exchange) => dead !== undefined && sessionOf(exchange) === dead && exchange.status === 404);
+  return { dead, lost };
+}
+
 export const sessionReestablished = defineScenario<{ expiring: ExpiringSessions }>({
   id: 'retry/session-reestablished',
   title: 'A lost legacy session is re-established and an idempotent request (tools/list) is retried once, successfully',
@@ -34,13 +41,13 @@ export const sessionReestablished = defineScenario<{ expiring: ExpiringSessions 
   },
   judge(evidence) {
     const { revision, exchanges } = evidence;
-    const dead = evidence.issuedSessions[0];
-    const replacement = evidence.issuedSessions[1];
-    const lost = exchanges.find((exchange) => dead !== undefined && sessionOf(exchange) === dead && exchange.status === 404);
+    const { dead, lost } = lossOf(evidence);
     const after = lost ? exchanges.filter((exchange) => exchange.seq > lost.seq) : [];
     const reinit = requests(after, 'initialize')[0];
     const reinitIssued = reinit?.exchange.responseHeaders['mcp-session-id'];
     const newSession = reinit !== undefined && sessionOf(reinit.exchange) === undefined && reinitIssued !== undefined && reinitIssued !== dead;
+    // The session the initialize after the 404 started.
+    const replacement = reinitIssued !== dead ? reinitIssued : undefined;
 
     const lists = requests(after, 'tools/list');
     const onReplacement = lists.filter((sent) => replacement !== undefined && sessionOf(sent.exchange) === replacement);
@@ -77,4 +84,17 @@ export const sessionReestablished = defineScenario<{ expiring: ExpiringSessions 
       ),
     ];
   },
+  doctored: [
+    {
+      check: 'new-session-after-404',
+      how: 'a throwaway session opened first (as mcp-remote does), and the initialize after the 404 sent with the dead id',
+      doctor: (e) => {
+        const opened = withThrowawaySession(e);
+        const { dead, lost } = lossOf(opened);
+        const reinit = lost && opened.exchanges.find((x) => x.seq > lost.seq && x.requestMessages.some((m) => m.method === 'initialize'));
+        if (!reinit || dead === undefined) return opened;
+        return { ...opened, exchanges: opened.exchanges.map((x) => (x === reinit ? { ...x, requestHeaders: { ...x.requestHeaders, 'mcp-session-id': dead } } : x)) };
+      },
+    },
+  ],
 });

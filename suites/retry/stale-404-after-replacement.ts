@@ -3,8 +3,8 @@ import { expiringSessions, type ExpiringSessions } from '../../servers/personali
 import type { ReferenceServer } from '../../servers/reference-server.ts';
 import { STREAMABLE_REVISIONS, type Revision } from '../../servers/revisions.ts';
 import type { WireExchange, WireRecord } from '../../servers/wire-record.ts';
-import { check, clientCompleted } from '../checks.ts';
-import { defineScenario, type Level, type SpecRef } from '../scenario.ts';
+import { check, clientCompleted, operatingSession, operatingTraffic, withThrowawaySession } from '../checks.ts';
+import { defineScenario, type Evidence, type Level, type SpecRef } from '../scenario.ts';
 import { brief, list, requests, sessionManagement, sessionOf, settle } from './support.ts';
 
 /** A hold ends by itself after this, so a client that sends more requests with the dead id cannot stall the run. */
@@ -32,6 +32,17 @@ const staleRule = (revision: Revision, level: Level): SpecRef =>
     level,
   );
 
+/** The session the client's requests ran on (not one it set aside before), and its requests answered 404, in the order answered: the first, then the stale one. */
+function the404s(evidence: Evidence) {
+  const dead = operatingSession(evidence);
+  const answered404 = evidence.exchanges
+    .filter((exchange) => dead !== undefined && sessionOf(exchange) === dead && exchange.status === 404 && exchange.headersAt !== undefined)
+    .sort((a, b) => a.headersAt! - b.headersAt!);
+  const first404 = answered404[0];
+  const stale404 = answered404.find((exchange) => exchange !== first404 && exchange.requestMessages.some((m) => m.method === 'tools/list'));
+  return { dead, answered404, first404, stale404 };
+}
+
 /**
  * The session ends and two tools/list leave with its id at once; the server holds both 404s. The first is released:
  * the client starts a new session (and, tools/list being idempotent, retries there). Then the second, now stale, 404
@@ -52,7 +63,9 @@ export const stale404AfterReplacement = defineScenario<{ expiring: ExpiringSessi
   async run({ connect, bounded, state, observe, server }) {
     const client = await connect();
     await bounded(client.listTools(), 'tools/list');
-    const dead = server.issuedSessions()[0];
+    // The session the tools/list ran on (a client may have opened one before that it set aside).
+    const dead = operatingSession({ exchanges: server.record.exchanges, issuedSessions: server.issuedSessions() });
+    const issuedSince = () => dead !== undefined && server.issuedSessions().indexOf(dead) < server.issuedSessions().length - 1;
     await state.expiring.expireNow();
     const inFlight = [1, 2].map((n) => settle(bounded(client.listTools(), `tools/list ${n}, in flight when the session ended`)));
     const heldLists = (record: WireRecord) => held(record).filter((e) => e.requestMessages.some((m) => m.method === 'tools/list')).length;
@@ -71,25 +84,22 @@ export const stale404AfterReplacement = defineScenario<{ expiring: ExpiringSessi
     state.delayed.releaseDelayed();
     observe('inFlight', await Promise.all(inFlight));
     // A client that started no new session has nothing to keep: a further call would only wait on a held 404.
-    if (server.issuedSessions().length > 1) observe('after', await settle(bounded(client.listTools(), 'tools/list after the stale 404')));
+    if (issuedSince()) observe('after', await settle(bounded(client.listTools(), 'tools/list after the stale 404')));
     await bounded(client.close(), 'close');
     await reacted;
   },
   judge(evidence) {
     const { revision, exchanges } = evidence;
-    const [dead, replacement] = evidence.issuedSessions;
-    const answered404 = exchanges
-      .filter((exchange) => dead !== undefined && sessionOf(exchange) === dead && exchange.status === 404 && exchange.headersAt !== undefined)
-      .sort((a, b) => a.headersAt! - b.headersAt!);
-    const first404 = answered404[0];
-    const stale404 = answered404.find((exchange) => exchange !== first404 && exchange.requestMessages.some((m) => m.method === 'tools/list'));
+    const { dead, answered404, first404, stale404 } = the404s(evidence);
     const laterThan = (at: number | undefined) => (at === undefined ? [] : exchanges.filter((exchange) => exchange.startedAt >= at));
+    const traffic = new Set(operatingTraffic(evidence));
 
     const reinit = requests(laterThan(first404?.headersAt), 'initialize')[0];
     const issued = reinit?.exchange.responseHeaders['mcp-session-id'];
     const newSession = reinit !== undefined && sessionOf(reinit.exchange) === undefined && issued !== undefined && issued !== dead;
+    const replacement = issued !== dead ? issued : undefined;
 
-    const afterStale = laterThan(stale404?.headersAt);
+    const afterStale = laterThan(stale404?.headersAt).filter((exchange) => traffic.has(exchange));
     const reinitAfterStale = requests(afterStale, 'initialize').map((s) => s.exchange);
     const offReplacement = afterStale.filter((exchange) => replacement === undefined || sessionOf(exchange) !== replacement);
     const noStale = stale404 === undefined ? `only ${answered404.length} request with the old id was answered 404: no stale 404 reached the client` : undefined;
@@ -139,4 +149,17 @@ export const stale404AfterReplacement = defineScenario<{ expiring: ExpiringSessi
       ),
     ];
   },
+  doctored: [
+    {
+      check: 'replacement-kept',
+      how: 'a throwaway session opened first (as mcp-remote does), and every request after the stale 404 sent with the dead id',
+      doctor: (e) => {
+        const opened = withThrowawaySession(e);
+        const { dead, stale404 } = the404s(opened);
+        if (!stale404 || dead === undefined) return opened;
+        const moved = (x: WireExchange) => x.startedAt >= stale404.headersAt! && sessionOf(x) !== undefined;
+        return { ...opened, exchanges: opened.exchanges.map((x) => (moved(x) ? { ...x, requestHeaders: { ...x.requestHeaders, 'mcp-session-id': dead } } : x)) };
+      },
+    },
+  ],
 });

@@ -1,7 +1,9 @@
 // What the retry scenarios share: the spec sections they cite (per revision), outcomes of operations that are
 // expected to fail, and small readers of the wire record.
+import { SSE_PATH } from '../../servers/eras/http-sse.ts';
 import { LEGACY_REVISIONS, specUrl, type Revision } from '../../servers/revisions.ts';
 import type { JsonRpcMessage, SentMessage, WireExchange } from '../../servers/wire-record.ts';
+import { answerOf, entryPath, pathOf } from '../checks.ts';
 import type { Level, SpecRef } from '../scenario.ts';
 
 export const MODERN_REVISION = '2026-07-28' as const;
@@ -130,17 +132,29 @@ export function requests(exchanges: readonly WireExchange[], method?: string, to
   );
 }
 
-/** The server's answer to a request: on its own exchange, or (HTTP+SSE, a resumed stream) on a later one. */
+/** The server's answer to a request on the connection that carried it: its own exchange, the HTTP+SSE stream, or a resumed stream. */
 export function answerTo(exchanges: readonly WireExchange[], sent: SentMessage): JsonRpcMessage | undefined {
-  const isAnswer = (message: JsonRpcMessage) => message.method === undefined && message.id === sent.message.id;
-  const own = sent.exchange.responseMessages.find(({ message }) => isAnswer(message));
-  if (own) return own.message;
-  for (const exchange of exchanges) {
-    if (exchange.seq === sent.exchange.seq || exchange.method !== 'GET') continue;
-    const found = exchange.responseMessages.find(({ message, at }) => isAnswer(message) && at >= sent.exchange.startedAt);
-    if (found) return found.message;
-  }
-  return undefined;
+  return answerOf(exchanges, sent)?.message;
+}
+
+/**
+ * A GET that may open an HTTP+SSE stream (a transport fallback): one without a session id, to the server's MCP entry
+ * path or asking for an event stream. OAuth discovery (`/.well-known/…`, asking for JSON) is no fallback.
+ */
+export function opensSseStream(exchange: WireExchange, revision: Revision): boolean {
+  if (exchange.method !== 'GET' || sessionOf(exchange) !== undefined || exchange.path.includes('/.well-known/')) return false;
+  return pathOf(exchange) === entryPath(revision) || pathOf(exchange) === SSE_PATH || (exchange.requestHeaders['accept'] ?? '').includes('text/event-stream');
+}
+
+/**
+ * For doctored proofs: a server's exchanges with a GET of its URL before everything (as mcp-remote sends before its
+ * initialize; refused alike) and, after the rest, OAuth discovery (no fallback) and a GET for an HTTP+SSE stream (a fallback).
+ */
+export function withStreamGets(exchanges: readonly WireExchange[], revision: Revision): WireExchange[] {
+  const first = exchanges[0]!;
+  const get = (path: string, accept: string): WireExchange => ({ ...structuredClone(first), method: 'GET', path, requestHeaders: { accept }, requestBody: '', requestMessages: [] });
+  const all = [get(entryPath(revision), 'application/json, text/event-stream'), ...exchanges, get('/.well-known/oauth-protected-resource', 'application/json'), get(SSE_PATH, 'text/event-stream')];
+  return all.map((exchange, index) => ({ ...exchange, seq: index + 1 }));
 }
 
 export const sessionOf = (exchange: WireExchange): string | undefined => exchange.requestHeaders['mcp-session-id'];
