@@ -1,6 +1,8 @@
 // Rule 2: the era cache per origin, in the client instance. No second probe; a re-probe only when the server
 // contradicts the cached era, never on a 5xx or a timeout.
+import type { Agent } from 'undici';
 import { describe, expect, test } from 'vitest';
+import { within } from '../../servers/test-support.ts';
 import { serverErrors } from '../../servers/personalities/server-errors.ts';
 import { slowResponses } from '../../servers/personalities/slow-responses.ts';
 import { ConnectTimeoutError, HttpStatusError } from './errors.ts';
@@ -72,7 +74,18 @@ describe('a server that contradicts the cached era makes the client probe again'
     const port = Number(new URL(legacy.url).port);
     const client = newClient();
     await (await client.connect(legacy.url, AUTO)).close();
+    // A new server takes the same port (the same origin, so the same cache entry). The client's pooled keep-alive
+    // connections to the old one must be gone first, or the next request may go out on one as the close arrives.
+    const agent = (client as unknown as { agent: Agent }).agent;
+    const origin = new URL(legacy.url).origin;
+    const pooled = () => agent.stats[origin]?.connected ?? 0;
+    const drained = new Promise<void>((resolve) => {
+      const check = () => pooled() === 0 && (agent.off('disconnect', check), resolve());
+      agent.on('disconnect', check);
+      check();
+    });
     await legacy.close();
+    await within(drained, "the client's pooled connections to the closed server");
 
     const modern = await serve('2026-07-28', [], port);
     const connection = await client.connect(modern.url, AUTO);
