@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
@@ -8,6 +9,8 @@ export default defineConfig({
     hookTimeout: 30_000,
     // Real sockets and real servers: the same verdicts on every run, or it is a bug, not a retry.
     retry: 0,
+    // Every core (vitest's default leaves one idle): most files wait on sockets, timers and child processes.
+    maxWorkers: availableParallelism(),
     // Scenario runs mostly wait on sockets and timers; this many run at once within a file (describe.concurrent).
     maxConcurrency: 8,
     reporters: ['default', './scripts/summary-reporter.ts'],
