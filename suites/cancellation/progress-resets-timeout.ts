@@ -2,11 +2,12 @@ import { check, clientCompleted } from '../checks.ts';
 import { defineScenario } from '../scenario.ts';
 import { describeSettlement, L, PROMPTLY_MS, settlementOf, timeouts, toolCallExchanges, Watched } from './support.ts';
 
-/** The call's own timeout. */
-const TIMEOUT_MS = 100;
+/** The call's own timeout: six progress intervals, so a CPU-starved run still sees progress well inside it. */
+const TIMEOUT_MS = 300;
 /** The progress tool reports every INTERVAL_MS (well inside the timeout), STEPS times, then answers. */
 const INTERVAL_MS = 50;
-const STEPS = 8;
+/** The work lasts well past the timeout (800 ms): a client that gave up had not been answered. */
+const STEPS = 16;
 const WORK_MS = STEPS * INTERVAL_MS;
 
 export const progressResetsTimeout = defineScenario({
