@@ -4,11 +4,10 @@
 import { expect, test } from 'vitest';
 import { legacyNotification } from '../../suites/cancellation/legacy-notification.ts';
 import { deleteIssuedSession } from '../../suites/disposal/delete-issued-session.ts';
-import { explain } from '../../suites/evidence.ts';
 import { failOnLeakedHandles } from '../../suites/leaks.ts';
 import { handshakeOrder } from '../../suites/negotiation/handshake-order.ts';
-import { runScenario } from '../../suites/runner.ts';
 import { loadAdapter } from '../load.ts';
+import { smokeCases, type SmokeCase } from './test-support.ts';
 
 const http = await loadAdapter('./clients/third-party/langchain.ts', { factoryOptions: { name: 'langchain' } });
 const sse = await loadAdapter('./clients/third-party/langchain.ts', { factoryOptions: { name: 'langchain-sse', transport: 'sse' } });
@@ -22,18 +21,13 @@ test('each transport loads under its name and names the installed packages', () 
   expect(sse.features).not.toContain('transport-fallback');
 });
 
-const CASES = [
+const CASES: SmokeCase[] = [
   { adapter: http, scenario: handshakeOrder, revision: '2025-11-25' },
   { adapter: http, scenario: deleteIssuedSession, revision: '2025-06-18' },
   { adapter: http, scenario: legacyNotification, revision: '2025-11-25' },
   // An HTTP+SSE server: the initialize POST is refused, the client falls back by itself.
   { adapter: http, scenario: handshakeOrder, revision: '2024-11-05' },
   { adapter: sse, scenario: handshakeOrder, revision: '2024-11-05' },
-] as const;
+];
 
-test.for(CASES.map((c) => ({ ...c, title: `${c.adapter.name}: ${c.scenario.id} @ ${c.revision}` })))('$title', async ({ adapter, scenario, revision }) => {
-  const result = await runScenario(scenario, adapter, revision);
-  expect(['pass', 'warn', 'fail'], `a verdict, not ${result.verdict}: ${result.reason}`).toContain(result.verdict);
-  const reached = result.evidence?.exchanges.some((exchange) => exchange.requestMessages.some((message) => message.method === 'initialize'));
-  expect(reached, `the client's initialize reached the server\n${explain(result)}`).toBe(true);
-});
+smokeCases(CASES);

@@ -4,12 +4,11 @@
 import { expect, test } from 'vitest';
 import { legacyNotification } from '../../suites/cancellation/legacy-notification.ts';
 import { deleteIssuedSession } from '../../suites/disposal/delete-issued-session.ts';
-import { explain } from '../../suites/evidence.ts';
 import { failOnLeakedHandles } from '../../suites/leaks.ts';
 import { handshakeOrder } from '../../suites/negotiation/handshake-order.ts';
 import { modernEnvelope } from '../../suites/negotiation/modern-envelope.ts';
-import { runScenario } from '../../suites/runner.ts';
 import { loadAdapter } from '../load.ts';
+import { smokeCases, type SmokeCase } from './test-support.ts';
 
 const http = await loadAdapter('./clients/third-party/openai-agents.ts', { factoryOptions: { name: 'openai-agents' } });
 const sse = await loadAdapter('./clients/third-party/openai-agents.ts', { factoryOptions: { name: 'openai-agents-sse', transport: 'sse' } });
@@ -23,17 +22,12 @@ test('each transport loads under its name and names the installed packages', () 
   expect(sse.revisions).toEqual(['2024-11-05']);
 });
 
-const CASES = [
+const CASES: SmokeCase[] = [
   { adapter: http, scenario: handshakeOrder, revision: '2025-11-25', opening: 'initialize' },
   { adapter: http, scenario: deleteIssuedSession, revision: '2025-06-18', opening: 'initialize' },
   { adapter: http, scenario: legacyNotification, revision: '2025-11-25', opening: 'initialize' },
   { adapter: http, scenario: modernEnvelope, revision: '2026-07-28', opening: 'server/discover' },
   { adapter: sse, scenario: handshakeOrder, revision: '2024-11-05', opening: 'initialize' },
-] as const;
+];
 
-test.for(CASES.map((c) => ({ ...c, title: `${c.adapter.name}: ${c.scenario.id} @ ${c.revision}` })))('$title', async ({ adapter, scenario, revision, opening }) => {
-  const result = await runScenario(scenario, adapter, revision);
-  expect(['pass', 'warn', 'fail'], `a verdict, not ${result.verdict}: ${result.reason}`).toContain(result.verdict);
-  const reached = result.evidence?.exchanges.some((exchange) => exchange.requestMessages.some((message) => message.method === opening));
-  expect(reached, `the client's ${opening} reached the server\n${explain(result)}`).toBe(true);
-});
+smokeCases(CASES);

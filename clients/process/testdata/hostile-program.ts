@@ -12,6 +12,7 @@
 import { connect as tcpConnect, type Socket } from 'node:net';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
+import { CANNED } from './canned.ts';
 
 const { values } = parseArgs({
   options: {
@@ -29,16 +30,6 @@ const { values } = parseArgs({
 const send = (message: unknown) => process.stdout.write(`${JSON.stringify(message)}\n`);
 send({ protocol: 1, name: 'hostile-program', description: 'a test program that misbehaves on request', revisions: ['2025-06-18'], features: ['mode-legacy'] });
 
-const CANNED: Record<string, unknown> = {
-  start: {},
-  connect: { connection: 'c1' },
-  info: { negotiatedVersion: '2025-06-18', era: 'legacy' },
-  listTools: { tools: [{ name: 'echo' }] },
-  callTool: { content: [{ type: 'text', text: 'ok' }] },
-  cancel: {},
-  close: {},
-  dispose: {},
-};
 const leakedSockets: Socket[] = [];
 
 function writeEndlessly(): void {

@@ -15,6 +15,7 @@
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
+import { CANNED } from './canned.ts';
 
 const { values } = parseArgs({
   options: {
@@ -44,16 +45,6 @@ if (values.stubborn) process.on('SIGTERM', () => process.stderr.write('misbehavi
 if (values['bad-hello']) send({ protocol: 2, name: '', revisions: ['2025-06-18', '2099-01-01'], features: 'all' });
 else if (!values['no-hello']) send({ protocol: 1, name: 'misbehaving', description: 'a test program that misbehaves on request', revisions: ['2025-03-26', '2025-06-18', '2025-11-25'], features: ['mode-legacy', 'cancellation'] });
 
-const CANNED: Record<string, unknown> = {
-  start: {},
-  connect: { connection: 'c1' },
-  info: { negotiatedVersion: '2025-06-18', era: 'legacy' },
-  listTools: { tools: [{ name: 'echo' }] },
-  callTool: { content: [{ type: 'text', text: 'ok' }] },
-  cancel: {},
-  close: {},
-  dispose: {},
-};
 
 const lines = createInterface({ input: process.stdin });
 lines.on('line', (line) => {
