@@ -4,10 +4,11 @@ import { defineScenario } from '../scenario.ts';
 import { cancellation, cancelNotifications, carrying, holdsWithin, idOf, L, labels, QUIET_MS } from './support.ts';
 
 /** The connect's own timeout: it runs out while the server holds initialize. */
-// Long enough that even a CPU-starved client has sent initialize before it gives up.
-const CONNECT_TIMEOUT_MS = 300;
+// Long enough that a client slow to start (a proxy process such as mcp-remote takes 0.3–1.2 s) or CPU-starved has
+// sent initialize before it gives up: with 300 ms such a client never sent one, and the rule was never exercised.
+const CONNECT_TIMEOUT_MS = 1_500;
 /** Long past the timeout: initialize is never answered within the scenario (the server's close ends the hold). */
-const HOLD_MS = 2_000;
+const HOLD_MS = 5_000;
 
 export const neverInitialize = defineScenario({
   id: 'cancellation/never-initialize',
