@@ -113,64 +113,68 @@ const provenFailing = new Map<string, Set<string>>(SCENARIOS.map((s) => [s.id, n
 const key = (scenario: Scenario, revision: string) => `${scenario.id}@${revision}`;
 
 // Scenario runs wait on sockets and timers, not on the CPU: several at once keep the wall time down.
-describe.concurrent('reference client', () => {
-  test.each(cases.map((c) => ({ ...c, title: key(c.scenario, c.revision) })))('passes $title', async ({ scenario, revision }) => {
-    const result = await runScenario(scenario, referenceClient, revision, { strict: true });
-    referenceResults.set(key(scenario, revision), result);
-    // An informational (MAY) check may fail on the reference too: that is seeing it fail.
-    for (const check of result.checks) if (!check.ok) provenFailing.get(scenario.id)!.add(check.name);
-    expect(result.verdict, explain(result)).toBe('pass');
-  });
-});
-
-describe.concurrent.each(BROKEN_ADAPTERS.map((adapter) => ({ adapter, name: adapter.name })))('$name', ({ adapter }) => {
-  const expected = EXPECTED_FAILURES[adapter.name];
-
-  test('has declared expectations', () => {
-    expect(expected, `add ${adapter.name} to EXPECTED_FAILURES`).toBeDefined();
+// The coverage checks at the end add up what the runs before them proved, so this file keeps its order even in a
+// shuffled run (npm run flakes); each case above them is independent of the others.
+describe('the proof', { shuffle: false }, () => {
+  describe.concurrent('reference client', () => {
+    test.each(cases.map((c) => ({ ...c, title: key(c.scenario, c.revision) })))('passes $title', async ({ scenario, revision }) => {
+      const result = await runScenario(scenario, referenceClient, revision, { strict: true });
+      referenceResults.set(key(scenario, revision), result);
+      // An informational (MAY) check may fail on the reference too: that is seeing it fail.
+      for (const check of result.checks) if (!check.ok) provenFailing.get(scenario.id)!.add(check.name);
+      expect(result.verdict, explain(result)).toBe('pass');
+    });
   });
 
-  test.each(casesFor(adapter.name).map((c) => ({ ...c, title: key(c.scenario, c.revision) })))('$title', async ({ scenario, revision }) => {
-    const result = await runScenario(scenario, adapter, revision, { strict: true });
-    for (const check of result.checks) if (!check.ok) provenFailing.get(scenario.id)!.add(check.name);
-    expect(result.verdict, explain(result)).toBe(expectedToFail(adapter.name, scenario.id, revision) ? 'fail' : 'pass');
-  });
-});
+  describe.concurrent.each(BROKEN_ADAPTERS.map((adapter) => ({ adapter, name: adapter.name })))('$name', ({ adapter }) => {
+    const expected = EXPECTED_FAILURES[adapter.name];
 
-describe('doctored records', () => {
-  test.each(DOCTORED.map((d) => ({ ...d, title: `${d.scenario} › ${d.check}` })))('$title fails', async ({ scenario: id, check, doctor }) => {
-    const scenario = SCENARIOS.find((s) => s.id === id)!;
-    let proven = 0;
-    for (const revision of plannedCases([scenario]).map((c) => c.revision)) {
-      // The reference runs above normally provide the evidence; a filtered run (-t) makes its own.
-      const reference = referenceResults.get(key(scenario, revision)) ?? (await runScenario(scenario, referenceClient, revision, { strict: true }));
-      const doctored = doctor(structuredClone(reference.evidence!));
-      const judged = [...scenario.judge(doctored), schemaCheck(doctored)];
-      const target = judged.find((c) => c.name === check);
-      // Some checks exist only at some revisions (a header from 2025-06-18 on, say).
-      if (!target) continue;
-      expect(target.ok, `${check} should fail on the record doctored so: ${reference.revision}`).toBe(false);
-      proven++;
-    }
-    expect(proven, `${id} has no check named ${check} at any revision`).toBeGreaterThan(0);
-    provenFailing.get(id)!.add(check);
-  });
-});
+    test('has declared expectations', () => {
+      expect(expected, `add ${adapter.name} to EXPECTED_FAILURES`).toBeDefined();
+    });
 
-describe('coverage of the proof', () => {
-
-  test('every scenario fails on at least one broken variant', () => {
-    const failedSomewhere = new Set(Object.values(EXPECTED_FAILURES).flatMap((byScenario) => Object.keys(byScenario)));
-    expect(SCENARIOS.map((s) => s.id).filter((id) => !failedSomewhere.has(id))).toEqual([]);
+    test.each(casesFor(adapter.name).map((c) => ({ ...c, title: key(c.scenario, c.revision) })))('$title', async ({ scenario, revision }) => {
+      const result = await runScenario(scenario, adapter, revision, { strict: true });
+      for (const check of result.checks) if (!check.ok) provenFailing.get(scenario.id)!.add(check.name);
+      expect(result.verdict, explain(result)).toBe(expectedToFail(adapter.name, scenario.id, revision) ? 'fail' : 'pass');
+    });
   });
 
-  test('every check of every scenario has been seen failing', () => {
-    const unproven: string[] = [];
-    for (const result of referenceResults.values()) {
-      for (const check of result.checks) {
-        if (!provenFailing.get(result.scenarioId)!.has(check.name)) unproven.push(`${result.scenarioId} › ${check.name}`);
+  describe('doctored records', () => {
+    test.each(DOCTORED.map((d) => ({ ...d, title: `${d.scenario} › ${d.check}` })))('$title fails', async ({ scenario: id, check, doctor }) => {
+      const scenario = SCENARIOS.find((s) => s.id === id)!;
+      let proven = 0;
+      for (const revision of plannedCases([scenario]).map((c) => c.revision)) {
+        // The reference runs above normally provide the evidence; a filtered run (-t) makes its own.
+        const reference = referenceResults.get(key(scenario, revision)) ?? (await runScenario(scenario, referenceClient, revision, { strict: true }));
+        const doctored = doctor(structuredClone(reference.evidence!));
+        const judged = [...scenario.judge(doctored), schemaCheck(doctored)];
+        const target = judged.find((c) => c.name === check);
+        // Some checks exist only at some revisions (a header from 2025-06-18 on, say).
+        if (!target) continue;
+        expect(target.ok, `${check} should fail on the record doctored so: ${reference.revision}`).toBe(false);
+        proven++;
       }
-    }
-    expect([...new Set(unproven)]).toEqual([]);
+      expect(proven, `${id} has no check named ${check} at any revision`).toBeGreaterThan(0);
+      provenFailing.get(id)!.add(check);
+    });
+  });
+
+  describe('coverage of the proof', () => {
+
+    test('every scenario fails on at least one broken variant', () => {
+      const failedSomewhere = new Set(Object.values(EXPECTED_FAILURES).flatMap((byScenario) => Object.keys(byScenario)));
+      expect(SCENARIOS.map((s) => s.id).filter((id) => !failedSomewhere.has(id))).toEqual([]);
+    });
+
+    test('every check of every scenario has been seen failing', () => {
+      const unproven: string[] = [];
+      for (const result of referenceResults.values()) {
+        for (const check of result.checks) {
+          if (!provenFailing.get(result.scenarioId)!.has(check.name)) unproven.push(`${result.scenarioId} › ${check.name}`);
+        }
+      }
+      expect([...new Set(unproven)]).toEqual([]);
+    });
   });
 });

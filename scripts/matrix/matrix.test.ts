@@ -1,13 +1,13 @@
 // The matrix runner end to end: the matrix file's checks, `mcp-client-conformance matrix` writing all four reports,
 // and the nightly CI path (vitest shards with blob reports, merged) giving the same verdicts as one run.
-import { spawnSync } from 'node:child_process';
+import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import { afterAll, describe, expect, test } from 'vitest';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { DEFAULT_MATRIX_FILE, installedPackage, readMatrixFile } from './matrix-file.ts';
-import { parseResults, type Cell } from './results.ts';
+import { parseResults, type Cell, type MatrixResults } from './results.ts';
 import { MATRIX_ENV, selectEntries } from './settings.ts';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
@@ -52,14 +52,18 @@ describe('a matrix run', () => {
   ];
   const scenario = 'session';
   const cellKey = (cell: Cell) => `${cell.client} ${cell.scenario} ${cell.revision} ${cell.verdict}`;
-  let oneRun: Cell[] = [];
+  const out = join(work, 'one-run');
+  // One run, which both tests read (they run in any order).
+  let run: SpawnSyncReturns<string>;
+  beforeAll(() => {
+    run = spawnSync(NODE, [join(ROOT, 'scripts', 'cli.ts'), 'matrix', '--config', writeMatrix('small.json', clients), '--scenario', scenario, '--out', out], { cwd: ROOT, encoding: 'utf8', timeout: 60_000, env: { ...process.env, [MATRIX_ENV.progress]: '0' } });
+  }, 70_000);
+  const oneRun = (): MatrixResults => parseResults(readFileSync(join(out, 'results.json'), 'utf8'));
 
   test('`matrix` writes results, Markdown, JUnit and HTML, with a verdict for every client × case', () => {
-    const out = join(work, 'one-run');
-    const run = spawnSync(NODE, [join(ROOT, 'scripts', 'cli.ts'), 'matrix', '--config', writeMatrix('small.json', clients), '--scenario', scenario, '--out', out], { cwd: ROOT, encoding: 'utf8', timeout: 60_000, env: { ...process.env, [MATRIX_ENV.progress]: '0' } });
     expect(run.status, run.stderr + run.stdout).toBe(0);
     for (const file of ['results.json', 'summary.md', 'junit.xml', 'report.html']) expect(existsSync(join(out, file)), file).toBe(true);
-    const results = parseResults(readFileSync(join(out, 'results.json'), 'utf8'));
+    const results = oneRun();
     expect(results.clients.map((client) => client.name)).toEqual(clients.map((client) => client.name));
     expect(results.clients[2]!.loadError).toMatch(/no-such-adapter.ts not found/);
     expect(results.clients[3]!.loadError).toMatch(/no-such-package is not installed/);
@@ -72,11 +76,9 @@ describe('a matrix run', () => {
     expect(undeleted?.evidence).toMatch(/wire record/);
     for (const client of ['missing-module', 'not-installed']) expect(of(client).every((cell) => cell.verdict === 'error'), client).toBe(true);
     expect(run.stdout).toMatch(/matrix: 4 clients/);
-    oneRun = results.cells;
   });
 
   test('two vitest shards with blob reports, merged, give the same cells as one run', () => {
-    expect(oneRun.length, 'needs the one-run test').toBeGreaterThan(0);
     const blobs = join(work, 'blobs');
     const out = join(work, 'merged');
     const env = { ...process.env, [MATRIX_ENV.file]: join(work, 'small.json'), [MATRIX_ENV.scenario]: scenario, [MATRIX_ENV.out]: out, [MATRIX_ENV.progress]: '0' };
@@ -88,6 +90,6 @@ describe('a matrix run', () => {
     const merge = vitest([`--merge-reports=${blobs}`]);
     expect(merge.status, merge.stderr + merge.stdout).toBe(0);
     const merged = parseResults(readFileSync(join(out, 'results.json'), 'utf8'));
-    expect(merged.cells.map(cellKey).sort()).toEqual(oneRun.map(cellKey).sort());
+    expect(merged.cells.map(cellKey).sort()).toEqual(oneRun().cells.map(cellKey).sort());
   });
 });
