@@ -36,7 +36,11 @@ function outcomes(report: JsonReport): Map<string, { status: string; message?: s
   for (const file of report.testResults) {
     for (const test of file.assertionResults) {
       const message = test.failureMessages[0]?.split('\n')[0];
-      map.set(`${file.name.replace(`${ROOT}/`, '')} › ${test.fullName}`, { status: test.status, ...(message ? { message } : {}) });
+      // Tests may share a full name (one per era, say): the second is `… #2`, in the order the file declares them.
+      const name = `${file.name.replace(`${ROOT}/`, '')} › ${test.fullName}`;
+      let key = name;
+      for (let n = 2; map.has(key); n++) key = `${name} #${n}`;
+      map.set(key, { status: test.status, ...(message ? { message } : {}) });
     }
   }
   return map;
