@@ -106,39 +106,41 @@ export const noRetryOnAuth = defineScenario<{ auth: AuthErrors }>({
     const own = (refusal: Refusal, exchanges: readonly WireExchange[]) => (refusal.own ? exchanges : []);
     const allExchanges = found.flatMap((refusal) => own(refusal, refusal.exchanges.slice(0, 1)));
 
+    // Every check below needs the refusals the script drives; without them it says so instead of judging.
+    const drove = (detail: () => string) => (missing.length > 0 ? `the scenario could not drive the client: ${missing.join('; ')}` : detail());
     return [
       clientCompleted(evidence, sendingMessages(revision, 'the script runs to its end (the refused operations are expected and caught)', 'MUST')),
       check(
         'refused-request-sent-once',
         authorizationErrors(revision, 'a request refused with 401/403 is not sent again without a new authorization', 'SHOULD'),
         missing.length === 0 && retried.length === 0,
-        missing.length > 0
-          ? `the scenario could not drive the client: ${missing.join('; ')}`
-          : retried.length === 0
+        drove(() =>
+          retried.length === 0
             ? `each refused request was sent once (${found.map((r) => r.what).join(', ')})`
             : retried.map(({ refusal, sends }) => `${refusal.what}: ${refusal.method} sent ${sends.length} times (${list(sends.map((s) => s.exchange))})`).join('; '),
+        ),
         [...allExchanges, ...retried.flatMap(({ refusal, sends }) => own(refusal, sends.slice(1).map((s) => s.exchange)))],
       ),
       check(
         'no-fallback-after-refusal',
         fallbackRule(revision, 'a 401/403 is not a reason to try HTTP+SSE (fallback only on 400, 404 or 405), another era or a new handshake (seed 003)', 'SHOULD'),
         missing.length === 0 && fellBack.length === 0,
-        missing.length > 0
-          ? `the scenario could not drive the client: ${missing.join('; ')}`
-          : fellBack.length === 0
+        drove(() =>
+          fellBack.length === 0
             ? 'no GET opening an HTTP+SSE stream and no new handshake followed a 401/403'
             : fellBack.map(({ refusal, to }) => `${refusal.what}, then ${list(to)}`).join('; '),
+        ),
         [...allExchanges, ...fellBack.flatMap(({ refusal, to }) => own(refusal, to))],
       ),
       check(
         'error-reaches-caller',
         authorizationErrors(revision, 'the refusal reaches the caller as an error, promptly', 'SHOULD'),
         missing.length === 0 && notSurfaced.length === 0,
-        missing.length > 0
-          ? `the scenario could not drive the client: ${missing.join('; ')}`
-          : notSurfaced.length === 0
+        drove(() =>
+          notSurfaced.length === 0
             ? `every refused operation failed at once (${found.map((r) => r.what).join(', ')})`
             : notSurfaced.map((r) => `${r.what}: ${describeOutcome(r.outcome)}`).join('; '),
+        ),
         allExchanges,
       ),
     ];

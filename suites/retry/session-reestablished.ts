@@ -2,7 +2,7 @@ import { expiringSessions, type ExpiringSessions } from '../../servers/personali
 import { STREAMABLE_REVISIONS } from '../../servers/revisions.ts';
 import { check, clientCompleted, operatingSession, withThrowawaySession } from '../checks.ts';
 import { defineScenario, type Evidence } from '../scenario.ts';
-import { answerTo, brief, describeOutcome, isOutcome, list, requests, sessionManagement, sessionOf, settle } from './support.ts';
+import { answerTo, brief, describeOutcome, isOutcome, list, requests, sessionManagement, sessionOf, settle, newSessionAfter404, sessionNotEnded } from './support.ts';
 
 /**
  * The session ends on the server between two `tools/list` calls. The second one gets 404: the client must start
@@ -59,10 +59,10 @@ export const sessionReestablished = defineScenario<{ expiring: ExpiringSessions 
       clientCompleted(evidence, sessionManagement(revision, 'the session is replaced and used', 'MUST')),
       check(
         'new-session-after-404',
-        sessionManagement(revision, 'on HTTP 404 to a request containing the session id the client MUST start a new session with an InitializeRequest without a session ID', 'MUST'),
+        newSessionAfter404(revision),
         newSession,
         !lost
-          ? `no request carrying the issued id ${dead ?? '(none issued)'} was answered 404: the scenario could not end the session under the client`
+          ? sessionNotEnded(dead)
           : newSession
             ? `after ${brief(lost)} the client sent initialize without a session id (${brief(reinit.exchange)}) and got the new id ${reinitIssued}`
             : reinit === undefined

@@ -5,7 +5,7 @@ import { STREAMABLE_REVISIONS, type Revision } from '../../servers/revisions.ts'
 import type { WireExchange, WireRecord } from '../../servers/wire-record.ts';
 import { check, clientCompleted, operatingSession, operatingTraffic, withThrowawaySession } from '../checks.ts';
 import { defineScenario, type Evidence, type Level, type SpecRef } from '../scenario.ts';
-import { brief, list, requests, sessionManagement, sessionOf, settle } from './support.ts';
+import { brief, list, requests, sessionManagement, sessionOf, settle, newSessionAfter404, sessionNotEnded } from './support.ts';
 
 /** A hold ends by itself after this, so a client that sends more requests with the dead id cannot stall the run. */
 const MAX_HOLD_MS = 500;
@@ -108,10 +108,10 @@ export const stale404AfterReplacement = defineScenario<{ expiring: ExpiringSessi
       clientCompleted(evidence, sessionManagement(revision, 'the session is replaced and used', 'MUST')),
       check(
         'new-session-after-first-404',
-        sessionManagement(revision, 'on HTTP 404 to a request containing the session id the client MUST start a new session with an InitializeRequest without a session ID', 'MUST'),
+        newSessionAfter404(revision),
         newSession,
         !first404
-          ? `no request carrying the issued id ${dead ?? '(none issued)'} was answered 404: the scenario could not end the session under the client`
+          ? sessionNotEnded(dead)
           : newSession
             ? `after ${brief(first404)} the client sent initialize without a session id (${brief(reinit.exchange)}) and got ${issued}`
             : reinit === undefined

@@ -21,6 +21,14 @@ export function sessionManagement(revision: Revision, section: string, level: Le
 }
 
 /** How a client sends its messages, at the revision's transport. */
+/** The rule both session-loss scenarios of this suite judge first: a 404 for the session id means a new session. */
+export const newSessionAfter404 = (revision: Revision): SpecRef =>
+  sessionManagement(revision, 'on HTTP 404 to a request containing the session id the client MUST start a new session with an InitializeRequest without a session ID', 'MUST');
+
+/** Why a session-loss scenario could not judge: no request with the issued id met the 404. */
+export const sessionNotEnded = (dead: string | undefined): string =>
+  `no request carrying the issued id ${dead ?? '(none issued)'} was answered 404: the scenario could not end the session under the client`;
+
 export function sendingMessages(revision: Revision, section: string, level: Level): SpecRef {
   if (revision === '2024-11-05') return ref(specUrl(revision, 'basic/transports', 'http-with-sse'), `Transports › HTTP with SSE: ${section}`, level);
   if (isModern(revision)) return ref(specUrl(revision, 'basic/transports/streamable-http', 'sending-messages'), `Streamable HTTP › Sending Messages: ${section}`, level);
