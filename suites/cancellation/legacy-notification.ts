@@ -3,24 +3,20 @@ import type { WireExchange } from '../../servers/wire-record.ts';
 import { check, clientCompleted, sentMessages } from '../checks.ts';
 import { defineScenario, type Evidence } from '../scenario.ts';
 import {
+  abortSlowCall,
   handlerAborted,
   callRejectedPromptly,
   cancellation,
   cancelNotifications,
   cancelOnTheWire,
-  holdsWithin,
   idOf,
   L,
   label,
   labels,
-  PROMPTLY_MS,
-  runWithin,
   sessionManagement,
   settlementOf,
   spec,
-  startCall,
   toolCallExchanges,
-  WIRE_EFFECT_MS,
   wireCancelOf,
 } from './support.ts';
 
@@ -41,18 +37,9 @@ export const legacyNotification = defineScenario({
   revisions: L,
   requires: ['cancellation'],
   source: { spec: cancellation('2025-06-18', 'cancellation-flow', 'Cancellation Flow', 'SHOULD') },
-  async run({ connect, bounded, server, observe, revision }) {
-    const client = await connect();
-    const controller = new AbortController();
-    const call = await startCall(server.fixtures, bounded, client.callTool('slow', { ms: 10_000 }, { signal: controller.signal }), 'slow', 'the slow call');
-    const abortedAt = performance.now();
-    controller.abort();
-    await call.within(PROMPTLY_MS);
-    observe('call', call.since(abortedAt));
-    await Promise.all([
-      holdsWithin(server.record, (record) => wireCancelOf(revision, record.exchanges, 'slow').done, 'notifications/cancelled for the call', WIRE_EFFECT_MS),
-      runWithin(server.fixtures, (run) => run.tool === 'slow' && run.abortedAt !== undefined, 'the slow handler to see the abort', WIRE_EFFECT_MS),
-    ]);
+  async run(context) {
+    const { connect, revision } = context;
+    await abortSlowCall(context, await connect(), (record) => wireCancelOf(revision, record.exchanges, 'slow').done, 'notifications/cancelled for the call');
   },
   judge(evidence) {
     const { revision } = evidence;

@@ -2,19 +2,16 @@ import { specUrl } from '../../servers/revisions.ts';
 import { check, clientCompleted } from '../checks.ts';
 import { defineScenario, type Evidence } from '../scenario.ts';
 import {
+  abortSlowCall,
   handlerAborted,
   callRejectedPromptly,
   cancellation,
   cancelNotifications,
-  holdsWithin,
   label,
   labels,
   M,
-  PROMPTLY_MS,
-  runWithin,
   settlementOf,
   spec,
-  startCall,
   toolCallExchanges,
   WIRE_EFFECT_MS,
   type Settlement,
@@ -26,18 +23,9 @@ export const modernClosesStream = defineScenario({
   revisions: M,
   requires: ['cancellation'],
   source: { spec: cancellation('2026-07-28', 'transport-specific-cancellation', 'Transport-Specific Cancellation', 'SHOULD') },
-  async run({ connect, bounded, server, observe }) {
-    const client = await connect();
-    const controller = new AbortController();
-    const call = await startCall(server.fixtures, bounded, client.callTool('slow', { ms: 10_000 }, { signal: controller.signal }), 'slow', 'the slow call');
-    const abortedAt = performance.now();
-    controller.abort();
-    await call.within(PROMPTLY_MS);
-    observe('call', call.since(abortedAt));
-    await Promise.all([
-      holdsWithin(server.record, (record) => toolCallExchanges(record.exchanges, 'slow')[0]?.endedBy !== undefined, 'the call’s response stream to end', WIRE_EFFECT_MS),
-      runWithin(server.fixtures, (run) => run.tool === 'slow' && run.abortedAt !== undefined, 'the slow handler to see the abort', WIRE_EFFECT_MS),
-    ]);
+  async run(context) {
+    const { connect } = context;
+    await abortSlowCall(context, await connect(), (record) => toolCallExchanges(record.exchanges, 'slow')[0]?.endedBy !== undefined, 'the call’s response stream to end');
   },
   judge(evidence) {
     const { revision } = evidence;

@@ -4,7 +4,9 @@ import type { Personality } from '../../servers/personality.ts';
 import { specUrl, type Revision } from '../../servers/revisions.ts';
 import type { WireRecord } from '../../servers/wire-record.ts';
 import { spec } from '../disposal/support.ts';
-import type { Level, SpecRef } from '../scenario.ts';
+import type { ClientConnection } from '../../clients/adapter.ts';
+import type { Level, ScenarioContext, SpecRef } from '../scenario.ts';
+import { holdsWithin, PROMPTLY_MS, runWithin, startCall, WIRE_EFFECT_MS } from '../disposal/support.ts';
 
 export * from '../disposal/support.ts';
 
@@ -57,4 +59,27 @@ export function requestIds(revision: Revision, level: Level): SpecRef {
     return spec(specUrl(revision, 'basic/index', 'requests'), 'Messages › Requests: the request ID MUST NOT match the ID of any other request the sender has issued and not yet received a response for', level);
   }
   return spec(specUrl(revision, 'basic/index', 'requests'), 'Messages › Requests: the request ID MUST NOT have been previously used by the requestor within the same session', level);
+}
+
+/**
+ * The abort both transports' cancellation scenarios drive: the slow tool started through `client`, its signal aborted
+ * once the server runs it, the call's settlement observed as `call`; then a bounded wait for the transport's own wire
+ * effect (`wireEffect`) and for the handler to see the abort.
+ */
+export async function abortSlowCall(
+  { bounded, server, observe }: Pick<ScenarioContext, 'bounded' | 'server' | 'observe'>,
+  client: ClientConnection,
+  wireEffect: (record: WireRecord) => boolean,
+  effectName: string,
+): Promise<void> {
+  const controller = new AbortController();
+  const call = await startCall(server.fixtures, bounded, client.callTool('slow', { ms: 10_000 }, { signal: controller.signal }), 'slow', 'the slow call');
+  const abortedAt = performance.now();
+  controller.abort();
+  await call.within(PROMPTLY_MS);
+  observe('call', call.since(abortedAt));
+  await Promise.all([
+    holdsWithin(server.record, wireEffect, effectName, WIRE_EFFECT_MS),
+    runWithin(server.fixtures, (run) => run.tool === 'slow' && run.abortedAt !== undefined, 'the slow handler to see the abort', WIRE_EFFECT_MS),
+  ]);
 }
