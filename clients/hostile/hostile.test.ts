@@ -291,6 +291,9 @@ const IN_PROCESS: InProcessCase[] = [
 
 describe('in process: each hostile behaviour is reported as what it is, within its bound', () => {
   test.each(IN_PROCESS.map((c) => ({ ...c, title: c.what })))('$title', async ({ hostility, clientError, findings: expected, check, verdict, boundMs }) => {
+    // What the same scenario takes with a well-behaved client right now: the margin is measured beyond it, so a busy
+    // machine slowing the scenario's own work is not mistaken for a late report.
+    const usual = (await timedRun(referenceClient)).wallMs;
     const adapter = hostileAdapter(hostility);
     const result = await timedRun(adapter);
     expect(result.evidence?.clientError).toBe(clientError);
@@ -305,7 +308,7 @@ describe('in process: each hostile behaviour is reported as what it is, within i
     // Cleanup findings are informational: they never change a verdict.
     for (const finding of result.checks.filter((c) => CLEANUP_NAMES.includes(c.name))) expect(finding.spec.level).toBe('MAY');
     if (boundMs > 0) expect(result.wallMs).toBeGreaterThanOrEqual(boundMs);
-    expect(result.wallMs).toBeLessThan(boundMs + MARGIN_MS);
+    expect(result.wallMs).toBeLessThan(usual + boundMs + MARGIN_MS);
     await expectServersGone(adapter.urls);
   });
 
