@@ -7,7 +7,7 @@
 // wire cannot show the answer (the version a client believes it negotiated, say).
 //
 // The guide for third parties is clients/WRITING-AN-ADAPTER.md.
-import type { Revision } from '../servers/revisions.ts';
+import type { Revision } from '../protocol/revisions.ts';
 
 export const ADAPTER_CONTRACT_VERSION = 1;
 
@@ -115,6 +115,12 @@ export interface ClientAdapter {
   start(caseId: string): Promise<ClientUnderTest>;
   /** Ends whatever the adapter keeps for the whole run (a child process, say). */
   shutdown?(): Promise<void>;
+  /**
+   * Asked after each case: why the client could not take part in it for a reason outside its behaviour under test
+   * (its process died or was killed during the case, or has not been running since an earlier one), else undefined.
+   * Such a case is inconclusive, never judged. An adapter whose client lives in the runner's process leaves it out.
+   */
+  interrupted?(caseId: string): string | undefined;
 }
 
 /** For adapters whose client keeps no state across connections: each connect stands alone. */

@@ -5,7 +5,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { REVISIONS } from '../servers/revisions.ts';
+import { REVISIONS } from '../protocol/revisions.ts';
 import { FEATURES, type ClientAdapter } from './adapter.ts';
 import { findAdapter } from './index.ts';
 import { ClientProcessError, DEFAULT_HELLO_TIMEOUT_MS, listProblems, processAdapter, type ProcessAdapterConfig } from './process/adapter.ts';

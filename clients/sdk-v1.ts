@@ -7,7 +7,7 @@ import * as rootSse from '@modelcontextprotocol/sdk/client/sse.js';
 import * as rootStreamableHttp from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import * as rootTypes from '@modelcontextprotocol/sdk/types.js';
 import { installedPackage } from './installed.ts';
-import { STREAMABLE_REVISIONS, type Revision } from '../servers/revisions.ts';
+import { STREAMABLE_REVISIONS, type Revision } from '../protocol/revisions.ts';
 import { stateless, type ClientAdapter, type ClientConnection, type Feature, type OperationOptions, type ToolResult } from './adapter.ts';
 
 export const CLIENT_INFO = { name: 'mcp-client-conformance', version: '0.1.0' };

@@ -5,7 +5,7 @@
 // package, the default export (the compatibility matrix's factory) to any version imported by package name.
 import * as rootClient from '@modelcontextprotocol/client';
 import type { VersionNegotiationOptions } from '@modelcontextprotocol/client';
-import { STREAMABLE_REVISIONS, type Revision } from '../servers/revisions.ts';
+import { STREAMABLE_REVISIONS, type Revision } from '../protocol/revisions.ts';
 import { stateless, type ClientAdapter, type ClientConnection, type Feature, type OperationOptions, type ToolResult } from './adapter.ts';
 import { CLIENT_INFO, installedSdk } from './sdk-v1.ts';
 

@@ -3,7 +3,7 @@
 import { dirname } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { installedPackage, readMatrixFile } from '../scripts/matrix/matrix-file.ts';
-import { LEGACY_REVISIONS, STREAMABLE_REVISIONS, type Revision } from '../servers/revisions.ts';
+import { LEGACY_REVISIONS, STREAMABLE_REVISIONS, type Revision } from '../protocol/revisions.ts';
 import { idempotentClose } from '../suites/disposal/idempotent-close.ts';
 import { deleteIssuedSession } from '../suites/disposal/delete-issued-session.ts';
 import { sseStreamClosed } from '../suites/disposal/sse-stream-closed.ts';

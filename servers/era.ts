@@ -1,7 +1,7 @@
 // An era backend: the innermost handler of a reference server, serving one protocol era.
 import type { FixtureState } from './fixtures.ts';
 import type { HttpContext } from './http.ts';
-import type { Revision } from './revisions.ts';
+import type { Revision } from '../protocol/revisions.ts';
 import type { WireRecord } from './wire-record.ts';
 
 /**

@@ -1,7 +1,7 @@
 // The control surface every reference server offers the suites.
 import type { Era } from './era.ts';
 import type { FixtureState } from './fixtures.ts';
-import type { Revision } from './revisions.ts';
+import type { Revision } from '../protocol/revisions.ts';
 import type { WireRecord } from './wire-record.ts';
 
 export interface ReferenceServer {

@@ -1,12 +1,35 @@
 // Small helpers the judges share.
 import { SSE_PATH } from '../servers/eras/http-sse.ts';
 import { MCP_PATH } from '../servers/eras/streamable-http.ts';
-import type { Revision } from '../servers/revisions.ts';
+import type { Revision } from '../protocol/revisions.ts';
 import type { SentMessage, ServerMessage, WireExchange } from '../servers/wire-record.ts';
 import type { Check, Evidence, SpecRef } from './scenario.ts';
 
+/** A rule judged: it held (`ok`) or it was broken, with what was expected and seen. */
 export function check(name: string, spec: SpecRef, ok: boolean, detail: string, exchanges: readonly WireExchange[] = []): Check {
-  return { name, spec, ok, detail, exchanges: exchanges.map((exchange) => exchange.seq) };
+  return { name, spec, outcome: ok ? 'pass' : 'fail', detail, exchanges: exchanges.map((exchange) => exchange.seq) };
+}
+
+/** A rule the scenario never exercised: neither pass nor fail; `why` says what the suite could not drive. */
+export function unexercised(name: string, spec: SpecRef, why: string, exchanges: readonly WireExchange[] = []): Check {
+  return { name, spec, outcome: 'inconclusive', detail: why, exchanges: exchanges.map((exchange) => exchange.seq) };
+}
+
+/**
+ * A rule judged only when the scenario reached it: `reached` undefined judges it (`ok`, `detail`); a string is why it
+ * was not exercised. The one way judges say "could not drive the client there" without blaming the client.
+ */
+export function checkIf(reached: string | undefined, name: string, spec: SpecRef, ok: () => boolean, detail: () => string, exchanges: readonly WireExchange[] = []): Check {
+  return reached === undefined ? check(name, spec, ok(), detail(), exchanges) : unexercised(name, spec, reached, exchanges);
+}
+
+/**
+ * A condition the suite needs before the scenario's rules say anything about the client (the behaviour under test was
+ * reached, a personality acted): met, or inconclusive with `why` — which makes the whole case inconclusive. `spec` is
+ * the rule the scenario wanted to exercise.
+ */
+export function precondition(name: string, spec: SpecRef, met: boolean, why: string, exchanges: readonly WireExchange[] = []): Check {
+  return { name, spec, outcome: met ? 'pass' : 'inconclusive', precondition: true, detail: why, exchanges: exchanges.map((exchange) => exchange.seq) };
 }
 
 /** Every JSON-RPC message the client sent, in arrival order, with its exchange. */

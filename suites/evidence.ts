@@ -37,8 +37,8 @@ export function formatExchange(exchange: WireExchange): string {
 /** A multi-line explanation of a result: verdict, each failed check with its rule, then the whole exchange log. */
 export function explain(result: ScenarioResult): string {
   const lines = [`${result.scenarioId} @ ${result.revision} on ${result.adapter}: ${result.verdict}${result.reason ? ` (${result.reason})` : ''}`];
-  for (const check of result.checks.filter((c) => !c.ok)) {
-    lines.push(`  ✗ ${check.name} [${check.spec.level}, ${check.spec.section}: ${check.spec.url}]`, `    ${check.detail}`);
+  for (const check of result.checks.filter((c) => c.outcome !== 'pass')) {
+    lines.push(`  ${check.outcome === 'fail' ? '✗' : '?'} ${check.name}${check.outcome === 'inconclusive' ? ' (inconclusive)' : ''} [${check.spec.level}, ${check.spec.section}: ${check.spec.url}]`, `    ${check.detail}`);
     if (check.exchanges.length > 0) lines.push(`    decided by exchanges ${check.exchanges.map((n) => `#${n}`).join(', ')}`);
   }
   if (result.evidence?.clientError) lines.push(`  client error: ${result.evidence.clientError}`);

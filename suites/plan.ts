@@ -1,5 +1,5 @@
 // Which (scenario, revision) pairs the suites run.
-import { REVISIONS, type Revision } from '../servers/revisions.ts';
+import { REVISIONS, type Revision } from '../protocol/revisions.ts';
 import type { Scenario } from './scenario.ts';
 
 /** The revisions the suites run at: all of them. */

@@ -8,32 +8,40 @@ import { AsyncLocalStorage, createHook } from 'node:async_hooks';
 import { featureFor, type ClientAdapter, type Negotiation, type ClientConnection, type ClientUnderTest, type ConnectOptions, type Feature } from '../clients/adapter.ts';
 import { connectionsClosed, type OpenConnection } from '../servers/listen.ts';
 import type { ReferenceServer } from '../servers/reference-server.ts';
-import type { Revision } from '../servers/revisions.ts';
+import type { Revision } from '../protocol/revisions.ts';
 import { startReferenceServer } from '../servers/server.ts';
-import { check } from './checks.ts';
-import { shutdown } from './disposal/support.ts';
+import { basePolicy } from '../config/settings.ts';
+import { ATTEMPT_GROWTH, MAX_ATTEMPTS, scaledBy, timePolicy, type TimePolicy } from '../config/time.ts';
+import { calibrate } from './calibration.ts';
+import { check, precondition } from './checks.ts';
+import { shutdown } from './spec.ts';
 import { schemaCheck } from './schema.ts';
-import { verdictOf, type Check, type Evidence, type Scenario, type ScenarioContext, type ScenarioResult, type ServerSetup } from './scenario.ts';
+import { reasonOf, verdictOf, type Attempt, type Check, type Evidence, type Scenario, type ScenarioContext, type ScenarioResult, type ServerSetup } from './scenario.ts';
 
 export interface RunOptions {
   /** SHOULD violations fail instead of warning. */
   strict?: boolean;
-  /** Bound on each client operation (connect, call, close) unless a scenario sets its own. */
+  /** The bounds of the case (default: the settings' policy, config/settings.ts, uncalibrated). */
+  time?: TimePolicy;
+  /** Bound on each client operation (connect, call, close) unless a scenario sets its own; overrides `time`. */
   operationTimeoutMs?: number;
+  /** Names the case for the adapter (logs, out-of-process clients); default `scenario@revision`. */
+  caseId?: string;
 }
-
-export const DEFAULT_OPERATION_TIMEOUT_MS = 5_000;
 
 export class ClientHung extends Error {}
 
 /** The client broke the adapter contract: it threw instead of returning a promise, or returned what the operation does not promise. */
 export class ClientMisbehaved extends Error {}
 
-/** How long after dispose the client's connections may take to close (their FIN crossing loopback) before they count as left open. */
-export const CONNECTIONS_DRAIN_MS = 100;
-
 /** The runner's own findings after the script (MAY: they inform, never change a verdict), added only when one is seen. */
-export const CLEANUP_CHECKS = { disposed: 'client-disposed', connections: 'connections-released', timers: 'timers-released' } as const;
+export const CLEANUP_CHECKS = { connections: 'connections-released', timers: 'timers-released' } as const;
+
+/** The check every scenario carries; a close() or dispose() that hangs or breaks the contract fails it, whatever the judge said. */
+export const CLIENT_COMPLETED = 'client-completed';
+
+/** The precondition the runner adds when the adapter says its client could not take part (its process died, say). */
+export const CLIENT_RUNNING = 'client-running';
 
 /** One line for anything a client threw or rejected with; never throws itself (String() of a hostile value may). */
 export function describeError(error: unknown): string {
@@ -125,6 +133,8 @@ interface HeldConnection {
   connection: ClientConnection;
   /** The latest close() the scenario started, while it has not settled, and when its bound ends. */
   closing?: { deadline: number; settled: Promise<unknown> };
+  /** A close() the scenario called that broke the contract (threw synchronously, returned garbage). */
+  closeProblem?: string;
 }
 
 function guarded(traces: ClientTraces, held: HeldConnection, operationTimeoutMs: number): ClientConnection {
@@ -135,7 +145,12 @@ function guarded(traces: ClientTraces, held: HeldConnection, operationTimeoutMs:
     callTool: (name, args, options) => invoke(traces, 'callTool', () => connection.callTool(name, args, options), AN_OBJECT('a tool result')),
     close() {
       const closing = invoke(traces, 'close', () => connection.close());
-      const entry = { deadline: performance.now() + operationTimeoutMs, settled: closing.then(noop, noop) };
+      const entry = {
+        deadline: performance.now() + operationTimeoutMs,
+        settled: closing.then(noop, (error: unknown) => {
+          if (error instanceof ClientMisbehaved) held.closeProblem = error.message;
+        }),
+      };
       held.closing = entry;
       void entry.settled.then(() => {
         if (held.closing === entry) held.closing = undefined;
@@ -156,12 +171,12 @@ const noop = () => {};
 const heldOpen = (connection: OpenConnection) => connection.requests === 0 || connection.inFlight > 0;
 
 /** "the client left 4 connections open to the server 100 ms after dispose (4 never carried a request)". */
-function describeLeftOpen(left: readonly OpenConnection[], servers: number): string {
+function describeLeftOpen(left: readonly OpenConnection[], servers: number, drainMs: number): string {
   const never = left.filter((c) => c.requests === 0).length;
   const busy = left.length - never;
   const kinds = [...(never > 0 ? [`${never} never carried a request`] : []), ...(busy > 0 ? [`${busy} with a request still open`] : [])].join(', ');
   const plural = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`;
-  return `the client left ${plural(left.length, 'connection')} open to the server${servers > 1 ? 's' : ''} ${CONNECTIONS_DRAIN_MS} ms after dispose (${kinds})`;
+  return `the client left ${plural(left.length, 'connection')} open to the server${servers > 1 ? 's' : ''} ${drainMs} ms after dispose (${kinds})`;
 }
 
 /**
@@ -202,11 +217,13 @@ export function bounded<T>(operation: Promise<T>, what: string, timeoutMs: numbe
 
 export async function runScenario(scenario: Scenario, adapter: ClientAdapter, revision: Revision, options: RunOptions = {}): Promise<ScenarioResult> {
   const started = performance.now();
-  const base = { scenarioId: scenario.id, adapter: adapter.name, revision };
+  const identity = { scenarioId: scenario.id, adapter: adapter.name, revision };
   const reason = notApplicable(scenario, adapter, revision);
-  if (reason) return { ...base, verdict: 'n/a', reason, checks: [], durationMs: 0 };
+  if (reason) return { ...identity, verdict: 'n/a', reason, checks: [], durationMs: 0 };
 
-  const operationTimeoutMs = options.operationTimeoutMs ?? DEFAULT_OPERATION_TIMEOUT_MS;
+  const base = options.time ?? basePolicy();
+  const time: TimePolicy = options.operationTimeoutMs === undefined ? base : { ...base, ms: { ...base.ms, operation: options.operationTimeoutMs } };
+  const operationTimeoutMs = time.ms.operation;
   const setup = scenario.setup?.(revision) ?? { server: {}, state: undefined };
   const serve = (server: ServerSetup) => startReferenceServer({ era: server.era ?? revision, personalities: server.personalities ?? [] });
   const server = await serve(setup.server);
@@ -219,7 +236,7 @@ export async function runScenario(scenario: Scenario, adapter: ClientAdapter, re
   const traces: ClientTraces = { timers: [] };
   let cleaningUp = false;
   let clientError: string | undefined;
-  const caseId = `${scenario.id}@${revision}`;
+  const caseId = options.caseId ?? `${scenario.id}@${revision}`;
   const startClient = async () => {
     const client = await bounded(invoke(traces, 'start', () => adapter.start(caseId), A_CLIENT), 'start the client', operationTimeoutMs);
     clients.push(client);
@@ -229,6 +246,7 @@ export async function runScenario(scenario: Scenario, adapter: ClientAdapter, re
 
   const context: ScenarioContext = {
     revision,
+    time,
     server,
     features: adapter.features,
     state: setup.state,
@@ -246,7 +264,8 @@ export async function runScenario(scenario: Scenario, adapter: ClientAdapter, re
         else connections.push(held);
         return guarded(traces, held, operationTimeoutMs);
       });
-      const boundMs = connectOptions.timeoutMs + 1_000;
+      // The client's own timeout, then room for it to report it.
+      const boundMs = connectOptions.timeoutMs + 2 * time.ms.react;
       pendingConnects.set(connecting, performance.now() + boundMs);
       void connecting.catch(noop).finally(() => pendingConnects.delete(connecting));
       return bounded(connecting, 'connect', boundMs);
@@ -264,7 +283,7 @@ export async function runScenario(scenario: Scenario, adapter: ClientAdapter, re
 
   let checks: Check[];
   let evidence: Evidence;
-  const findings: Check[] = [];
+  let ending: Ending = { findings: [], problems: [] };
   try {
     try {
       await scenario.run(context);
@@ -274,6 +293,7 @@ export async function runScenario(scenario: Scenario, adapter: ClientAdapter, re
     // Judge what the server had received when the script ended; cleanup traffic is not the client's doing.
     evidence = {
       revision,
+      time,
       exchanges: structuredClone(server.record.exchanges),
       otherServers: otherServers.map(({ server: other, setup: otherSetup }) => ({
         url: other.url,
@@ -293,23 +313,83 @@ export async function runScenario(scenario: Scenario, adapter: ClientAdapter, re
     cleaningUp = true;
     const servers = [server, ...otherServers.map((o) => o.server)];
     try {
-      findings.push(...(await cleanUp({ revision, servers, traces, connections, clients, pendingConnects, operationTimeoutMs })));
+      ending = await cleanUp({ revision, servers, traces, connections, clients, pendingConnects, time });
     } finally {
       if (--casesTracing === 0) timerHook.disable();
       await Promise.all(servers.map((s) => s.close()));
     }
   }
-  checks.push(...findings);
+  checks = completedCleanly(checks, ending.problems, revision);
+  checks.push(...ending.findings);
+  const interrupted = askInterrupted(adapter, caseId);
+  if (interrupted !== undefined) checks.unshift(precondition(CLIENT_RUNNING, scenario.source.spec, false, interrupted));
   const verdict = verdictOf(checks, options.strict);
-  const failed = checks.filter((check) => !check.ok).map((check) => `${check.name}: ${check.detail}`);
+  const why = reasonOf(checks, verdict);
   return {
-    ...base,
+    ...identity,
     verdict,
-    ...(failed.length > 0 ? { reason: failed.join('; ') } : {}),
+    ...(why !== undefined ? { reason: why } : {}),
     checks,
     evidence,
     durationMs: performance.now() - started,
   };
+}
+
+/** The adapter's word on whether its client could take part in the case; an adapter that throws here has said nothing. */
+function askInterrupted(adapter: ClientAdapter, caseId: string): string | undefined {
+  try {
+    const why = adapter.interrupted?.(caseId);
+    return typeof why === 'string' && why !== '' ? why : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * A close() or dispose() that hung or broke the contract fails client-completed in every scenario: what a scenario's
+ * script catches (a DELETE 405 its close rejects on, say) must never hide a hang.
+ */
+function completedCleanly(checks: Check[], problems: readonly string[], revision: Revision): Check[] {
+  if (problems.length === 0) return checks;
+  const detail = `close() or dispose() did not end cleanly: ${problems.join('; ')}`;
+  const index = checks.findIndex((c) => c.name === CLIENT_COMPLETED);
+  if (index === -1) return [check(CLIENT_COMPLETED, shutdown(revision, 'the client ends its connections and releases what it holds when told to (close() and dispose() settle)', 'MUST'), false, detail), ...checks];
+  const completed = checks[index]!;
+  const merged: Check = { ...completed, outcome: 'fail', detail: completed.outcome === 'fail' ? `${completed.detail}; ${detail}` : detail };
+  return checks.map((c, i) => (i === index ? merged : c));
+}
+
+/**
+ * Runs a case as the suites do: with the client's calibrated time policy (suites/calibration.ts), and, while it comes
+ * out inconclusive for a reason that more time may cure, again with bounds twice as large, at most MAX_ATTEMPTS runs
+ * in all. The result is the last run's, with the earlier runs in `attempts`. A client that is not running is not
+ * run again: more time cannot bring it back.
+ */
+export async function runCase(scenario: Scenario, adapter: ClientAdapter, revision: Revision, options: Omit<RunOptions, 'time'> & { time?: TimePolicy } = {}): Promise<ScenarioResult> {
+  if (notApplicable(scenario, adapter, revision)) return runScenario(scenario, adapter, revision, options);
+  let time = options.time ?? (await calibratedPolicy(adapter));
+  const attempts: Attempt[] = [];
+  for (let attempt = 1; ; attempt++) {
+    const caseId = attempt === 1 ? `${scenario.id}@${revision}` : `${scenario.id}@${revision}#${attempt}`;
+    const result = await runScenario(scenario, adapter, revision, { ...options, time, caseId });
+    const again = result.verdict === 'inconclusive' && attempt < MAX_ATTEMPTS && !result.checks.some((c) => c.name === CLIENT_RUNNING && c.outcome !== 'pass');
+    if (!again) return attempts.length > 0 ? { ...result, attempts } : result;
+    attempts.push({ verdict: result.verdict, ...(result.reason !== undefined ? { reason: result.reason } : {}), scale: time.scale });
+    time = scaledBy(time, ATTEMPT_GROWTH);
+  }
+}
+
+/** The settings' policy with this client's start-up measured once per run (memoized per adapter). */
+export async function calibratedPolicy(adapter: ClientAdapter): Promise<TimePolicy> {
+  const base = basePolicy();
+  const startup = await calibrate(adapter, base);
+  return startup === undefined ? base : timePolicy({ scale: base.scale, calibratedStartupMs: startup, overrides: overridesOf(base) });
+}
+
+/** The bases a user set explicitly (operation, hello), unscaled, so a calibrated policy keeps them. */
+function overridesOf(policy: TimePolicy): Partial<TimePolicy['ms']> {
+  const plain = timePolicy({ scale: policy.scale });
+  return Object.fromEntries(Object.entries(policy.ms).filter(([base, value]) => base !== 'startup' && base !== 'operation' && plain.ms[base as keyof TimePolicy['ms']] !== value).map(([base, value]) => [base, value / policy.scale]));
 }
 
 /** The observed values as plain data: one the client gave that cannot be cloned (a function, say) is recorded as what it is. */
@@ -325,33 +405,41 @@ function recordable(observed: Record<string, unknown>): Record<string, unknown> 
   );
 }
 
+/** What cleanup found: the MAY findings, and the closes and disposes that hung or broke the contract. */
+interface Ending {
+  findings: Check[];
+  problems: string[];
+}
+
 /**
  * Closes every connection and disposes every client, each bounded once (a close the scenario already started is
- * waited for only for what is left of its bound), then looks at what the client left behind. Returns the findings.
+ * waited for only for what is left of its bound), then looks at what the client left behind.
  */
-async function cleanUp({ revision, servers, traces, connections, clients, pendingConnects, operationTimeoutMs }: {
+async function cleanUp({ revision, servers, traces, connections, clients, pendingConnects, time }: {
   revision: Revision;
   servers: readonly ReferenceServer[];
   traces: ClientTraces;
   connections: readonly HeldConnection[];
   clients: readonly ClientUnderTest[];
   pendingConnects: ReadonlyMap<Promise<unknown>, number>;
-  operationTimeoutMs: number;
-}): Promise<Check[]> {
+  time: TimePolicy;
+}): Promise<Ending> {
+  const operationTimeoutMs = time.ms.operation;
   const problems: string[] = [];
-  // Only the contract's own failures are findings here: an ordinary rejection of a second close is disposal/idempotent-close's to judge.
+  // Only the contract's own failures are problems here: an ordinary rejection of a second close is disposal/idempotent-close's to judge.
   const note = (error: unknown) => {
     if (error instanceof ClientHung || error instanceof ClientMisbehaved) problems.push(error.message);
   };
   // What is left of an operation's own bound (never more than one operation timeout): a hung operation is not waited for twice.
   const remaining = (deadline: number) => Math.max(0, Math.min(operationTimeoutMs, deadline - performance.now()));
   await Promise.all(
-    connections.map(({ connection, closing }) =>
-      closing
-        ? bounded(closing.settled, 'close', remaining(closing.deadline)).catch(noop)
-        : bounded(invoke(traces, 'close', () => connection.close()), 'close', operationTimeoutMs).catch(note),
+    connections.map((held) =>
+      held.closing
+        ? bounded(held.closing.settled, 'close', remaining(held.closing.deadline)).catch(() => problems.push(`close did not settle within ${operationTimeoutMs} ms`))
+        : bounded(invoke(traces, 'close', () => held.connection.close()), 'close', operationTimeoutMs).catch(note),
     ),
   );
+  for (const held of connections) if (held.closeProblem !== undefined) problems.push(held.closeProblem);
   await Promise.all([...pendingConnects].map(([connecting, deadline]) => bounded(connecting, 'connect', remaining(deadline)).catch(noop)));
   await Promise.all(
     clients.map((client) =>
@@ -362,11 +450,8 @@ async function cleanUp({ revision, servers, traces, connections, clients, pendin
   );
   const findings: Check[] = [];
   const finding = (name: string, section: string, detail: string) => findings.push(check(name, shutdown(revision, section, 'MAY'), false, detail));
-  if (problems.length > 0) {
-    finding(CLEANUP_CHECKS.disposed, 'the client ends its connections and releases what it holds when told to (close() and dispose() settle)', `after the script: ${problems.join('; ')}`);
-  }
-  const left = (await Promise.all(servers.map((s) => connectionsClosed(s.url, CONNECTIONS_DRAIN_MS, heldOpen)))).flat();
-  if (left.length > 0) finding(CLEANUP_CHECKS.connections, 'shutdown is closing the HTTP connections: none stays open after the client is disposed', describeLeftOpen(left, servers.length));
+  const left = (await Promise.all(servers.map((s) => connectionsClosed(s.url, time.ms.drain, heldOpen)))).flat();
+  if (left.length > 0) finding(CLEANUP_CHECKS.connections, 'shutdown is closing the HTTP connections: none stays open after the client is disposed', describeLeftOpen(left, servers.length, time.ms.drain));
   const timers = runningTimers(traces);
   // Unref'd, they can no longer keep a finished run alive; cleared they are not: a timer may belong to a library the next case shares.
   for (const timer of timers) timer.unref();
@@ -377,5 +462,5 @@ async function cleanUp({ revision, servers, traces, connections, clients, pendin
       `the client left ${timers.length} timer${timers.length === 1 ? '' : 's'} running after dispose (${listed(timers.map(describeTimer))}), unref'd by the runner so ${timers.length === 1 ? 'it' : 'they'} cannot keep the process alive`,
     );
   }
-  return findings;
+  return { findings, problems };
 }

@@ -1,10 +1,11 @@
 // What a scenario is: metadata, a script that drives a client, and a judge that reads the wire record.
 import type { ClientConnection, ConnectOptions, Feature } from '../clients/adapter.ts';
+import type { TimePolicy } from '../config/time.ts';
 import type { Era } from '../servers/era.ts';
 import type { ToolRun } from '../servers/fixtures.ts';
 import type { Personality } from '../servers/personality.ts';
 import type { ReferenceServer } from '../servers/reference-server.ts';
-import type { Revision } from '../servers/revisions.ts';
+import type { Revision } from '../protocol/revisions.ts';
 import type { WireExchange } from '../servers/wire-record.ts';
 
 /** RFC 2119 level of the rule a check enforces: MUST → fail, SHOULD → warn (fail when strict), MAY → informational. */
@@ -70,6 +71,8 @@ export interface ConnectTarget {
 
 export interface ScenarioContext<State = unknown> {
   readonly revision: Revision;
+  /** The bounds of this case (config/time.ts): every wait and hold the script chooses derives from them. */
+  readonly time: TimePolicy;
   readonly server: ReferenceServer;
   /** The features the adapter declares. */
   readonly features: readonly Feature[];
@@ -88,6 +91,8 @@ export interface ScenarioContext<State = unknown> {
 /** Everything a judge may look at: what the server received and what the adapter returned. */
 export interface Evidence {
   revision: Revision;
+  /** The bounds the case ran with, so the judge reads the same numbers the script waited. */
+  time: TimePolicy;
   exchanges: readonly WireExchange[];
   /** Servers the script started besides the scenario's own, in order. */
   otherServers: readonly { url: string; era: Era; personalities: readonly string[]; exchanges: readonly WireExchange[]; issuedSessions: readonly string[] }[];
@@ -103,35 +108,82 @@ export function defineScenario<State>(scenario: Scenario<State>): Scenario<any> 
   return scenario;
 }
 
+/**
+ * What one check found. `inconclusive`: the rule was never exercised (the suite could not drive the client to it), so
+ * the check says nothing about the client, neither pass nor fail.
+ */
+export type CheckOutcome = 'pass' | 'fail' | 'inconclusive';
+
 export interface Check {
   /** Short kebab-case name, unique within the scenario. */
   name: string;
   spec: SpecRef;
-  ok: boolean;
-  /** What was expected and what was seen. */
+  outcome: CheckOutcome;
+  /**
+   * A condition the suite needs before the scenario's rules can be judged (the behaviour under test was reached, a
+   * personality acted, the client process was alive): never the client's behaviour under test. Its outcome is pass
+   * or inconclusive; an unmet one makes the whole case inconclusive.
+   */
+  precondition?: true;
+  /** What was expected and what was seen (for an inconclusive check: why the rule was not exercised). */
   detail: string;
   /** Seq numbers of the exchanges that decided the check. */
   exchanges: number[];
 }
 
-export type Verdict = 'pass' | 'fail' | 'warn' | 'n/a';
+/**
+ * `inconclusive`: the suite could not judge (a precondition was not met, or a rule was never exercised), with the
+ * reason; `n/a`: the client does not declare what the scenario needs.
+ */
+export type Verdict = 'pass' | 'fail' | 'warn' | 'inconclusive' | 'n/a';
+
+/** One run of a case that was run again because it was inconclusive (time ran out, say), with larger bounds. */
+export interface Attempt {
+  verdict: Verdict;
+  reason?: string;
+  /** The time scale it ran at. */
+  scale: number;
+}
 
 export interface ScenarioResult {
   scenarioId: string;
   adapter: string;
   revision: Revision;
   verdict: Verdict;
-  /** Why not applicable, or the failing checks in one line each. */
+  /** Why not applicable or inconclusive, or the failing checks in one line each. */
   reason?: string;
   checks: Check[];
   evidence?: Evidence;
   durationMs: number;
+  /** Earlier runs of the same case, when it was run again (each inconclusive), oldest first. */
+  attempts?: Attempt[];
 }
 
-/** The verdict a set of checks earns: any failed MUST fails; a failed SHOULD warns, or fails when strict. */
+export const failed = (check: Check): boolean => check.outcome === 'fail';
+export const unmet = (check: Check): boolean => check.precondition === true && check.outcome !== 'pass';
+
+/**
+ * The verdict a set of checks earns. An unmet precondition: inconclusive, whatever else the checks say (the suite
+ * could not set the case up; a failure there is not the client's). Else any failed MUST fails; a failed SHOULD warns,
+ * or fails when strict; else a MUST or SHOULD rule never exercised leaves the case inconclusive (never a vacuous pass).
+ */
 export function verdictOf(checks: readonly Check[], strict = false): Verdict {
-  const failed = checks.filter((check) => !check.ok);
-  if (failed.some((check) => check.spec.level === 'MUST')) return 'fail';
-  if (failed.some((check) => check.spec.level === 'SHOULD')) return strict ? 'fail' : 'warn';
+  if (checks.some(unmet)) return 'inconclusive';
+  const broken = checks.filter(failed);
+  if (broken.some((check) => check.spec.level === 'MUST')) return 'fail';
+  if (broken.some((check) => check.spec.level === 'SHOULD')) return strict ? 'fail' : 'warn';
+  if (checks.some((check) => check.outcome === 'inconclusive' && check.spec.level !== 'MAY')) return 'inconclusive';
   return 'pass';
+}
+
+/** The one-line reason of a verdict: the unmet preconditions, else the failed checks, else the rules never exercised. */
+export function reasonOf(checks: readonly Check[], verdict: Verdict): string | undefined {
+  const line = (check: Check) => `${check.name}: ${check.detail}`;
+  const shown =
+    verdict === 'inconclusive'
+      ? checks.some(unmet)
+        ? checks.filter(unmet)
+        : checks.filter((check) => check.outcome === 'inconclusive')
+      : checks.filter(failed);
+  return shown.length > 0 ? shown.map(line).join('; ') : undefined;
 }

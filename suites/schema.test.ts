@@ -7,7 +7,7 @@ import { beforeAll, describe, expect, test } from 'vitest';
 import type { Negotiation } from '../clients/adapter.ts';
 import { createReferenceClient } from '../clients/reference/index.ts';
 import type { Era } from '../servers/era.ts';
-import { REVISIONS, type Revision } from '../servers/revisions.ts';
+import { REVISIONS, type Revision } from '../protocol/revisions.ts';
 import { startReferenceServer } from '../servers/server.ts';
 import { closedAfterEach, within } from '../servers/test-support.ts';
 import type { JsonRpcMessage, WireExchange } from '../servers/wire-record.ts';
@@ -117,7 +117,7 @@ function doctored(revision: Revision, pick: (message: JsonRpcMessage) => boolean
 describe('real traffic passes', () => {
   test.each(REVISIONS.map((revision) => ({ revision })))('the official SDK client at $revision', ({ revision }) => {
     const result = schemaCheck(evidence(revision));
-    expect(result.ok, result.detail).toBe(true);
+    expect(result.outcome, result.detail).toBe('pass');
     expect(result).toMatchObject({ name: SCHEMA_CHECK, spec: schemaSpec(revision), exchanges: [] });
     expect(result.detail).toMatch(new RegExp(`^all \\d+ messages the client sent match the ${revision} schema`));
   });
@@ -138,7 +138,7 @@ describe('real traffic passes', () => {
   test.each(REVISIONS.map((revision) => ({ revision })))('the reference client at $revision', async ({ revision }) => {
     const exchanges = await record(revision, (url) => referenceWorkout(url, revision === MODERN ? { pin: MODERN } : 'legacy'));
     const result = schemaCheck(evidence(revision, exchanges));
-    expect(result.ok, result.detail).toBe(true);
+    expect(result.outcome, result.detail).toBe('pass');
   });
 
   test.each(['2025-03-26', '2025-11-25'] as const)('a server/discover probe before initialize at %s (official SDK client, auto mode)', async (revision) => {
@@ -152,7 +152,7 @@ describe('real traffic passes', () => {
     expect(sent.indexOf('server/discover')).toBeGreaterThanOrEqual(0);
     expect(sent.indexOf('server/discover')).toBeLessThan(sent.indexOf('initialize'));
     const result = schemaCheck(evidence(revision, exchanges));
-    expect(result.ok, result.detail).toBe(true);
+    expect(result.outcome, result.detail).toBe('pass');
     expect(result.detail).toContain('(1 server/discover probe judged by the 2026-07-28 schema)');
   });
 
@@ -160,7 +160,7 @@ describe('real traffic passes', () => {
     const exchanges = await record('2025-06-18', (url) => referenceWorkout(url, 'auto'));
     expect(messagesOf(exchanges)[0]?.method).toBe('server/discover');
     const result = schemaCheck(evidence('2025-06-18', exchanges));
-    expect(result.ok, result.detail).toBe(true);
+    expect(result.outcome, result.detail).toBe('pass');
   });
 });
 
@@ -168,7 +168,7 @@ describe('doctored messages fail with a precise detail', () => {
   test('a request without jsonrpc', () => {
     const { evidence: e, seq } = doctored('2025-06-18', (m) => m.method === 'tools/list', (m) => delete m.jsonrpc);
     const result = schemaCheck(e);
-    expect(result.ok).toBe(false);
+    expect(result.outcome).toBe('fail');
     expect(result.detail).toBe(`#${seq} tools/list: jsonrpc: Invalid input: expected "2.0"`);
     expect(result.exchanges).toEqual([seq]);
   });
@@ -237,7 +237,7 @@ describe('doctored messages fail with a precise detail', () => {
       return schemaCheck(evidence(revision, exchanges));
     };
     const envelope = { 'io.modelcontextprotocol/protocolVersion': MODERN, 'io.modelcontextprotocol/clientCapabilities': {} };
-    expect(probeAt('2024-11-05', { ...probe, params: { _meta: envelope } }).ok).toBe(true);
+    expect(probeAt('2024-11-05', { ...probe, params: { _meta: envelope } }).outcome).toBe('pass');
     expect(probeAt('2025-11-25', probe).detail).toBe('#0 server/discover (probe, judged by 2026-07-28): params._meta["io.modelcontextprotocol/protocolVersion"]: missing');
   });
 
@@ -261,7 +261,7 @@ describe('doctored messages fail with a precise detail', () => {
       exchange.requestBody = JSON.stringify(exchange.requestMessages);
       return { result: schemaCheck(evidence(revision, exchanges)), seq: exchange.seq };
     };
-    expect(batchOf('2025-03-26').result.ok).toBe(true);
+    expect(batchOf('2025-03-26').result.outcome).toBe('pass');
     const { result, seq } = batchOf('2025-06-18');
     expect(result.detail).toBe(`#${seq} (batch): a JSON-RPC batch of 1: the 2025-06-18 schema has no batches (only 2025-03-26 does)`);
   });

@@ -25,7 +25,7 @@ import {
   ClientRequestSchema as V1ClientRequestSchema,
   ServerRequestSchema as V1ServerRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
-import { REVISIONS, specUrl, type Revision } from '../servers/revisions.ts';
+import { REVISIONS, specUrl, type Revision } from '../protocol/revisions.ts';
 import type { JsonRpcMessage, WireExchange } from '../servers/wire-record.ts';
 import { check, mcpExchanges } from './checks.ts';
 import type { Check, Evidence, SpecRef } from './scenario.ts';

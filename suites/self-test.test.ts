@@ -9,7 +9,7 @@ import { plannedCases } from './plan.ts';
 import { runScenario } from './runner.ts';
 import { failOnLeakedHandles } from './leaks.ts';
 import { SCHEMA_CHECK, schemaCheck } from './schema.ts';
-import type { Revision } from '../servers/revisions.ts';
+import type { Revision } from '../protocol/revisions.ts';
 import type { Evidence, Scenario, ScenarioResult } from './scenario.ts';
 
 const ALL = 'every revision';
@@ -121,7 +121,7 @@ describe('the proof', { shuffle: false }, () => {
       const result = await runScenario(scenario, referenceClient, revision, { strict: true });
       referenceResults.set(key(scenario, revision), result);
       // An informational (MAY) check may fail on the reference too: that is seeing it fail.
-      for (const check of result.checks) if (!check.ok) provenFailing.get(scenario.id)!.add(check.name);
+      for (const check of result.checks) if (check.outcome === 'fail') provenFailing.get(scenario.id)!.add(check.name);
       expect(result.verdict, explain(result)).toBe('pass');
     });
   });
@@ -135,7 +135,7 @@ describe('the proof', { shuffle: false }, () => {
 
     test.each(casesFor(adapter.name).map((c) => ({ ...c, title: key(c.scenario, c.revision) })))('$title', async ({ scenario, revision }) => {
       const result = await runScenario(scenario, adapter, revision, { strict: true });
-      for (const check of result.checks) if (!check.ok) provenFailing.get(scenario.id)!.add(check.name);
+      for (const check of result.checks) if (check.outcome === 'fail') provenFailing.get(scenario.id)!.add(check.name);
       expect(result.verdict, explain(result)).toBe(expectedToFail(adapter.name, scenario.id, revision) ? 'fail' : 'pass');
     });
   });
@@ -152,7 +152,7 @@ describe('the proof', { shuffle: false }, () => {
         const target = judged.find((c) => c.name === check);
         // Some checks exist only at some revisions (a header from 2025-06-18 on, say).
         if (!target) continue;
-        expect(target.ok, `${check} should fail on the record doctored so: ${reference.revision}`).toBe(false);
+        expect(target.outcome, `${check} should fail on the record doctored so: ${reference.revision}`).toBe('fail');
         proven++;
       }
       expect(proven, `${id} has no check named ${check} at any revision`).toBeGreaterThan(0);

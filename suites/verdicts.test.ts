@@ -7,7 +7,7 @@ import { deleteIssuedSession } from './disposal/delete-issued-session.ts';
 import { notApplicable, runScenario } from './runner.ts';
 import { verdictOf, type Check, type Level, type ScenarioResult, type Verdict } from './scenario.ts';
 
-const checkAt = (level: Level, ok: boolean): Check => ({ name: `${level}-${ok}`, spec: { url: 'u', section: 's', level }, ok, detail: '', exchanges: [] });
+const checkAt = (level: Level, ok: boolean): Check => ({ name: `${level}-${ok}`, spec: { url: 'u', section: 's', level }, outcome: ok ? 'pass' : 'fail', detail: '', exchanges: [] });
 
 describe('verdictOf', () => {
   test('a failed MUST fails, a failed SHOULD warns (fails when strict), a failed MAY is informational', () => {

@@ -7,7 +7,7 @@ import { PassThrough } from 'node:stream';
 import { Agent, request } from 'undici';
 import type { ClientAdapter, ClientConnection, ClientUnderTest } from '../adapter.ts';
 import { createReferenceClient, REFERENCE_FEATURES } from '../reference/index.ts';
-import type { Revision } from '../../servers/revisions.ts';
+import type { Revision } from '../../protocol/revisions.ts';
 
 /** The operations a hostile client can misbehave in. */
 export type Operation = 'start' | 'connect' | 'info' | 'listTools' | 'callTool' | 'close' | 'dispose';

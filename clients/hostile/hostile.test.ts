@@ -14,7 +14,7 @@ import { referenceClient } from '../reference/index.ts';
 import { processAdapter, MAX_LINE_BYTES, type ProcessAdapter } from '../process/adapter.ts';
 import { BASIC_SCENARIOS, CLI, eventually, groupExists, MISBEHAVING, NODE, NODE_DRIVER, ROOT, runningMembers } from '../process/test-support.ts';
 import { connectionsClosed, openConnections, type OpenConnection } from '../../servers/listen.ts';
-import type { Revision } from '../../servers/revisions.ts';
+import type { Revision } from '../../protocol/revisions.ts';
 import { startReferenceServer } from '../../servers/server.ts';
 import { baselineMismatch, loadBaseline } from '../../suites/baselines.ts';
 import { SCENARIOS } from '../../suites/index.ts';

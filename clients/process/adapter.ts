@@ -7,7 +7,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import type { Readable } from 'node:stream';
-import { REVISIONS, type Revision } from '../../servers/revisions.ts';
+import { REVISIONS, type Revision } from '../../protocol/revisions.ts';
 import {
   FEATURES,
   type ClientAdapter,

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 // ajv is not a dependency of this project; it is installed with the official harness and the SDK. Tests only.
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, test } from 'vitest';
-import { REVISIONS } from '../../servers/revisions.ts';
+import { REVISIONS } from '../../protocol/revisions.ts';
 import { startReferenceServer } from '../../servers/server.ts';
 import { runScenario } from '../../suites/runner.ts';
 import { FEATURES } from '../adapter.ts';

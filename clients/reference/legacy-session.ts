@@ -2,7 +2,7 @@
 // session loss and re-initialization, resumable SSE (GET + Last-Event-ID after the server's retry interval),
 // cancellation by notification, and DELETE at close.
 import type { ConnectionInfo, ResumeState } from '../adapter.ts';
-import { requiresProtocolVersionHeader, type Revision } from '../../servers/revisions.ts';
+import { requiresProtocolVersionHeader, type Revision } from '../../protocol/revisions.ts';
 import {
   ConnectionClosedError,
   ConnectionDropped,

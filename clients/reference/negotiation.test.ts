@@ -5,7 +5,7 @@ import { dropConnection } from '../../servers/personalities/drop-connection.ts';
 import { initializeAnswers } from '../../servers/personalities/initialize-answers.ts';
 import { serverErrors } from '../../servers/personalities/server-errors.ts';
 import { slowResponses } from '../../servers/personalities/slow-responses.ts';
-import { STREAMABLE_REVISIONS } from '../../servers/revisions.ts';
+import { STREAMABLE_REVISIONS } from '../../protocol/revisions.ts';
 import { ConnectTimeoutError, HttpStatusError, JsonRpcError, ConnectionDropped, UnsupportedRevisionError } from './errors.ts';
 import { CLIENT_INFO } from './protocol.ts';
 import { after, carrying, CONNECT, errorFor, header, isMethod, methods, newClient, rejection, scripted, serve } from './test-support.ts';

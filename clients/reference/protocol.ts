@@ -1,5 +1,5 @@
 // Protocol constants and small pure helpers the reference client's modules share.
-import type { Revision } from '../../servers/revisions.ts';
+import type { Revision } from '../../protocol/revisions.ts';
 import type { JsonRpcMessage } from '../../servers/wire-record.ts';
 
 export type { JsonRpcMessage };

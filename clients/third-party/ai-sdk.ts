@@ -2,7 +2,7 @@
 // transport (Streamable HTTP; by default it probes `server/discover` first and falls back to `initialize`,
 // `protocolVersionDiscovery: false` runs `initialize` only), or with the `sse` transport (HTTP+SSE, 2024-11-05).
 import { createMCPClient, type MCPClientConfig } from '@ai-sdk/mcp';
-import { STREAMABLE_REVISIONS } from '../../servers/revisions.ts';
+import { STREAMABLE_REVISIONS } from '../../protocol/revisions.ts';
 import { stateless, type ClientAdapter, type ConnectOptions, type OperationOptions, type ToolResult } from '../adapter.ts';
 import { installedLabel, readOptions, type ThirdPartyOptions } from './support.ts';
 

@@ -3,7 +3,7 @@
 // again with `loadMcpTools` on the client `getClient()` returns. Underneath is the official SDK v1 Client: Streamable
 // HTTP that falls back to HTTP+SSE by itself (`automaticSSEFallback`, on by default), or HTTP+SSE only (`transport: "sse"`).
 import { loadMcpTools, MultiServerMCPClient } from '@langchain/mcp-adapters';
-import { STREAMABLE_REVISIONS } from '../../servers/revisions.ts';
+import { STREAMABLE_REVISIONS } from '../../protocol/revisions.ts';
 import { stateless, type ClientAdapter, type ToolResult } from '../adapter.ts';
 import { installedLabel, readOptions, type ThirdPartyOptions } from './support.ts';
 

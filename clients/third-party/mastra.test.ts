@@ -3,7 +3,7 @@
 // cancellation is real: the abort reaches the server. Nothing outlives the runs.
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import type { Revision } from '../../servers/revisions.ts';
+import type { Revision } from '../../protocol/revisions.ts';
 import { legacyNotification } from '../../suites/cancellation/legacy-notification.ts';
 import { deleteIssuedSession } from '../../suites/disposal/delete-issued-session.ts';
 import { explain } from '../../suites/evidence.ts';

@@ -5,7 +5,7 @@
 // is gone) and one request timeout per server, fixed when the client is built.
 import { randomUUID } from 'node:crypto';
 import type { MCPClientProtocolVersion, SerializableMCPToolDefinition } from '@mastra/mcp';
-import { STREAMABLE_REVISIONS } from '../../servers/revisions.ts';
+import { STREAMABLE_REVISIONS } from '../../protocol/revisions.ts';
 import { stateless, type ClientAdapter, type Negotiation, type ToolResult } from '../adapter.ts';
 import { installedLabel, readOptions, type ThirdPartyOptions } from './support.ts';
 

@@ -6,7 +6,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import type { Revision } from '../../servers/revisions.ts';
+import type { Revision } from '../../protocol/revisions.ts';
 import { startReferenceServer } from '../../servers/server.ts';
 import { legacyNotification } from '../../suites/cancellation/legacy-notification.ts';
 import { deleteIssuedSession } from '../../suites/disposal/delete-issued-session.ts';
@@ -82,7 +82,7 @@ describe('scenarios', () => {
 
   test('an aborted call reaches the server as notifications/cancelled for it, across the proxy', async () => {
     const result = await run(legacyNotification, '2025-11-25');
-    expect(result.checks.find((c) => c.name === 'notification-sent')?.ok, explain(result)).toBe(true);
+    expect(result.checks.find((c) => c.name === 'notification-sent')?.outcome, explain(result)).toBe('pass');
     expect(result.evidence!.toolRuns.find((r) => r.tool === 'slow')?.abortedAt, explain(result)).toBeDefined();
   });
 

@@ -3,7 +3,7 @@
 // `MCPServerSSE` (the v2 Client over HTTP+SSE, `initialize` only); `connect()`, `listTools()`, `callToolResult()`,
 // `close()`.
 import { getLogger, MCPServerSSE, MCPServerStreamableHttp, setTracingDisabled } from '@openai/agents-core';
-import { STREAMABLE_REVISIONS } from '../../servers/revisions.ts';
+import { STREAMABLE_REVISIONS } from '../../protocol/revisions.ts';
 import { stateless, type ClientAdapter, type ToolResult } from '../adapter.ts';
 import { installedLabel, readOptions, type ThirdPartyOptions } from './support.ts';
 

@@ -1,7 +1,7 @@
 // What every third-party adapter's test proves on a few cases: the scenario produced a verdict, and the client's
 // opening request (initialize, or server/discover when it probes) reached the reference server.
 import { expect, test } from 'vitest';
-import type { Revision } from '../../servers/revisions.ts';
+import type { Revision } from '../../protocol/revisions.ts';
 import { explain } from '../../suites/evidence.ts';
 import { runScenario } from '../../suites/runner.ts';
 import type { Scenario } from '../../suites/scenario.ts';

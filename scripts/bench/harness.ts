@@ -25,7 +25,7 @@ import { join } from 'node:path';
 import type { ClientAdapter } from '../../clients/adapter.ts';
 import { referenceClient } from '../../clients/reference/index.ts';
 import { sdkV1StreamableHttp } from '../../clients/sdk-v1.ts';
-import type { Revision } from '../../servers/revisions.ts';
+import type { Revision } from '../../protocol/revisions.ts';
 import { startReferenceServer } from '../../servers/server.ts';
 import { SCENARIOS } from '../../suites/index.ts';
 import { CLEANUP_CHECKS, CONNECTIONS_DRAIN_MS, runScenario } from '../../suites/runner.ts';
@@ -157,7 +157,7 @@ async function ours(scenarioId: string, adapter: ClientAdapter, runs: number) {
     const elapsed = performance.now() - started;
     if (result.verdict === 'n/a') throw new Error(`${scenarioId} is not applicable to ${adapter.name} at ${REVISION}: ${result.reason}`);
     verdicts[result.verdict] = (verdicts[result.verdict] ?? 0) + 1;
-    for (const check of result.checks) if (!check.ok && cleanupNames.includes(check.name)) cleanupFindings[check.name] = (cleanupFindings[check.name] ?? 0) + 1;
+    for (const check of result.checks) if (check.outcome === 'fail' && cleanupNames.includes(check.name)) cleanupFindings[check.name] = (cleanupFindings[check.name] ?? 0) + 1;
     if (i === 0) firstRunMs = elapsed;
     else times.push(elapsed);
   }

@@ -3,7 +3,7 @@
 // each cell coloured by verdict; filters by suite, era/revision and verdict; a cell opens a panel with its checks,
 // spec links and wire evidence. The grid is built from the JSON in one pass, and filters only toggle row and table
 // classes, so ~5,000 cells stay quick.
-import { LEGACY_REVISIONS, STREAMABLE_REVISIONS } from '../../servers/revisions.ts';
+import { LEGACY_REVISIONS, STREAMABLE_REVISIONS } from '../../protocol/revisions.ts';
 import { escapeMarkup, packageLabel, runLine, VERDICTS } from './report-markdown.ts';
 import { verdictCounts, type MatrixResults } from './results.ts';
 

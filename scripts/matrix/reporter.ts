@@ -8,7 +8,7 @@ import { basename, join, relative, resolve } from 'node:path';
 import type { Reporter, TestCase, TestModule, TestSpecification } from 'vitest/node';
 import { SCENARIOS, SUITES } from '../../suites/index.ts';
 import { plannedCases } from '../../suites/plan.ts';
-import type { Revision } from '../../servers/revisions.ts';
+import type { Revision } from '../../protocol/revisions.ts';
 import { DEFAULT_MATRIX_FILE, readMatrixFile } from './matrix-file.ts';
 import { renderHtml } from './report-html.ts';
 import { renderJunit } from './report-junit.ts';

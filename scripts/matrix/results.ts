@@ -3,7 +3,7 @@
 // Every report (Markdown, JUnit XML, HTML) and the comparison of two runs are rendered from this alone.
 import type { Level, Scenario, ScenarioResult, Verdict } from '../../suites/scenario.ts';
 import { explain } from '../../suites/evidence.ts';
-import type { Revision } from '../../servers/revisions.ts';
+import type { Revision } from '../../protocol/revisions.ts';
 
 export const RESULTS_FORMAT = 'mcp-client-conformance/matrix-results';
 /** Bump on any change a reader of older files must know about; readers refuse versions they do not know. */

@@ -13,7 +13,7 @@ import type { McpServer } from '@modelcontextprotocol/server';
 import type { EraBackend, EraFactory } from '../era.ts';
 import { createFixtureServer } from '../fixtures.ts';
 import { sendJsonRpcError, type HttpContext } from '../http.ts';
-import { STREAMABLE_REVISIONS, type StreamableRevision } from '../revisions.ts';
+import { STREAMABLE_REVISIONS, type StreamableRevision } from '../../protocol/revisions.ts';
 import { MCP_PATH } from './streamable-http.ts';
 
 // It speaks every legacy Streamable HTTP revision (answering the one the client asks for), so a scenario can put

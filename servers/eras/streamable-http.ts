@@ -23,7 +23,7 @@ import type { EraBackend, EraFactory } from '../era.ts';
 import { MemoryEventStore } from '../event-store.ts';
 import { createFixtureServer } from '../fixtures.ts';
 import { containsMethod, sendJsonRpcError, type HttpContext } from '../http.ts';
-import { requiresProtocolVersionHeader, type StreamableRevision } from '../revisions.ts';
+import { requiresProtocolVersionHeader, type StreamableRevision } from '../../protocol/revisions.ts';
 
 export const MCP_PATH = '/mcp';
 

@@ -1,4 +1,4 @@
-import { specUrl } from '../../servers/revisions.ts';
+import { specUrl } from '../../protocol/revisions.ts';
 import type { WireExchange } from '../../servers/wire-record.ts';
 import { check, clientCompleted, sentMessages } from '../checks.ts';
 import { defineScenario, type Evidence } from '../scenario.ts';

@@ -1,7 +1,7 @@
 // What the cancellation scenarios add to the disposal suite's helpers: a server that answers a call although it
 // was cancelled, and the spec sections of request ids.
 import type { Personality } from '../../servers/personality.ts';
-import { specUrl, type Revision } from '../../servers/revisions.ts';
+import { specUrl, type Revision } from '../../protocol/revisions.ts';
 import type { WireRecord } from '../../servers/wire-record.ts';
 import { spec } from '../disposal/support.ts';
 import type { ClientConnection } from '../../clients/adapter.ts';

@@ -1,5 +1,5 @@
 import { slowResponses, type SlowResponses } from '../../servers/personalities/slow-responses.ts';
-import type { Revision } from '../../servers/revisions.ts';
+import type { Revision } from '../../protocol/revisions.ts';
 import type { WireExchange } from '../../servers/wire-record.ts';
 import { check, clientCompleted } from '../checks.ts';
 import type { Check } from '../scenario.ts';

@@ -1,5 +1,5 @@
 import { delete405 } from '../../servers/personalities/delete-405.ts';
-import { requiresProtocolVersionHeader, specUrl, STREAMABLE_REVISIONS, type Revision } from '../../servers/revisions.ts';
+import { requiresProtocolVersionHeader, specUrl, STREAMABLE_REVISIONS, type Revision } from '../../protocol/revisions.ts';
 import { check, clientCompleted, setAsideSessions, withThrowawaySession } from '../checks.ts';
 import type { Check, Scenario } from '../scenario.ts';
 

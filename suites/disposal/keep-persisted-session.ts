@@ -1,4 +1,4 @@
-import { specUrl, STREAMABLE_REVISIONS } from '../../servers/revisions.ts';
+import { specUrl, STREAMABLE_REVISIONS } from '../../protocol/revisions.ts';
 import { check, clientCompleted } from '../checks.ts';
 import { defineScenario } from '../scenario.ts';
 import { after, carrying, labels, seqNow, sessionManagement, spec } from './support.ts';

@@ -1,5 +1,5 @@
 import { echoSessionHeaders, type EchoSessionHeaders } from '../../servers/personalities/echo-session-headers.ts';
-import { specUrl, type Revision } from '../../servers/revisions.ts';
+import { specUrl, type Revision } from '../../protocol/revisions.ts';
 import type { WireExchange } from '../../servers/wire-record.ts';
 import { check, clientCompleted } from '../checks.ts';
 import { defineScenario, type Check } from '../scenario.ts';

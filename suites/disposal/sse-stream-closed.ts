@@ -1,4 +1,4 @@
-import { specUrl } from '../../servers/revisions.ts';
+import { specUrl } from '../../protocol/revisions.ts';
 import { check, clientCompleted } from '../checks.ts';
 import { defineScenario } from '../scenario.ts';
 import { holdsWithin, label, QUIET_MS, shutdown } from './support.ts';

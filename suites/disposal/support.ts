@@ -1,17 +1,13 @@
 // What the disposal and cancellation scenarios share: the spec sections they cite, the windows they wait,
 // how a call left in flight is watched, and small views of the wire record.
-import { LEGACY_REVISIONS, specUrl, STREAMABLE_REVISIONS, type Revision } from '../../servers/revisions.ts';
+import { isModern, type Revision } from '../../protocol/revisions.ts';
 import type { FixtureState, ToolRun } from '../../servers/fixtures.ts';
 import type { WireExchange, WireRecord } from '../../servers/wire-record.ts';
 import { check } from '../checks.ts';
 import type { Check, Evidence, Level, SpecRef } from '../scenario.ts';
 
-/** Where a scenario runs: every legacy revision, the Streamable HTTP ones, 2026-07-28. */
-export const L = LEGACY_REVISIONS;
-export const S = STREAMABLE_REVISIONS;
-export const M = ['2026-07-28'] as const satisfies readonly Revision[];
-export const L_AND_M = [...LEGACY_REVISIONS, '2026-07-28'] as const satisfies readonly Revision[];
-export const S_AND_M = [...STREAMABLE_REVISIONS, '2026-07-28'] as const satisfies readonly Revision[];
+export { L, S, M, L_AND_M, S_AND_M, isModern, isHttpSse } from '../../protocol/revisions.ts';
+export { spec, shutdown, cancellation, cancelOnTheWire, timeouts, sessionManagement } from '../spec.ts';
 
 // — timing —
 // Every number here is paid by every adapter and broken variant at every revision it applies to: short, but
@@ -23,56 +19,6 @@ export const PROMPTLY_MS = 500;
 export const WIRE_EFFECT_MS = 500;
 /** A quiet window: nothing may arrive from the client in it. The timed wait is the check itself. */
 export const QUIET_MS = 200;
-
-// — spec sections —
-
-export function spec(url: string, section: string, level: Level): SpecRef {
-  return { url, section, level };
-}
-
-export const isModern = (revision: Revision): boolean => revision === '2026-07-28';
-export const isHttpSse = (revision: Revision): boolean => revision === '2024-11-05';
-
-/** basic/lifecycle › Shutdown: over HTTP, shutdown is closing the connections. */
-export function shutdown(revision: Revision, section: string, level: Level): SpecRef {
-  // 2026-07-28 has no lifecycle page: its transport says what closing a stream means.
-  if (isModern(revision)) return spec(specUrl(revision, 'basic/transports/streamable-http', 'cancellation'), `Streamable HTTP › Cancellation: ${section}`, level);
-  return spec(specUrl(revision, 'basic/lifecycle', 'shutdown'), `Lifecycle › Shutdown: ${section}`, level);
-}
-
-/** The cancellation page of the revision (basic/utilities/cancellation, or 2026-07-28 basic/patterns/cancellation). */
-export function cancellation(revision: Revision, anchor: string, section: string, level: Level): SpecRef {
-  const page = isModern(revision) ? 'basic/patterns/cancellation' : 'basic/utilities/cancellation';
-  return spec(specUrl(revision, page, anchor), `Cancellation › ${section}`, level);
-}
-
-/**
- * How a client cancels a request on the wire at this revision: legacy POSTs `notifications/cancelled` (the 2025
- * transports: "to cancel, the client SHOULD explicitly send" it; a disconnect is not a cancel), 2026-07-28 closes
- * the request's response stream (Transport-Specific Cancellation).
- */
-export function cancelOnTheWire(revision: Revision, level: Level = 'SHOULD'): SpecRef {
-  if (isModern(revision)) {
-    return cancellation(revision, 'transport-specific-cancellation', 'Transport-Specific Cancellation: on Streamable HTTP, closing the response stream is the cancellation', level);
-  }
-  if (isHttpSse(revision)) return cancellation(revision, 'cancellation-flow', 'Cancellation Flow: a party cancels a request by sending notifications/cancelled with its id', level);
-  return spec(
-    specUrl(revision, 'basic/transports', 'sending-messages-to-the-server'),
-    'Transports › Sending Messages to the Server: a disconnect is not a cancellation; to cancel, the client SHOULD send notifications/cancelled',
-    level,
-  );
-}
-
-/** The request timeout rule: lifecycle › Timeouts (2025-03-26 … 2025-11-25), Error Handling (2024-11-05), cancellation › Timeouts (2026-07-28). */
-export function timeouts(revision: Revision, section: string, level: Level): SpecRef {
-  if (isModern(revision)) return cancellation(revision, 'timeouts', `Timeouts: ${section}`, level);
-  if (isHttpSse(revision)) return spec(specUrl(revision, 'basic/lifecycle', 'error-handling'), `Lifecycle › Error Handling (timeouts for all requests): ${section}`, level);
-  return spec(specUrl(revision, 'basic/lifecycle', 'timeouts'), `Lifecycle › Timeouts: ${section}`, level);
-}
-
-export function sessionManagement(revision: Revision, section: string, level: Level): SpecRef {
-  return spec(specUrl(revision, 'basic/transports', 'session-management'), `Transports › Session Management: ${section}`, level);
-}
 
 // — a call left in flight —
 

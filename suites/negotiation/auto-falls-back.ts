@@ -1,5 +1,5 @@
 import { ANSWERS, probeAnswers, type ProbeAnswer } from '../../servers/personalities/probe-answers.ts';
-import { LEGACY_REVISIONS } from '../../servers/revisions.ts';
+import { LEGACY_REVISIONS } from '../../protocol/revisions.ts';
 import { check, clientCompleted } from '../checks.ts';
 import { defineScenario, type Evidence } from '../scenario.ts';
 import { answerTo, caseExchanges, carrying, describeOutcome, list, outcomeOf, requests, runCase, servedResult, serverName, versioning } from './support.ts';

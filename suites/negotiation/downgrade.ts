@@ -1,4 +1,4 @@
-import { requiresProtocolVersionHeader, specUrl, STREAMABLE_REVISIONS } from '../../servers/revisions.ts';
+import { requiresProtocolVersionHeader, specUrl, STREAMABLE_REVISIONS } from '../../protocol/revisions.ts';
 import { check, clientCompleted } from '../checks.ts';
 import type { Check, Scenario } from '../scenario.ts';
 import { answerTo, lifecycle, requests } from './support.ts';

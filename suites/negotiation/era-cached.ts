@@ -1,7 +1,7 @@
 import { ANSWERS, PROBE_ANSWER_NOTE, probeAnswers, type ProbeAnswers, type ProbeRequest } from '../../servers/personalities/probe-answers.ts';
 import { serverErrors, type ServerErrors } from '../../servers/personalities/server-errors.ts';
 import { slowResponses, type SlowResponses } from '../../servers/personalities/slow-responses.ts';
-import { REVISIONS } from '../../servers/revisions.ts';
+import { REVISIONS } from '../../protocol/revisions.ts';
 import type { WireExchange } from '../../servers/wire-record.ts';
 import { check, clientCompleted } from '../checks.ts';
 import { defineScenario, type Check, type Evidence } from '../scenario.ts';

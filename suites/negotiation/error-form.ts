@@ -1,5 +1,5 @@
 import type { ReferenceServer } from '../../servers/reference-server.ts';
-import { LEGACY_REVISIONS, type Revision } from '../../servers/revisions.ts';
+import { LEGACY_REVISIONS, type Revision } from '../../protocol/revisions.ts';
 import type { WireExchange } from '../../servers/wire-record.ts';
 import { check, clientCompleted, withRefusedAttemptSharingId } from '../checks.ts';
 import { defineScenario, type Evidence } from '../scenario.ts';

@@ -1,4 +1,4 @@
-import { LEGACY_REVISIONS, specUrl, type Revision } from '../../servers/revisions.ts';
+import { LEGACY_REVISIONS, specUrl, type Revision } from '../../protocol/revisions.ts';
 import { check, clientCompleted, initializeAnsweredAt, isRequest, sentMessages } from '../checks.ts';
 import type { Scenario, SpecRef } from '../scenario.ts';
 

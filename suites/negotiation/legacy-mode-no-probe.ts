@@ -1,4 +1,4 @@
-import { LEGACY_REVISIONS } from '../../servers/revisions.ts';
+import { LEGACY_REVISIONS } from '../../protocol/revisions.ts';
 import { check, clientCompleted } from '../checks.ts';
 import type { Scenario } from '../scenario.ts';
 import { carrying, lifecycle, list } from './support.ts';

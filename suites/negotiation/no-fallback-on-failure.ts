@@ -4,7 +4,7 @@ import { ANSWERS, probeAnswers } from '../../servers/personalities/probe-answers
 import { serverErrors } from '../../servers/personalities/server-errors.ts';
 import { slowResponses } from '../../servers/personalities/slow-responses.ts';
 import type { Personality } from '../../servers/personality.ts';
-import { REVISIONS } from '../../servers/revisions.ts';
+import { REVISIONS } from '../../protocol/revisions.ts';
 import { check, clientCompleted } from '../checks.ts';
 import { defineScenario, type Evidence, type SpecRef } from '../scenario.ts';
 import { caseExchanges, carrying, describeOutcome, list, outcomeOf, runCase, serverName, versioning } from './support.ts';

@@ -5,7 +5,7 @@ import { initializeAnswers } from '../../servers/personalities/initialize-answer
 import { ANSWERS, probeAnswers } from '../../servers/personalities/probe-answers.ts';
 import type { Personality } from '../../servers/personality.ts';
 import type { ReferenceServer } from '../../servers/reference-server.ts';
-import { specUrl, type Revision } from '../../servers/revisions.ts';
+import { specUrl, type Revision } from '../../protocol/revisions.ts';
 import type { JsonRpcMessage, WireExchange } from '../../servers/wire-record.ts';
 import { answerOf } from '../checks.ts';
 import { ClientHung } from '../runner.ts';

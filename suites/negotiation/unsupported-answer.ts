@@ -1,4 +1,4 @@
-import { LEGACY_REVISIONS } from '../../servers/revisions.ts';
+import { LEGACY_REVISIONS } from '../../protocol/revisions.ts';
 import { check, clientCompleted, withRefusedAttemptSharingId } from '../checks.ts';
 import { defineScenario } from '../scenario.ts';
 import { answerTo, carrying, describeOutcome, initializeAnsweredWith, lifecycle, list, outcomeOf, quietWindow, requests, runCase, sent } from './support.ts';

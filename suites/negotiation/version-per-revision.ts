@@ -1,4 +1,4 @@
-import { LEGACY_REVISIONS, requiresProtocolVersionHeader, specUrl } from '../../servers/revisions.ts';
+import { LEGACY_REVISIONS, requiresProtocolVersionHeader, specUrl } from '../../protocol/revisions.ts';
 import type { WireExchange } from '../../servers/wire-record.ts';
 import { check, clientCompleted, mcpExchanges, withThrowawaySession } from '../checks.ts';
 import type { Check, Scenario } from '../scenario.ts';

@@ -3,7 +3,7 @@
 // (revisions.md, tension 5). An interoperable client reads it as a lost session too.
 import { expiringSessions, type ExpiringSessions } from '../../servers/personalities/expiring-sessions.ts';
 import { unknownSession400 } from '../../servers/personalities/unknown-session-400.ts';
-import { STREAMABLE_REVISIONS } from '../../servers/revisions.ts';
+import { STREAMABLE_REVISIONS } from '../../protocol/revisions.ts';
 import { defineScenario } from '../scenario.ts';
 import { judgeSessionLoss, runSessionLoss, transports } from './support.ts';
 

@@ -1,7 +1,7 @@
 // resume/expired-404: a 404 to a request carrying the session id ends that session; the client starts a new one
 // with an initialize that carries no session id, adopts the new id, and never sends the dead one again.
 import { expiringSessions, type ExpiringSessions } from '../../servers/personalities/expiring-sessions.ts';
-import { STREAMABLE_REVISIONS } from '../../servers/revisions.ts';
+import { STREAMABLE_REVISIONS } from '../../protocol/revisions.ts';
 import { withThrowawaySession } from '../checks.ts';
 import { defineScenario } from '../scenario.ts';
 import { doctorExchanges, judgeSessionLoss, runSessionLoss, SESSION_HEADER, sessionLoss, sessionOf, transports, withHeader } from './support.ts';

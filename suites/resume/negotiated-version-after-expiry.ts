@@ -1,7 +1,7 @@
 // resume/negotiated-version-after-expiry (seed 002: getNegotiatedVersion stale after session expiry): the session
 // expires and the URL now answers another revision, as after a redeployment; the replacement handshake negotiates
 // it, and from then on the version the client reports and the MCP-Protocol-Version it sends are the new one.
-import { requiresProtocolVersionHeader, STREAMABLE_REVISIONS, type Revision, type StreamableRevision } from '../../servers/revisions.ts';
+import { requiresProtocolVersionHeader, STREAMABLE_REVISIONS, type Revision, type StreamableRevision } from '../../protocol/revisions.ts';
 import { check, clientCompleted, withThrowawaySession } from '../checks.ts';
 import { defineScenario, type Check, type Evidence } from '../scenario.ts';
 import { describe, initializeResult, laterRequests, lifecycle, list, revisionSwitch, sessionLoss, transports, VERSION_HEADER, withHeader, type RevisionSwitch } from './support.ts';

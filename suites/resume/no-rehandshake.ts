@@ -3,7 +3,7 @@
 // on a live session with -32600 "Server already initialized", and the persisted session is lost).
 import { delete405 } from '../../servers/personalities/delete-405.ts';
 import { refusesReinitialize } from '../../servers/personalities/refuses-reinitialize.ts';
-import { requiresProtocolVersionHeader, STREAMABLE_REVISIONS } from '../../servers/revisions.ts';
+import { requiresProtocolVersionHeader, STREAMABLE_REVISIONS } from '../../protocol/revisions.ts';
 import { check, clientCompleted } from '../checks.ts';
 import { defineScenario, type Check, type Evidence } from '../scenario.ts';
 import { carries, describe, lifecycle, list, sessionOf, transports, VERSION_HEADER, withHeader } from './support.ts';

@@ -10,7 +10,7 @@
 //   (with an id) before answering, and the stream is cut right after it (cut-stream-after-event-id, support.ts).
 //   Resuming with Last-Event-ID is the same SHOULD; there is no retry interval to respect.
 import { sseRetryInterval } from '../../servers/personalities/sse-retry.ts';
-import { STREAMABLE_REVISIONS, type Revision } from '../../servers/revisions.ts';
+import { STREAMABLE_REVISIONS, type Revision } from '../../protocol/revisions.ts';
 import type { WireExchange } from '../../servers/wire-record.ts';
 import { check, clientCompleted } from '../checks.ts';
 import { defineScenario, type Check, type Evidence } from '../scenario.ts';

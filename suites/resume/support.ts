@@ -5,7 +5,7 @@
 import type { Personality } from '../../servers/personality.ts';
 import { startProxy } from '../../servers/personalities/proxy.ts';
 import type { ReferenceServer } from '../../servers/reference-server.ts';
-import { specUrl, type Revision, type StreamableRevision } from '../../servers/revisions.ts';
+import { specUrl, type Revision, type StreamableRevision } from '../../protocol/revisions.ts';
 import { startReferenceServer } from '../../servers/server.ts';
 import { SseParser } from '../../servers/sse.ts';
 import type { JsonRpcMessage, WireExchange } from '../../servers/wire-record.ts';

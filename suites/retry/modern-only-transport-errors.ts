@@ -1,6 +1,6 @@
 import { FIXTURE_TOOLS } from '../../servers/fixtures.ts';
 import { dropConnection, type DropConnection } from '../../servers/personalities/drop-connection.ts';
-import { specUrl } from '../../servers/revisions.ts';
+import { specUrl } from '../../protocol/revisions.ts';
 import type { SentMessage } from '../../servers/wire-record.ts';
 import { check, clientCompleted } from '../checks.ts';
 import { defineScenario } from '../scenario.ts';

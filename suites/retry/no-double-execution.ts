@@ -1,6 +1,6 @@
 import { FIXTURE_TOOLS } from '../../servers/fixtures.ts';
 import { dropConnection, type DropConnection } from '../../servers/personalities/drop-connection.ts';
-import { type Revision } from '../../servers/revisions.ts';
+import { type Revision } from '../../protocol/revisions.ts';
 import { check, clientCompleted, sessionKey, withRefusedAttemptSharingId, withThrowawaySession } from '../checks.ts';
 import { defineScenario, type Check, type Evidence } from '../scenario.ts';
 import { answerTo, brief, describeOutcome, doubleExecutionRule, LEGACY_AND_MODERN, list, noted, requestIds, requests, resumability, sendingMessages, settle } from './support.ts';

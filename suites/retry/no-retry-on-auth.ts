@@ -1,5 +1,5 @@
 import { authErrors, type AuthErrors } from '../../servers/personalities/auth-errors.ts';
-import type { Revision } from '../../servers/revisions.ts';
+import type { Revision } from '../../protocol/revisions.ts';
 import type { JsonRpcMessage, WireExchange } from '../../servers/wire-record.ts';
 import { check, clientCompleted } from '../checks.ts';
 import { defineScenario, type Evidence } from '../scenario.ts';

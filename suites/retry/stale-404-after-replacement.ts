@@ -1,7 +1,7 @@
 import { delayed404, type Delayed404 } from '../../servers/personalities/delayed-404.ts';
 import { expiringSessions, type ExpiringSessions } from '../../servers/personalities/expiring-sessions.ts';
 import type { ReferenceServer } from '../../servers/reference-server.ts';
-import { STREAMABLE_REVISIONS, type Revision } from '../../servers/revisions.ts';
+import { STREAMABLE_REVISIONS, type Revision } from '../../protocol/revisions.ts';
 import type { WireExchange, WireRecord } from '../../servers/wire-record.ts';
 import { check, clientCompleted, operatingSession, operatingTraffic, withThrowawaySession } from '../checks.ts';
 import { defineScenario, type Evidence, type Level, type SpecRef } from '../scenario.ts';

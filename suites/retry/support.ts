@@ -1,7 +1,7 @@
 // What the retry scenarios share: the spec sections they cite (per revision), outcomes of operations that are
 // expected to fail, and small readers of the wire record.
 import { SSE_PATH } from '../../servers/eras/http-sse.ts';
-import { LEGACY_REVISIONS, specUrl, type Revision } from '../../servers/revisions.ts';
+import { LEGACY_REVISIONS, specUrl, type Revision } from '../../protocol/revisions.ts';
 import type { JsonRpcMessage, SentMessage, WireExchange } from '../../servers/wire-record.ts';
 import { answerOf, entryPath, pathOf } from '../checks.ts';
 import type { Level, SpecRef } from '../scenario.ts';

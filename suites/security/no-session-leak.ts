@@ -1,6 +1,6 @@
 // security/no-session-leak: one client instance connected to two servers sends each server only the session id
 // that server issued: never one server's id to the other (on an initialize, a request, or the DELETE at close).
-import { STREAMABLE_REVISIONS } from '../../servers/revisions.ts';
+import { STREAMABLE_REVISIONS } from '../../protocol/revisions.ts';
 import type { WireExchange } from '../../servers/wire-record.ts';
 import { check, clientCompleted } from '../checks.ts';
 import { defineScenario, type Check } from '../scenario.ts';

@@ -1,5 +1,5 @@
 // What the security scenarios share: spec references.
-import { specUrl, type Revision } from '../../servers/revisions.ts';
+import { specUrl, type Revision } from '../../protocol/revisions.ts';
 import type { Level, SpecRef } from '../scenario.ts';
 
 /** A section of the (single-page) transports spec of a legacy revision. */

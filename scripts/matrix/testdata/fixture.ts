@@ -4,7 +4,7 @@
 import type { ClientAdapter } from '../../../clients/adapter.ts';
 import { findAdapter } from '../../../clients/index.ts';
 import { referenceClient } from '../../../clients/reference/index.ts';
-import { STREAMABLE_REVISIONS, type Revision } from '../../../servers/revisions.ts';
+import { STREAMABLE_REVISIONS, type Revision } from '../../../protocol/revisions.ts';
 import { SCENARIOS } from '../../../suites/index.ts';
 import { plannedCases } from '../../../suites/plan.ts';
 import { runScenario } from '../../../suites/runner.ts';

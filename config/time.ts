@@ -1,0 +1,56 @@
+// Time is a policy, not a constant: every bound the suite waits and every hold its servers keep derives from these few
+// named bases, scaled together by one factor (MCP_CONFORMANCE_TIME_SCALE, and a larger one for a case run again because
+// it was inconclusive), and the start-up base is measured per client (calibration, suites/calibration.ts) so a client
+// that takes 2 s to start is judged on its behaviour, not on its start-up. A correct client on a quiet machine reacts
+// in a few milliseconds; the bases leave room for a loaded two-core CI runner.
+
+/** The bases, in milliseconds at scale 1. */
+export const TIME_BASES = {
+  /** How soon a client must react to what it was told: settle a cancelled call, send a cancel, close a stream. */
+  react: 500,
+  /** A quiet window: nothing may arrive from the client in it (the timed wait is the check itself). */
+  quiet: 200,
+  /** The bound on one client operation (start, connect, call, close, dispose) from outside. */
+  operation: 5_000,
+  /** What a client needs to start and connect to a plain server; raised per client by calibration. */
+  startup: 1_000,
+  /** A line-protocol program's hello after spawn. */
+  hello: 10_000,
+  /** How long a client's connections may take to close after dispose (the FIN crossing loopback). */
+  drain: 100,
+} as const;
+export type TimeBase = keyof typeof TIME_BASES;
+
+/** The bounds one case runs with: plain data, so the evidence carries them and a judge reads the same numbers. */
+export interface TimePolicy {
+  /** The factor every base was multiplied by. */
+  scale: number;
+  /** What calibration measured for this client (start + connect + list + close, the slower of two runs), if it ran. */
+  calibratedStartupMs?: number;
+  /** Each base, scaled (and `startup` raised to fit the calibration), whole milliseconds. */
+  ms: Record<TimeBase, number>;
+}
+
+/** How much larger than its measured start-up a client's start-up bound is: room for a slower moment under load. */
+export const STARTUP_HEADROOM = 2;
+
+/** The policy for a scale, optionally with a client's measured start-up and explicit overrides of single bases. */
+export function timePolicy(options: { scale?: number; calibratedStartupMs?: number; overrides?: Partial<Record<TimeBase, number>> } = {}): TimePolicy {
+  const scale = options.scale ?? 1;
+  if (!(scale > 0) || !Number.isFinite(scale)) throw new RangeError(`a time scale must be a positive number, not ${scale}`);
+  const ms = Object.fromEntries(Object.entries(TIME_BASES).map(([base, value]) => [base, Math.round(value * scale)])) as Record<TimeBase, number>;
+  if (options.calibratedStartupMs !== undefined) ms.startup = Math.max(ms.startup, Math.round(options.calibratedStartupMs * STARTUP_HEADROOM * scale));
+  // A client that needs long to connect needs as long for any operation that connects.
+  ms.operation = Math.max(ms.operation, ms.startup + ms.react);
+  for (const [base, value] of Object.entries(options.overrides ?? {})) if (value !== undefined) ms[base as TimeBase] = Math.round(value * scale);
+  return { scale, ...(options.calibratedStartupMs !== undefined ? { calibratedStartupMs: options.calibratedStartupMs } : {}), ms };
+}
+
+/** The same policy with every bound `factor` times larger (a case run again because it was inconclusive). */
+export function scaledBy(policy: TimePolicy, factor: number): TimePolicy {
+  return { ...policy, scale: policy.scale * factor, ms: Object.fromEntries(Object.entries(policy.ms).map(([base, value]) => [base, Math.round(value * factor)])) as Record<TimeBase, number> };
+}
+
+/** How many times a case inconclusive for lack of time runs in all, each time with bounds twice as large. */
+export const MAX_ATTEMPTS = 3;
+export const ATTEMPT_GROWTH = 2;

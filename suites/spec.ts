@@ -1,0 +1,168 @@
+// The citation book: every spec section a check cites, revision-aware, in one place. A builder takes the revision
+// under test and returns the URL of that revision's page (each revision moved sections between pages), the section's
+// human name with the rule in a few words, and the level. Judges cite through these, never by writing URLs.
+import { isHttpSse, isModern, MODERN_REVISION, specUrl, type Revision } from '../protocol/revisions.ts';
+import type { Level, SpecRef } from './scenario.ts';
+
+export function spec(url: string, section: string, level: Level): SpecRef {
+  return { url, section, level };
+}
+
+// — lifecycle —
+
+/** A section of the legacy lifecycle page at the revision under test. */
+export function lifecycle(revision: Revision, anchor: string, section: string, level: Level): SpecRef {
+  return spec(specUrl(revision, 'basic/lifecycle', anchor), `Lifecycle › ${section}`, level);
+}
+
+/** basic/lifecycle › Shutdown: over HTTP, shutdown is closing the connections. */
+export function shutdown(revision: Revision, section: string, level: Level): SpecRef {
+  // 2026-07-28 has no lifecycle page: its transport says what closing a stream means.
+  if (isModern(revision)) return spec(specUrl(revision, 'basic/transports/streamable-http', 'cancellation'), `Streamable HTTP › Cancellation: ${section}`, level);
+  return spec(specUrl(revision, 'basic/lifecycle', 'shutdown'), `Lifecycle › Shutdown: ${section}`, level);
+}
+
+/** The request timeout rule: lifecycle › Timeouts (2025-03-26 … 2025-11-25), Error Handling (2024-11-05), cancellation › Timeouts (2026-07-28). */
+export function timeouts(revision: Revision, section: string, level: Level): SpecRef {
+  if (isModern(revision)) return cancellation(revision, 'timeouts', `Timeouts: ${section}`, level);
+  if (isHttpSse(revision)) return spec(specUrl(revision, 'basic/lifecycle', 'error-handling'), `Lifecycle › Error Handling (timeouts for all requests): ${section}`, level);
+  return spec(specUrl(revision, 'basic/lifecycle', 'timeouts'), `Lifecycle › Timeouts: ${section}`, level);
+}
+
+// — versioning (2026-07-28) —
+
+/**
+ * The 2026-07-28 versioning page. Dual-era rules (probe, fallback, era cache) exist only from 2026-07-28 on, so
+ * they are cited there even when the server under test speaks a legacy revision.
+ */
+export function versioning(anchor: 'protocol-version-negotiation' | 'backward-compatibility-with-initialization-based-versions', section: string, level: Level): SpecRef {
+  return spec(specUrl(MODERN_REVISION, 'basic/versioning', anchor), `Versioning › ${section}`, level);
+}
+
+/** The 2026-07-28 Streamable HTTP page. */
+export function streamableHttp(anchor: string, section: string, level: Level): SpecRef {
+  return spec(specUrl(MODERN_REVISION, 'basic/transports/streamable-http', anchor), `Streamable HTTP (2026-07-28) › ${section}`, level);
+}
+
+/** The 2026-07-28 `_meta` per-request fields. */
+export function requestMeta(section: string, level: Level): SpecRef {
+  return spec(specUrl(MODERN_REVISION, 'basic/index', 'meta'), `Basic › _meta: ${section}`, level);
+}
+
+// — transports —
+
+/** A section of the transports page at the revision under test (2026-07-28 has a page per transport). */
+export function transports(revision: Revision, anchor: string, section: string, level: Level): SpecRef {
+  const page = isModern(revision) ? 'basic/transports/streamable-http' : 'basic/transports';
+  return spec(specUrl(revision, page, anchor), `Transports › ${section}`, level);
+}
+
+/** Streamable HTTP › Session Management (2025-03-26 … 2025-11-25). */
+export function sessionManagement(revision: Revision, section: string, level: Level): SpecRef {
+  return spec(specUrl(revision, 'basic/transports', 'session-management'), `Transports › Session Management: ${section}`, level);
+}
+
+/** The rule every session-loss scenario judges first: a 404 for the session id means a new session. */
+export const newSessionAfter404 = (revision: Revision): SpecRef =>
+  sessionManagement(revision, 'on HTTP 404 to a request containing the session id the client MUST start a new session with an InitializeRequest without a session ID', 'MUST');
+
+/** How a client sends its messages, at the revision's transport. */
+export function sendingMessages(revision: Revision, section: string, level: Level): SpecRef {
+  if (isHttpSse(revision)) return spec(specUrl(revision, 'basic/transports', 'http-with-sse'), `Transports › HTTP with SSE: ${section}`, level);
+  if (isModern(revision)) return spec(specUrl(revision, 'basic/transports/streamable-http', 'sending-messages'), `Streamable HTTP › Sending Messages: ${section}`, level);
+  return spec(specUrl(revision, 'basic/transports', 'sending-messages-to-the-server'), `Transports › Sending Messages to the Server: ${section}`, level);
+}
+
+/** Streamable HTTP › Resumability and Redelivery (2025-03-26 … 2025-11-25). */
+export function resumability(revision: Revision, section: string, level: Level): SpecRef {
+  return spec(specUrl(revision, 'basic/transports', 'resumability-and-redelivery'), `Transports › Resumability and Redelivery: ${section}`, level);
+}
+
+/**
+ * The HTTP+SSE fallback: only on 400/404/405 (2025-11-25 on; 2025-03-26 and 2025-06-18 said any 4xx, but a client
+ * decides before it knows the server's revision and applies the rule of the newest one it speaks), and only to
+ * discover the transport (seed 003).
+ */
+export function fallbackRule(revision: Revision, section: string, level: Level): SpecRef {
+  if (isModern(revision)) {
+    return spec(specUrl(revision, 'basic/transports/streamable-http', 'backward-compatibility'), `Streamable HTTP › Backward Compatibility › HTTP+SSE Transport: ${section}`, level);
+  }
+  return spec(specUrl('2025-11-25', 'basic/transports', 'backwards-compatibility'), `2025-11-25 Transports › Backwards Compatibility: ${section}`, level);
+}
+
+// — authorization —
+
+/** Authorization errors: what a 401/403 means, and (2025-11-25 on) the retry limits of the step-up flow. */
+export function authorizationErrors(revision: Revision, section: string, level: Level): SpecRef {
+  const why = `${section} (seed 003: authentication errors are not retried)`;
+  if (isHttpSse(revision)) return spec(specUrl(revision, 'basic/transports', 'http-with-sse'), `Transports › HTTP with SSE (no authorization defined): ${why}`, level);
+  if (revision === '2025-03-26' || revision === '2025-06-18') return spec(specUrl(revision, 'basic/authorization', 'error-handling'), `Authorization › Error Handling: ${why}`, level);
+  return spec(
+    specUrl(revision, 'basic/authorization', 'step-up-authorization-flow'),
+    `Authorization › Step-Up Authorization Flow (retry only with a new authorization, and SHOULD implement retry limits): ${why}`,
+    level,
+  );
+}
+
+// — cancellation and request ids —
+
+/** The cancellation page of the revision (basic/utilities/cancellation, or 2026-07-28 basic/patterns/cancellation). */
+export function cancellation(revision: Revision, anchor: string, section: string, level: Level): SpecRef {
+  const page = isModern(revision) ? 'basic/patterns/cancellation' : 'basic/utilities/cancellation';
+  return spec(specUrl(revision, page, anchor), `Cancellation › ${section}`, level);
+}
+
+/**
+ * How a client cancels a request on the wire at this revision: legacy POSTs `notifications/cancelled` (the 2025
+ * transports: "to cancel, the client SHOULD explicitly send" it; a disconnect is not a cancel), 2026-07-28 closes
+ * the request's response stream (Transport-Specific Cancellation).
+ */
+export function cancelOnTheWire(revision: Revision, level: Level = 'SHOULD'): SpecRef {
+  if (isModern(revision)) {
+    return cancellation(revision, 'transport-specific-cancellation', 'Transport-Specific Cancellation: on Streamable HTTP, closing the response stream is the cancellation', level);
+  }
+  if (isHttpSse(revision)) return cancellation(revision, 'cancellation-flow', 'Cancellation Flow: a party cancels a request by sending notifications/cancelled with its id', level);
+  return spec(
+    specUrl(revision, 'basic/transports', 'sending-messages-to-the-server'),
+    'Transports › Sending Messages to the Server: a disconnect is not a cancellation; to cancel, the client SHOULD send notifications/cancelled',
+    level,
+  );
+}
+
+/** basic/index › Requests (basic/messages in 2024-11-05): request ids. */
+export function requestIds(revision: Revision, level: Level): SpecRef {
+  if (isHttpSse(revision)) {
+    return spec(specUrl(revision, 'basic/messages', 'requests'), 'Messages › Requests: the request ID MUST NOT have been previously used by the requestor within the same session', level);
+  }
+  if (isModern(revision)) {
+    return spec(specUrl(revision, 'basic/index', 'requests'), 'Messages › Requests: the request ID MUST NOT match the ID of any other request the sender has issued and not yet received a response for', level);
+  }
+  return spec(specUrl(revision, 'basic/index', 'requests'), 'Messages › Requests: the request ID MUST NOT have been previously used by the requestor within the same session', level);
+}
+
+/** A re-issued request carries a new id: never reused within a session (legacy); the 2026-07-28 changelog's re-issue rule. */
+export function reissuedIds(revision: Revision): SpecRef {
+  if (isModern(revision)) {
+    return spec(
+      specUrl(revision, 'changelog', 'major-changes'),
+      'Changelog › Major changes #9: a broken response stream loses the in-flight request; clients MUST re-issue it as a new request with a new request ID',
+      'MUST',
+    );
+  }
+  return requestIds(revision, 'MUST');
+}
+
+/**
+ * What a non-idempotent call may not do: run twice. The spec's only signal is the `idempotentHint` tool
+ * annotation (default false); legacy revisions recover a cut stream with GET + Last-Event-ID, not a re-POST.
+ */
+export function doubleExecutionRule(revision: Revision): SpecRef {
+  const why = 'a tool without idempotentHint (default false) runs at most once per call; catalogue retry/no-double-execution (seed 003)';
+  if (isHttpSse(revision)) return spec(specUrl(revision, 'basic/transports', 'http-with-sse'), `Transports › HTTP with SSE: ${why}`, 'MUST');
+  if (isModern(revision)) return spec(specUrl(revision, 'changelog', 'major-changes'), `Changelog › Major changes #9 (re-issue after a broken stream): ${why}`, 'MUST');
+  return spec(
+    specUrl(revision, 'basic/transports', 'resumability-and-redelivery'),
+    `Transports › Resumability and Redelivery (a cut stream is resumed with GET + Last-Event-ID): ${why}`,
+    'MUST',
+  );
+}
