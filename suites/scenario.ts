@@ -56,7 +56,10 @@ export interface Scenario<State = unknown> {
 }
 
 export interface DoctoredProof {
+  /** The check the doctored record must fail, or the precondition it must leave unmet (with `unmet`). */
   check: string;
+  /** The proof is of a precondition: on the doctored record it is not met and the verdict is inconclusive. */
+  unmet?: true;
   /** How the record is doctored, in a few words. */
   how: string;
   doctor(evidence: Evidence): Evidence;

@@ -27,7 +27,8 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { REVISIONS, specUrl, type Revision } from '../protocol/revisions.ts';
 import type { JsonRpcMessage, WireExchange } from '../servers/wire-record.ts';
-import { check, mcpExchanges } from './checks.ts';
+import { check } from './checks.ts';
+import { mcpExchanges } from './wire.ts';
 import type { Check, Evidence, SpecRef } from './scenario.ts';
 
 export const SCHEMA_CHECK = 'messages-match-schema';

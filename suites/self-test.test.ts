@@ -6,11 +6,11 @@ import { referenceClient } from '../clients/reference/index.ts';
 import { explain } from './evidence.ts';
 import { SCENARIOS } from './index.ts';
 import { plannedCases } from './plan.ts';
-import { runScenario } from './runner.ts';
+import { runCase } from './runner.ts';
 import { failOnLeakedHandles } from './leaks.ts';
 import { SCHEMA_CHECK, schemaCheck } from './schema.ts';
 import type { Revision } from '../protocol/revisions.ts';
-import type { Evidence, Scenario, ScenarioResult } from './scenario.ts';
+import { verdictOf, type Evidence, type Scenario, type ScenarioResult } from './scenario.ts';
 
 const ALL = 'every revision';
 const LEGACY: Revision[] = ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25'];
@@ -110,6 +110,8 @@ const casesFor = (variant: string) => (EXHAUSTIVE ? cases : cases.filter((c) => 
 failOnLeakedHandles();
 const referenceResults = new Map<string, ScenarioResult>();
 const provenFailing = new Map<string, Set<string>>(SCENARIOS.map((s) => [s.id, new Set<string>()]));
+/** Preconditions seen unmet on a doctored record, per scenario: a precondition that can never be unmet guards nothing. */
+const provenUnmet = new Map<string, Set<string>>(SCENARIOS.map((s) => [s.id, new Set<string>()]));
 const key = (scenario: Scenario, revision: string) => `${scenario.id}@${revision}`;
 
 // Scenario runs wait on sockets and timers, not on the CPU: several at once keep the wall time down.
@@ -118,7 +120,7 @@ const key = (scenario: Scenario, revision: string) => `${scenario.id}@${revision
 describe('the proof', { shuffle: false }, () => {
   describe.concurrent('reference client', () => {
     test.each(cases.map((c) => ({ ...c, title: key(c.scenario, c.revision) })))('passes $title', async ({ scenario, revision }) => {
-      const result = await runScenario(scenario, referenceClient, revision, { strict: true });
+      const result = await runCase(scenario, referenceClient, revision, { strict: true });
       referenceResults.set(key(scenario, revision), result);
       // An informational (MAY) check may fail on the reference too: that is seeing it fail.
       for (const check of result.checks) if (check.outcome === 'fail') provenFailing.get(scenario.id)!.add(check.name);
@@ -134,29 +136,35 @@ describe('the proof', { shuffle: false }, () => {
     });
 
     test.each(casesFor(adapter.name).map((c) => ({ ...c, title: key(c.scenario, c.revision) })))('$title', async ({ scenario, revision }) => {
-      const result = await runScenario(scenario, adapter, revision, { strict: true });
+      const result = await runCase(scenario, adapter, revision, { strict: true });
       for (const check of result.checks) if (check.outcome === 'fail') provenFailing.get(scenario.id)!.add(check.name);
       expect(result.verdict, explain(result)).toBe(expectedToFail(adapter.name, scenario.id, revision) ? 'fail' : 'pass');
     });
   });
 
   describe('doctored records', () => {
-    test.each(DOCTORED.map((d) => ({ ...d, title: `${d.scenario} › ${d.check}` })))('$title fails', async ({ scenario: id, check, doctor }) => {
+    test.each(DOCTORED.map((d) => ({ ...d, title: `${d.scenario} › ${d.check}${d.unmet ? ' (precondition)' : ''}` })))('$title fails', async ({ scenario: id, check, unmet, doctor }) => {
       const scenario = SCENARIOS.find((s) => s.id === id)!;
       let proven = 0;
       for (const revision of plannedCases([scenario]).map((c) => c.revision)) {
         // The reference runs above normally provide the evidence; a filtered run (-t) makes its own.
-        const reference = referenceResults.get(key(scenario, revision)) ?? (await runScenario(scenario, referenceClient, revision, { strict: true }));
+        const reference = referenceResults.get(key(scenario, revision)) ?? (await runCase(scenario, referenceClient, revision, { strict: true }));
         const doctored = doctor(structuredClone(reference.evidence!));
         const judged = [...scenario.judge(doctored), schemaCheck(doctored)];
         const target = judged.find((c) => c.name === check);
         // Some checks exist only at some revisions (a header from 2025-06-18 on, say).
         if (!target) continue;
-        expect(target.outcome, `${check} should fail on the record doctored so: ${reference.revision}`).toBe('fail');
+        if (unmet) {
+          expect(target.precondition, `${check} is no precondition`).toBe(true);
+          expect(target.outcome, `${check} should be unmet on the record doctored so: ${reference.revision}`).toBe('inconclusive');
+          expect(verdictOf(judged, true), `an unmet ${check} leaves the case inconclusive at ${reference.revision}`).toBe('inconclusive');
+        } else {
+          expect(target.outcome, `${check} should fail on the record doctored so: ${reference.revision}`).toBe('fail');
+        }
         proven++;
       }
       expect(proven, `${id} has no check named ${check} at any revision`).toBeGreaterThan(0);
-      provenFailing.get(id)!.add(check);
+      (unmet ? provenUnmet : provenFailing).get(id)!.add(check);
     });
   });
 
@@ -171,7 +179,17 @@ describe('the proof', { shuffle: false }, () => {
       const unproven: string[] = [];
       for (const result of referenceResults.values()) {
         for (const check of result.checks) {
-          if (!provenFailing.get(result.scenarioId)!.has(check.name)) unproven.push(`${result.scenarioId} › ${check.name}`);
+          if (!check.precondition && !provenFailing.get(result.scenarioId)!.has(check.name)) unproven.push(`${result.scenarioId} › ${check.name}`);
+        }
+      }
+      expect([...new Set(unproven)]).toEqual([]);
+    });
+
+    test('every precondition of every scenario has been seen unmet (a doctored record), so none guards a vacuous pass', () => {
+      const unproven: string[] = [];
+      for (const result of referenceResults.values()) {
+        for (const check of result.checks) {
+          if (check.precondition && !provenUnmet.get(result.scenarioId)!.has(check.name)) unproven.push(`${result.scenarioId} › ${check.name}`);
         }
       }
       expect([...new Set(unproven)]).toEqual([]);

@@ -1,5 +1,6 @@
 import type { WireExchange } from '../../servers/wire-record.ts';
-import { check, clientCompleted, sessionKey, withRefusedAttemptSharingId, withThrowawaySession } from '../checks.ts';
+import { check, clientCompleted } from '../checks.ts';
+import { sessionKey, withRefusedAttemptSharingId, withThrowawaySession } from '../wire.ts';
 import { defineScenario, type Evidence } from '../scenario.ts';
 import {
   cancellation,

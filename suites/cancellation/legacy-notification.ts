@@ -1,6 +1,7 @@
 import { specUrl } from '../../protocol/revisions.ts';
 import type { WireExchange } from '../../servers/wire-record.ts';
-import { check, clientCompleted, sentMessages } from '../checks.ts';
+import { check, clientCompleted } from '../checks.ts';
+import { sentMessages } from '../wire.ts';
 import { defineScenario, type Evidence } from '../scenario.ts';
 import {
   abortSlowCall,

@@ -1,6 +1,7 @@
 import { delete405 } from '../../servers/personalities/delete-405.ts';
 import { requiresProtocolVersionHeader, specUrl, STREAMABLE_REVISIONS, type Revision } from '../../protocol/revisions.ts';
-import { check, clientCompleted, setAsideSessions, withThrowawaySession } from '../checks.ts';
+import { check, clientCompleted } from '../checks.ts';
+import { setAsideSessions, withThrowawaySession } from '../wire.ts';
 import type { Check, Scenario } from '../scenario.ts';
 
 const sessionManagement = (revision: Revision, level: 'MUST' | 'SHOULD') => ({

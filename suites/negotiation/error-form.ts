@@ -1,7 +1,8 @@
 import type { ReferenceServer } from '../../servers/reference-server.ts';
 import { LEGACY_REVISIONS, type Revision } from '../../protocol/revisions.ts';
 import type { WireExchange } from '../../servers/wire-record.ts';
-import { check, clientCompleted, withRefusedAttemptSharingId } from '../checks.ts';
+import { check, clientCompleted } from '../checks.ts';
+import { withRefusedAttemptSharingId } from '../wire.ts';
 import { defineScenario, type Evidence } from '../scenario.ts';
 import {
   answeredAt,

@@ -1,5 +1,6 @@
 import { LEGACY_REVISIONS, specUrl, type Revision } from '../../protocol/revisions.ts';
-import { check, clientCompleted, initializeAnsweredAt, isRequest, sentMessages } from '../checks.ts';
+import { check, clientCompleted } from '../checks.ts';
+import { initializeAnsweredAt, isRequest, sentMessages } from '../wire.ts';
 import type { Scenario, SpecRef } from '../scenario.ts';
 
 const LIFECYCLE = (revision: Revision, anchor: string, section: string, level: SpecRef['level']): SpecRef => ({

@@ -7,7 +7,7 @@ import type { Personality } from '../../servers/personality.ts';
 import type { ReferenceServer } from '../../servers/reference-server.ts';
 import { specUrl, type Revision } from '../../protocol/revisions.ts';
 import type { JsonRpcMessage, WireExchange } from '../../servers/wire-record.ts';
-import { answerOf } from '../checks.ts';
+import { answerOf } from '../wire.ts';
 import { ClientHung } from '../runner.ts';
 import type { ConnectTarget, Evidence, Level, ScenarioContext, SpecRef } from '../scenario.ts';
 

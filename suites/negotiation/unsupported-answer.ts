@@ -1,5 +1,6 @@
 import { LEGACY_REVISIONS } from '../../protocol/revisions.ts';
-import { check, clientCompleted, withRefusedAttemptSharingId } from '../checks.ts';
+import { check, clientCompleted } from '../checks.ts';
+import { withRefusedAttemptSharingId } from '../wire.ts';
 import { defineScenario } from '../scenario.ts';
 import { answerTo, carrying, describeOutcome, initializeAnsweredWith, lifecycle, list, outcomeOf, quietWindow, requests, runCase, sent } from './support.ts';
 

@@ -1,6 +1,7 @@
 import { LEGACY_REVISIONS, requiresProtocolVersionHeader, specUrl } from '../../protocol/revisions.ts';
 import type { WireExchange } from '../../servers/wire-record.ts';
-import { check, clientCompleted, mcpExchanges, withThrowawaySession } from '../checks.ts';
+import { check, clientCompleted } from '../checks.ts';
+import { mcpExchanges, withThrowawaySession } from '../wire.ts';
 import type { Check, Scenario } from '../scenario.ts';
 
 export const versionPerRevision: Scenario = {

@@ -7,7 +7,8 @@
 import { echoSessionHeaders, type EchoSessionHeaders } from '../../servers/personalities/echo-session-headers.ts';
 import { serverErrors, type ServerErrors } from '../../servers/personalities/server-errors.ts';
 import type { WireExchange } from '../../servers/wire-record.ts';
-import { check, clientCompleted, mcpExchanges, operatingSession, withThrowawaySession } from '../checks.ts';
+import { check, clientCompleted } from '../checks.ts';
+import { mcpExchanges, operatingSession, withThrowawaySession } from '../wire.ts';
 import { defineScenario, type Check, type Evidence, type SpecRef } from '../scenario.ts';
 import { carries, describe, doctorExchanges, initializeResult, laterRequests, list, SESSION_HEADER, sessionOf, STREAMABLE_AND_MODERN, transports, withHeader } from './support.ts';
 

@@ -2,7 +2,7 @@
 // with an initialize that carries no session id, adopts the new id, and never sends the dead one again.
 import { expiringSessions, type ExpiringSessions } from '../../servers/personalities/expiring-sessions.ts';
 import { STREAMABLE_REVISIONS } from '../../protocol/revisions.ts';
-import { withThrowawaySession } from '../checks.ts';
+import { withThrowawaySession } from '../wire.ts';
 import { defineScenario } from '../scenario.ts';
 import { doctorExchanges, judgeSessionLoss, runSessionLoss, SESSION_HEADER, sessionLoss, sessionOf, transports, withHeader } from './support.ts';
 

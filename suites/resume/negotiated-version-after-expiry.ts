@@ -2,7 +2,8 @@
 // expires and the URL now answers another revision, as after a redeployment; the replacement handshake negotiates
 // it, and from then on the version the client reports and the MCP-Protocol-Version it sends are the new one.
 import { requiresProtocolVersionHeader, STREAMABLE_REVISIONS, type Revision, type StreamableRevision } from '../../protocol/revisions.ts';
-import { check, clientCompleted, withThrowawaySession } from '../checks.ts';
+import { check, clientCompleted } from '../checks.ts';
+import { withThrowawaySession } from '../wire.ts';
 import { defineScenario, type Check, type Evidence } from '../scenario.ts';
 import { describe, initializeResult, laterRequests, lifecycle, list, revisionSwitch, sessionLoss, transports, VERSION_HEADER, withHeader, type RevisionSwitch } from './support.ts';
 

@@ -9,7 +9,8 @@ import { specUrl, type Revision, type StreamableRevision } from '../../protocol/
 import { startReferenceServer } from '../../servers/server.ts';
 import { SseParser } from '../../servers/sse.ts';
 import type { JsonRpcMessage, WireExchange } from '../../servers/wire-record.ts';
-import { check, clientCompleted, operatingSession, operatingTraffic } from '../checks.ts';
+import { check, clientCompleted } from '../checks.ts';
+import { operatingSession, operatingTraffic } from '../wire.ts';
 import type { ExpiringSessions } from '../../servers/personalities/expiring-sessions.ts';
 import type { Check, Evidence, Level, ScenarioContext, SpecRef } from '../scenario.ts';
 

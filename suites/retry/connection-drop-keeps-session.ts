@@ -1,6 +1,7 @@
 import { dropConnection, type DropConnection } from '../../servers/personalities/drop-connection.ts';
 import { specUrl, STREAMABLE_REVISIONS, type Revision } from '../../protocol/revisions.ts';
-import { check, clientCompleted, operatingSession, operatingTraffic, withThrowawaySession } from '../checks.ts';
+import { check, clientCompleted } from '../checks.ts';
+import { operatingSession, operatingTraffic, withThrowawaySession } from '../wire.ts';
 import { defineScenario, type Level, type SpecRef } from '../scenario.ts';
 import { brief, list, noted, requests, sessionManagement, sessionOf, settle } from './support.ts';
 

@@ -2,7 +2,8 @@ import { FIXTURE_TOOLS } from '../../servers/fixtures.ts';
 import { authErrors } from '../../servers/personalities/auth-errors.ts';
 import { delete405 } from '../../servers/personalities/delete-405.ts';
 import { specUrl } from '../../protocol/revisions.ts';
-import { check, clientCompleted, entryPath, pathOf } from '../checks.ts';
+import { check, clientCompleted } from '../checks.ts';
+import { entryPath, pathOf } from '../wire.ts';
 import { defineScenario, type Evidence } from '../scenario.ts';
 import { answerTo, brief, describeOutcome, fallbackRule, list, opensSseStream, requests, serverName, settle, withStreamGets } from './support.ts';
 

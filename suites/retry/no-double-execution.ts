@@ -1,7 +1,8 @@
 import { FIXTURE_TOOLS } from '../../servers/fixtures.ts';
 import { dropConnection, type DropConnection } from '../../servers/personalities/drop-connection.ts';
 import { type Revision } from '../../protocol/revisions.ts';
-import { check, clientCompleted, sessionKey, withRefusedAttemptSharingId, withThrowawaySession } from '../checks.ts';
+import { check, clientCompleted } from '../checks.ts';
+import { sessionKey, withRefusedAttemptSharingId, withThrowawaySession } from '../wire.ts';
 import { defineScenario, type Check, type Evidence } from '../scenario.ts';
 import { answerTo, brief, describeOutcome, doubleExecutionRule, LEGACY_AND_MODERN, list, noted, requestIds, requests, resumability, sendingMessages, settle } from './support.ts';
 import type { JsonRpcMessage, SentMessage, WireExchange } from '../../servers/wire-record.ts';

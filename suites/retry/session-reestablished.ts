@@ -1,6 +1,7 @@
 import { expiringSessions, type ExpiringSessions } from '../../servers/personalities/expiring-sessions.ts';
 import { STREAMABLE_REVISIONS } from '../../protocol/revisions.ts';
-import { check, clientCompleted, operatingSession, withThrowawaySession } from '../checks.ts';
+import { check, clientCompleted } from '../checks.ts';
+import { operatingSession, withThrowawaySession } from '../wire.ts';
 import { defineScenario, type Evidence } from '../scenario.ts';
 import { answerTo, brief, describeOutcome, isOutcome, list, requests, sessionManagement, sessionOf, settle, newSessionAfter404, sessionNotEnded } from './support.ts';
 

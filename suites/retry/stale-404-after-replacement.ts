@@ -3,7 +3,8 @@ import { expiringSessions, type ExpiringSessions } from '../../servers/personali
 import type { ReferenceServer } from '../../servers/reference-server.ts';
 import { STREAMABLE_REVISIONS, type Revision } from '../../protocol/revisions.ts';
 import type { WireExchange, WireRecord } from '../../servers/wire-record.ts';
-import { check, clientCompleted, operatingSession, operatingTraffic, withThrowawaySession } from '../checks.ts';
+import { check, clientCompleted } from '../checks.ts';
+import { operatingSession, operatingTraffic, withThrowawaySession } from '../wire.ts';
 import { defineScenario, type Evidence, type Level, type SpecRef } from '../scenario.ts';
 import { brief, list, requests, sessionManagement, sessionOf, settle, newSessionAfter404, sessionNotEnded } from './support.ts';
 

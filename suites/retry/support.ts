@@ -3,7 +3,7 @@
 import { SSE_PATH } from '../../servers/eras/http-sse.ts';
 import { LEGACY_REVISIONS, specUrl, type Revision } from '../../protocol/revisions.ts';
 import type { JsonRpcMessage, SentMessage, WireExchange } from '../../servers/wire-record.ts';
-import { answerOf, entryPath, pathOf } from '../checks.ts';
+import { answerOf, entryPath, pathOf } from '../wire.ts';
 import type { Level, SpecRef } from '../scenario.ts';
 
 export const MODERN_REVISION = '2026-07-28' as const;
