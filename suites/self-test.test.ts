@@ -10,7 +10,7 @@ import { runCase } from './runner.ts';
 import { failOnLeakedHandles } from './leaks.ts';
 import { SCHEMA_CHECK, schemaCheck } from './schema.ts';
 import type { Revision } from '../protocol/revisions.ts';
-import { verdictOf, type Evidence, type Scenario, type ScenarioResult } from './scenario.ts';
+import { verdictOf, type DoctoredProof, type Evidence, type Scenario, type ScenarioResult } from './scenario.ts';
 
 const ALL = 'every revision';
 const LEGACY: Revision[] = ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25'];
@@ -83,7 +83,7 @@ function expectedToFail(variant: string, scenario: string, revision: Revision): 
 }
 
 /** Doctored proofs: each scenario's own, plus a client error for every scenario's `client-completed`. */
-const DOCTORED = SCENARIOS.flatMap((scenario) => [
+const DOCTORED: (DoctoredProof & { scenario: string })[] = SCENARIOS.flatMap((scenario): (DoctoredProof & { scenario: string })[] => [
   ...(scenario.doctored ?? []).map((proof) => ({ scenario: scenario.id, ...proof })),
   { scenario: scenario.id, check: 'client-completed', how: 'the client raised an error', doctor: (e: Evidence) => ({ ...e, clientError: 'Error: connection reset' }) },
   {
