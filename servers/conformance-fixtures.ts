@@ -25,7 +25,7 @@ import {
   type ServerContext,
 } from '@modelcontextprotocol/server';
 import * as z from 'zod';
-import { closeOwnStream, type FixtureState, notClosable, pause } from './fixtures.ts';
+import { closeOwnStream, type FixtureState, notClosable, pause } from './fixture-state.ts';
 
 /** A 1x1 red PNG. */
 export const TEST_IMAGE_BASE64 =
