@@ -12,74 +12,14 @@ import { SCHEMA_CHECK, schemaCheck } from './schema.ts';
 import type { Revision } from '../protocol/revisions.ts';
 import { verdictOf, type DoctoredProof, type Evidence, type Scenario, type ScenarioResult } from './scenario.ts';
 
-const ALL = 'every revision';
-const LEGACY: Revision[] = ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25'];
-const STREAMABLE: Revision[] = ['2025-03-26', '2025-06-18', '2025-11-25'];
-/** The revisions from which `MCP-Protocol-Version` is required. */
-const WITH_VERSION_HEADER: Revision[] = ['2025-06-18', '2025-11-25'];
-
 /**
- * For each broken variant, exactly the scenarios it must not pass, and at which revisions: what the
- * variant declares it breaks (at every revision), narrowed where its rule exists only at some.
+ * For each broken variant, exactly the scenarios it must not pass, and where: what the variant declares it breaks
+ * (clients/reference/variants.ts, the one proof table), at every revision unless it narrows one, with the reason.
  */
-const EXPECTED_FAILURES: Record<string, Record<string, Revision[] | typeof ALL>> = {
-  ...Object.fromEntries(BROKEN_ADAPTERS.map((variant) => [variant.name, Object.fromEntries(variant.breaks.map((id) => [id, ALL]))])),
-  'broken-omits-version-header': {
-    'negotiation/version-per-revision': WITH_VERSION_HEADER,
-    'disposal/delete-issued-session': WITH_VERSION_HEADER,
-    'resume/no-rehandshake': WITH_VERSION_HEADER,
-    // The replacement session speaks 2025-06-18 or 2025-11-25, whose header it omits.
-    'resume/negotiated-version-after-expiry': ALL,
-    // Without the header the server serves the POST as 2025-03-26: no priming event, no stream to cut.
-    'resume/sse-last-event-id': ['2025-11-25'],
-  },
-  // At 2025-11-25 the version it offers is the one the server answers.
-  'broken-reports-offered-version': {
-    'negotiation/version-per-revision': ['2024-11-05', '2025-03-26', '2025-06-18'],
-    // At 2025-11-25 every client offers what the server answers: nothing to downgrade.
-    'negotiation/downgrade': ['2025-03-26', '2025-06-18'],
-    'resume/no-rehandshake': ['2025-03-26', '2025-06-18'],
-    'resume/negotiated-version-after-expiry': ['2025-11-25'],
-    // It resumes with MCP-Protocol-Version: 2025-11-25 and gets a 400.
-    'disposal/keep-persisted-session': ['2025-06-18'],
-  },
-  // A modern close never DELETEs.
-  'broken-adopts-any-session-header': { 'resume/echoed-session-header': ALL, 'disposal/no-delete-unissued': STREAMABLE },
-  // Only modern sessions have an affinity key.
-  'broken-deletes-affinity-key': { 'disposal/no-delete-unissued': ['2026-07-28'] },
-  // There is no DELETE at 2024-11-05 or 2026-07-28.
-  'broken-deletes-twice': { 'disposal/idempotent-close': STREAMABLE },
-  // Its stray GET needs a DELETE answered 405.
-  'broken-falls-back-after-initialize': { 'retry/http-sse-fallback': ALL, 'disposal/quiet-after-close': STREAMABLE },
-  // At 2026-07-28 the held request is the probe, not initialize.
-  'broken-cancels-initialize': { 'cancellation/never-initialize': ALL, 'disposal/close-during-connect': LEGACY },
-  // At 2026-07-28 the closed stream settles the call anyway.
-  'broken-waits-after-cancel': { 'cancellation/late-response-ignored': ALL, 'cancellation/legacy-notification': ALL, 'cancellation/timeout-cancels': LEGACY },
-  // `retry` exists only at 2025-11-25.
-  'broken-ignores-sse-retry': { 'resume/sse-last-event-id': ['2025-11-25'] },
-  // The Last-Event-ID path exists only at 2025-11-25 for a tool call.
-  'broken-reposts-instead-of-resuming': { 'resume/sse-last-event-id': ALL, 'retry/no-double-execution': ['2025-11-25'] },
-  // Fresh ids on re-issue are a modern-session rule.
-  'broken-reissues-same-id': { 'retry/modern-only-transport-errors': ALL, 'retry/no-double-execution': ['2026-07-28'] },
-  // Pinned to 2026-07-28, a 401 to the probe never reaches the HTTP+SSE fallback.
-  // It also takes a 400 -32022 to initialize as a sign of HTTP+SSE and never re-probes (legacy revisions).
-  'broken-falls-back-on-auth': { 'retry/no-retry-on-auth': LEGACY, 'retry/http-sse-fallback': ALL, 'negotiation/era-cached': LEGACY },
-  // At 2026-07-28 its probe gets a discover result, so it caches the era correctly.
-  'broken-falls-back-only-on-method-not-found': { 'negotiation/auto-falls-back': ALL, 'negotiation/era-cached': LEGACY },
-  // Sending initialize to a 2026-07-28 server also breaks that revision's message schemas.
-  'broken-auto-tries-initialize-first': {
-    'negotiation/dual-era-prefers-modern': ALL,
-    'negotiation/auto-stays-modern': ALL,
-    'negotiation/era-cached': ['2026-07-28'],
-    'negotiation/no-fallback-on-failure': ['2026-07-28'],
-  },
-  // Its own key must also survive a proxy that echoes and injects ids (2026-07-28 only).
-  'broken-late-affinity-key': { 'resume/affinity-first-request': ALL, 'resume/echoed-session-header': ['2026-07-28'] },
-};
-
 function expectedToFail(variant: string, scenario: string, revision: Revision): boolean {
-  const revisions = EXPECTED_FAILURES[variant]?.[scenario];
-  return revisions === ALL || (revisions?.includes(revision) ?? false);
+  const declared = BROKEN_ADAPTERS.find((v) => v.name === variant);
+  if (!declared?.breaks.includes(scenario)) return false;
+  return declared.only?.[scenario]?.at.includes(revision) ?? true;
 }
 
 /** Doctored proofs: each scenario's own, plus a client error for every scenario's `client-completed`. */
@@ -105,7 +45,7 @@ const cases = plannedCases(SCENARIOS);
  * runs every variant on every scenario, proving that each fails nothing else.
  */
 const EXHAUSTIVE = process.env.MCP_CONFORMANCE_EXHAUSTIVE === '1';
-const casesFor = (variant: string) => (EXHAUSTIVE ? cases : cases.filter((c) => EXPECTED_FAILURES[variant]?.[c.scenario.id] !== undefined));
+const casesFor = (variant: string) => (EXHAUSTIVE ? cases : cases.filter((c) => BROKEN_ADAPTERS.find((v) => v.name === variant)?.breaks.includes(c.scenario.id)));
 
 failOnLeakedHandles();
 const referenceResults = new Map<string, ScenarioResult>();
@@ -129,10 +69,9 @@ describe('the proof', { shuffle: false }, () => {
   });
 
   describe.concurrent.each(BROKEN_ADAPTERS.map((adapter) => ({ adapter, name: adapter.name })))('$name', ({ adapter }) => {
-    const expected = EXPECTED_FAILURES[adapter.name];
-
-    test('has declared expectations', () => {
-      expect(expected, `add ${adapter.name} to EXPECTED_FAILURES`).toBeDefined();
+    test('declares what it breaks, and narrows only scenarios it breaks', () => {
+      expect(adapter.breaks.length, `${adapter.name} breaks nothing`).toBeGreaterThan(0);
+      expect(Object.keys(adapter.only ?? {}).filter((id) => !adapter.breaks.includes(id))).toEqual([]);
     });
 
     test.each(casesFor(adapter.name).map((c) => ({ ...c, title: key(c.scenario, c.revision) })))('$title', async ({ scenario, revision }) => {
@@ -171,7 +110,7 @@ describe('the proof', { shuffle: false }, () => {
   describe('coverage of the proof', () => {
 
     test('every scenario fails on at least one broken variant', () => {
-      const failedSomewhere = new Set(Object.values(EXPECTED_FAILURES).flatMap((byScenario) => Object.keys(byScenario)));
+      const failedSomewhere = new Set(BROKEN_ADAPTERS.flatMap((variant) => variant.breaks));
       expect(SCENARIOS.map((s) => s.id).filter((id) => !failedSomewhere.has(id))).toEqual([]);
     });
 

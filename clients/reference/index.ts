@@ -3,7 +3,7 @@ import { FEATURES, type ClientAdapter, type Feature } from '../adapter.ts';
 import { ReferenceClient, type ReferenceClientOptions } from './client.ts';
 import { REFERENCE_REVISIONS } from './protocol.ts';
 import { SPEC_RULES, withRuleBroken, type ReferenceRules, type RuleName } from './rules.ts';
-import { VARIANT_SPECS } from './variants.ts';
+import { VARIANT_SPECS, type VariantSpec } from './variants.ts';
 
 export { ReferenceClient, type ReferenceClientOptions } from './client.ts';
 export { REFERENCE_REVISIONS } from './protocol.ts';
@@ -32,6 +32,7 @@ function referenceAdapter(name: string, description: string, rules: ReferenceRul
 export interface BrokenVariant extends ClientAdapter {
   readonly rule: RuleName;
   readonly breaks: readonly string[];
+  readonly only?: VariantSpec['only'];
 }
 
 export const referenceClient: ClientAdapter = referenceAdapter(
@@ -45,4 +46,5 @@ export const brokenVariants: readonly BrokenVariant[] = VARIANT_SPECS.map((spec)
   ...referenceAdapter(spec.name, spec.description, withRuleBroken(spec.rule)),
   rule: spec.rule,
   breaks: spec.breaks,
+  ...(spec.only ? { only: spec.only } : {}),
 }));

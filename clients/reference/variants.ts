@@ -1,6 +1,15 @@
 // The broken variants: the reference client with exactly one rule turned off, each named for what it breaks,
 // with the scenarios of ../shared/docs/scenarios.md it is meant to fail. Together they break every scenario.
+// This is the one proof table: suites/self-test.test.ts proves each variant fails exactly these scenarios, at
+// every revision unless `only` narrows one to where its rule exists, with the reason.
+import { L, M, S, type Revision } from '../../protocol/revisions.ts';
 import type { RuleName } from './rules.ts';
+
+/** Where a variant fails a scenario when that is not every revision the scenario runs at, and why. */
+export interface Narrowing {
+  at: readonly Revision[];
+  why: string;
+}
 
 export interface VariantSpec {
   name: string;
@@ -10,7 +19,12 @@ export interface VariantSpec {
   description: string;
   /** Scenario ids (suite/name) this variant is meant to fail. */
   breaks: readonly string[];
+  /** Scenarios of `breaks` it fails only at some revisions. */
+  only?: Readonly<Record<string, Narrowing>>;
 }
+
+/** The revisions from which `MCP-Protocol-Version` is required. */
+const WITH_VERSION_HEADER = ['2025-06-18', '2025-11-25'] as const satisfies readonly Revision[];
 
 export const VARIANT_SPECS: readonly VariantSpec[] = [
   // — handshake —
@@ -25,12 +39,25 @@ export const VARIANT_SPECS: readonly VariantSpec[] = [
     rule: 'sendProtocolVersionHeader',
     description: 'Reference client that never sends MCP-Protocol-Version',
     breaks: ['negotiation/version-per-revision', 'disposal/delete-issued-session', 'resume/no-rehandshake', 'resume/negotiated-version-after-expiry', 'resume/sse-last-event-id'],
+    only: {
+      'negotiation/version-per-revision': { at: WITH_VERSION_HEADER, why: 'the header is required from 2025-06-18 on' },
+      'disposal/delete-issued-session': { at: WITH_VERSION_HEADER, why: 'the header is required from 2025-06-18 on' },
+      'resume/no-rehandshake': { at: WITH_VERSION_HEADER, why: 'the header is required from 2025-06-18 on' },
+      'resume/sse-last-event-id': { at: ['2025-11-25'], why: 'without the header the server serves the POST as 2025-03-26: no priming event, no stream to cut' },
+    },
   },
   {
     name: 'broken-reports-offered-version',
     rule: 'reportAnsweredVersion',
     description: 'Reference client that reports (and exports for resume) the revision it offered, not the one the server answered',
     breaks: ['negotiation/version-per-revision', 'negotiation/downgrade', 'resume/no-rehandshake', 'resume/negotiated-version-after-expiry', 'disposal/keep-persisted-session'],
+    only: {
+      'negotiation/version-per-revision': { at: ['2024-11-05', '2025-03-26', '2025-06-18'], why: 'at 2025-11-25 the version it offers is the one the server answers' },
+      'negotiation/downgrade': { at: ['2025-03-26', '2025-06-18'], why: 'at 2025-11-25 every client offers what the server answers: nothing to downgrade' },
+      'resume/no-rehandshake': { at: ['2025-03-26', '2025-06-18'], why: 'at 2025-11-25 the version it offers is the one the server answers' },
+      'resume/negotiated-version-after-expiry': { at: ['2025-11-25'], why: 'only where the replacement session is offered its newest revision and answered an older one' },
+      'disposal/keep-persisted-session': { at: ['2025-06-18'], why: 'it resumes with MCP-Protocol-Version: 2025-11-25 and gets a 400' },
+    },
   },
   {
     name: 'broken-stale-version-after-expiry',
@@ -55,13 +82,20 @@ export const VARIANT_SPECS: readonly VariantSpec[] = [
     name: 'broken-auto-tries-initialize-first',
     rule: 'autoProbesFirst',
     description: "Reference client whose 'auto' mode sends initialize first and probes only after a modern error, so a dual-era server ends up legacy",
-    breaks: ['negotiation/dual-era-prefers-modern', 'negotiation/auto-stays-modern'],
+    breaks: ['negotiation/dual-era-prefers-modern', 'negotiation/auto-stays-modern', 'negotiation/era-cached', 'negotiation/no-fallback-on-failure'],
+    only: {
+      'negotiation/era-cached': { at: M, why: 'sending initialize to a 2026-07-28 server breaks that revision’s message schemas' },
+      'negotiation/no-fallback-on-failure': { at: M, why: 'sending initialize to a 2026-07-28 server breaks that revision’s message schemas' },
+    },
   },
   {
     name: 'broken-falls-back-only-on-method-not-found',
     rule: 'fallBackOnAnyLegacyAnswer',
     description: 'Reference client whose fallback to initialize hinges on one error code (-32601): other legacy answers to the probe fail the connect',
     breaks: ['negotiation/auto-falls-back', 'negotiation/era-cached'],
+    only: {
+      'negotiation/era-cached': { at: L, why: 'at 2026-07-28 its probe gets a discover result, so it caches the era correctly' },
+    },
   },
   {
     name: 'broken-falls-back-on-modern-error',
@@ -93,6 +127,9 @@ export const VARIANT_SPECS: readonly VariantSpec[] = [
     rule: 'sessionIdOnlyFromInitialize',
     description: 'Reference client that adopts the Mcp-Session-Id of any response (an echo or a proxy-injected id), replacing its session id or affinity key (seed 000)',
     breaks: ['resume/echoed-session-header', 'disposal/no-delete-unissued'],
+    only: {
+      'disposal/no-delete-unissued': { at: S, why: 'a modern close never DELETEs' },
+    },
   },
   {
     name: 'broken-shares-session-id',
@@ -153,12 +190,18 @@ export const VARIANT_SPECS: readonly VariantSpec[] = [
     rule: 'respectSseRetry',
     description: "Reference client that resumes a cut SSE stream at once, without waiting the server's retry interval",
     breaks: ['resume/sse-last-event-id'],
+    only: {
+      'resume/sse-last-event-id': { at: ['2025-11-25'], why: '`retry` exists only at 2025-11-25' },
+    },
   },
   {
     name: 'broken-reposts-instead-of-resuming',
     rule: 'resumeWithLastEventId',
     description: 'Reference client that POSTs the request again when its SSE stream is cut, instead of GET with Last-Event-ID',
     breaks: ['resume/sse-last-event-id', 'retry/no-double-execution'],
+    only: {
+      'retry/no-double-execution': { at: ['2025-11-25'], why: 'the Last-Event-ID path exists only at 2025-11-25 for a tool call' },
+    },
   },
   {
     name: 'broken-retries-http-errors',
@@ -178,6 +221,9 @@ export const VARIANT_SPECS: readonly VariantSpec[] = [
     rule: 'affinityKeyFromFirstRequest',
     description: 'Reference client that sends its affinity key only after server/discover, not on the very first request (seed 000)',
     breaks: ['resume/affinity-first-request', 'resume/echoed-session-header'],
+    only: {
+      'resume/echoed-session-header': { at: M, why: 'its own key must also survive a proxy that echoes and injects ids (2026-07-28 only)' },
+    },
   },
   {
     name: 'broken-retries-modern-errors',
@@ -190,6 +236,9 @@ export const VARIANT_SPECS: readonly VariantSpec[] = [
     rule: 'freshIdOnReissue',
     description: 'Reference client that re-issues a 2026-07-28 request after a dropped connection with the same JSON-RPC id',
     breaks: ['retry/modern-only-transport-errors', 'retry/no-double-execution'],
+    only: {
+      'retry/no-double-execution': { at: M, why: 'fresh ids on re-issue are a modern-session rule' },
+    },
   },
   // — disposal —
   {
@@ -209,6 +258,9 @@ export const VARIANT_SPECS: readonly VariantSpec[] = [
     rule: 'deleteOnlyIssuedSessions',
     description: 'Reference client that sends DELETE for its client-minted 2026-07-28 affinity key at close (seed 000)',
     breaks: ['disposal/no-delete-unissued'],
+    only: {
+      'disposal/no-delete-unissued': { at: M, why: 'only modern sessions have an affinity key' },
+    },
   },
   {
     name: 'broken-fails-on-delete-405',
@@ -221,6 +273,9 @@ export const VARIANT_SPECS: readonly VariantSpec[] = [
     rule: 'closeOnce',
     description: 'Reference client that sends DELETE again on every close() call',
     breaks: ['disposal/idempotent-close'],
+    only: {
+      'disposal/idempotent-close': { at: S, why: 'there is no DELETE at 2024-11-05 or 2026-07-28' },
+    },
   },
   {
     name: 'broken-close-leaves-streams',
@@ -246,12 +301,18 @@ export const VARIANT_SPECS: readonly VariantSpec[] = [
     rule: 'neverCancelInitialize',
     description: 'Reference client that sends notifications/cancelled for an initialize its connect gave up on',
     breaks: ['cancellation/never-initialize', 'disposal/close-during-connect'],
+    only: {
+      'disposal/close-during-connect': { at: L, why: 'at 2026-07-28 the held request is the probe, not initialize' },
+    },
   },
   {
     name: 'broken-waits-after-cancel',
     rule: 'settleOnCancel',
     description: 'Reference client whose cancelled call keeps waiting and returns the late answer',
     breaks: ['cancellation/late-response-ignored', 'cancellation/legacy-notification', 'cancellation/timeout-cancels'],
+    only: {
+      'cancellation/timeout-cancels': { at: L, why: 'at 2026-07-28 the closed stream settles the call anyway' },
+    },
   },
   {
     name: 'broken-cancels-all-calls',
@@ -271,12 +332,19 @@ export const VARIANT_SPECS: readonly VariantSpec[] = [
     rule: 'fallbackOnlyOn400404405',
     description: 'Reference client that falls back to HTTP+SSE on any 4xx to initialize, 401 and 403 included (seed 003)',
     breaks: ['retry/no-retry-on-auth', 'retry/http-sse-fallback', 'negotiation/era-cached'],
+    only: {
+      'retry/no-retry-on-auth': { at: L, why: 'pinned to 2026-07-28, a 401 to the probe never reaches the HTTP+SSE fallback' },
+      'negotiation/era-cached': { at: L, why: 'it takes a 400 -32022 to initialize as a sign of HTTP+SSE and never re-probes (legacy revisions)' },
+    },
   },
   {
     name: 'broken-falls-back-after-initialize',
     rule: 'fallbackOnlyBeforeInitialize',
     description: 'Reference client that GETs an SSE stream when the DELETE at close is answered 404/405 (seed 003)',
     breaks: ['retry/http-sse-fallback', 'disposal/quiet-after-close'],
+    only: {
+      'disposal/quiet-after-close': { at: S, why: 'its stray GET needs a DELETE answered 405' },
+    },
   },
   {
     name: 'broken-follows-foreign-endpoint',
