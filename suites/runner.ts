@@ -14,6 +14,7 @@ import { basePolicy } from '../config/settings.ts';
 import { ATTEMPT_GROWTH, MAX_ATTEMPTS, scaledBy, timePolicy, type TimePolicy } from '../config/time.ts';
 import { calibrate } from './calibration.ts';
 import { check, precondition } from './checks.ts';
+import { ClientHung, ClientMisbehaved, describeError, describeValue } from './outcome.ts';
 import { shutdown } from './spec.ts';
 import { schemaCheck } from './schema.ts';
 import { reasonOf, verdictOf, type Attempt, type Check, type Evidence, type Scenario, type ScenarioContext, type ScenarioResult, type ServerSetup } from './scenario.ts';
@@ -29,11 +30,6 @@ export interface RunOptions {
   caseId?: string;
 }
 
-export class ClientHung extends Error {}
-
-/** The client broke the adapter contract: it threw instead of returning a promise, or returned what the operation does not promise. */
-export class ClientMisbehaved extends Error {}
-
 /** The runner's own findings after the script (MAY: they inform, never change a verdict), added only when one is seen. */
 export const CLEANUP_CHECKS = { connections: 'connections-released', timers: 'timers-released' } as const;
 
@@ -42,24 +38,6 @@ export const CLIENT_COMPLETED = 'client-completed';
 
 /** The precondition the runner adds when the adapter says its client could not take part (its process died, say). */
 export const CLIENT_RUNNING = 'client-running';
-
-/** One line for anything a client threw or rejected with; never throws itself (String() of a hostile value may). */
-export function describeError(error: unknown): string {
-  try {
-    return error instanceof Error ? `${error.constructor.name}: ${error.message}` : String(error);
-  } catch {
-    return `${describeValue(error)} that cannot be shown as text`;
-  }
-}
-
-/** What a value is, for messages about returns that break the contract: "null", "a number (42)", "an object". */
-function describeValue(value: unknown): string {
-  if (value === null || value === undefined) return String(value);
-  if (Array.isArray(value)) return 'an array';
-  if (typeof value === 'string') return `a string (${JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value)})`;
-  if (typeof value === 'number' || typeof value === 'bigint' || typeof value === 'boolean') return `a ${typeof value === 'boolean' ? 'boolean' : 'number'} (${String(value)})`;
-  return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
-}
 
 const listed = (names: readonly string[]) => (names.length === 1 ? names[0]! : `${names.slice(0, -1).join(', ')} and ${names.at(-1)}`);
 

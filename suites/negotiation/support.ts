@@ -8,7 +8,7 @@ import type { ReferenceServer } from '../../servers/reference-server.ts';
 import { specUrl, type Revision } from '../../protocol/revisions.ts';
 import type { JsonRpcMessage, WireExchange } from '../../servers/wire-record.ts';
 import { answerOf } from '../wire.ts';
-import { ClientHung } from '../runner.ts';
+import { ClientHung } from '../outcome.ts';
 import type { ConnectTarget, Evidence, Level, ScenarioContext, SpecRef } from '../scenario.ts';
 
 export const MODERN = '2026-07-28' as const;

@@ -3,7 +3,7 @@
 // names; refusing a foreign origin is security practice (the endpoint steers every later POST, with whatever the
 // client sends), so the checks are SHOULD, not MUST. What reaches the other origin is recorded by a decoy there.
 import { endpointOtherOrigin, type EndpointOtherOrigin } from '../../servers/personalities/endpoint-other-origin.ts';
-import { ClientHung } from '../runner.ts';
+import { ClientHung } from '../outcome.ts';
 import { check } from '../checks.ts';
 import { defineScenario, type Check, type Evidence } from '../scenario.ts';
 import { transports } from './support.ts';
