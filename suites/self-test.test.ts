@@ -1,6 +1,7 @@
 // Proof of every check: each scenario passes on the reference client, fails on the broken variant that
 // breaks its rule, and every single check is shown to fail on some client or doctored record.
 import { describe, expect, test } from 'vitest';
+import { settings } from '../config/settings.ts';
 import { BROKEN_ADAPTERS } from '../clients/index.ts';
 import { referenceClient } from '../clients/reference/index.ts';
 import { explain } from './evidence.ts';
@@ -44,7 +45,7 @@ const cases = plannedCases(SCENARIOS);
  * where expected and pass elsewhere). MCP_CONFORMANCE_EXHAUSTIVE=1 (`npm run test:exhaustive`, which CI runs)
  * runs every variant on every scenario, proving that each fails nothing else.
  */
-const EXHAUSTIVE = process.env.MCP_CONFORMANCE_EXHAUSTIVE === '1';
+const EXHAUSTIVE = settings().exhaustive;
 const casesFor = (variant: string) => (EXHAUSTIVE ? cases : cases.filter((c) => BROKEN_ADAPTERS.find((v) => v.name === variant)?.breaks.includes(c.scenario.id)));
 
 failOnLeakedHandles();
