@@ -1,0 +1,72 @@
+// A client slow to start (a process, a JVM, a proxy that launches its own process per connection) is judged on its
+// behaviour, not on its start-up: calibration measures it once and the connect-bound scenarios size their bounds from
+// it. The slow client here is the reference client whose connect spends 1.5 s before its first request, out of the
+// connect's own timeout, as a client launching a process would.
+import { describe, expect, test } from 'vitest';
+import type { ClientAdapter } from '../clients/adapter.ts';
+import { referenceClient } from '../clients/reference/index.ts';
+import { basePolicy } from '../config/settings.ts';
+import type { Revision } from '../protocol/revisions.ts';
+import { calibrate } from './calibration.ts';
+import { explain } from './evidence.ts';
+import { SCENARIOS } from './index.ts';
+import { failOnLeakedHandles } from './leaks.ts';
+import { calibratedPolicy, runCase, runScenario } from './runner.ts';
+
+const START_MS = 1_500;
+
+function slowToStart(inner: ClientAdapter): ClientAdapter {
+  return {
+    ...inner,
+    name: `${inner.name}-slow-to-start`,
+    async start(caseId) {
+      const client = await inner.start(caseId);
+      return {
+        async connect(url, options) {
+          const began = performance.now();
+          await new Promise((resolve) => setTimeout(resolve, START_MS));
+          // Its start-up counts against its own connect timeout, as a real client's would.
+          return client.connect(url, { ...options, timeoutMs: Math.max(1, options.timeoutMs - (performance.now() - began)) });
+        },
+        dispose: () => client.dispose(),
+      };
+    },
+  };
+}
+
+/** The scenarios whose bounds a connect must fit in, at one revision each. */
+const CONNECT_BOUND: { id: string; revision: Revision }[] = [
+  { id: 'disposal/close-during-connect', revision: '2025-11-25' },
+  { id: 'cancellation/never-initialize', revision: '2025-11-25' },
+  { id: 'negotiation/unsupported-answer', revision: '2025-11-25' },
+  { id: 'negotiation/error-form', revision: '2025-11-25' },
+];
+
+failOnLeakedHandles();
+
+describe('calibration', () => {
+  const slow = slowToStart(referenceClient);
+
+  test('measures the start-up and raises the start-up bound to fit it', async () => {
+    const measured = await calibrate(slow, basePolicy());
+    expect(measured).toBeGreaterThanOrEqual(START_MS);
+    const policy = await calibratedPolicy(slow);
+    expect(policy.calibratedStartupMs).toBe(measured);
+    expect(policy.ms.startup).toBeGreaterThan(measured!);
+    expect(policy.ms.operation).toBeGreaterThan(policy.ms.startup);
+  });
+
+  describe.concurrent.each(CONNECT_BOUND)('$id @ $revision', ({ id, revision }) => {
+    const scenario = SCENARIOS.find((s) => s.id === id)!;
+
+    test('a correct client slow to start passes once calibrated', async () => {
+      const result = await runCase(scenario, slow, revision, { strict: true });
+      expect(result.verdict, explain(result)).toBe('pass');
+    });
+
+    test('uncalibrated, it is never blamed for its start-up: a pass or inconclusive, never a fail or warn', async () => {
+      const result = await runScenario(scenario, slow, revision, { strict: true, time: basePolicy() });
+      expect(['pass', 'inconclusive'], explain(result)).toContain(result.verdict);
+    });
+  });
+});
