@@ -1,7 +1,7 @@
 // The citation book: every spec section a check cites, revision-aware, in one place. A builder takes the revision
 // under test and returns the URL of that revision's page (each revision moved sections between pages), the section's
 // human name with the rule in a few words, and the level. Judges cite through these, never by writing URLs.
-import { isHttpSse, isModern, MODERN_REVISION, specUrl, type Revision } from '../protocol/revisions.ts';
+import { isHttpSse, isModern, MODERN_REVISION, requiresProtocolVersionHeader, specUrl, type Revision } from '../protocol/revisions.ts';
 import type { Level, SpecRef } from './scenario.ts';
 
 export function spec(url: string, section: string, level: Level): SpecRef {
@@ -55,6 +55,15 @@ export function requestMeta(section: string, level: Level): SpecRef {
 export function transports(revision: Revision, anchor: string, section: string, level: Level): SpecRef {
   const page = isModern(revision) ? 'basic/transports/streamable-http' : 'basic/transports';
   return spec(specUrl(revision, page, anchor), `Transports › ${section}`, level);
+}
+
+/**
+ * Transports › Protocol Version Header: the negotiated version on every request after initialize. The section exists
+ * from 2025-06-18 on; an earlier revision is cited there (a check at 2025-03-26 can only be informational).
+ */
+export function protocolVersionHeader(revision: Revision, section: string, level: Level): SpecRef {
+  const defined = requiresProtocolVersionHeader(revision) ? revision : '2025-06-18';
+  return spec(specUrl(defined, 'basic/transports', 'protocol-version-header'), `Transports › Protocol Version Header: ${section}`, level);
 }
 
 /** Streamable HTTP › Session Management (2025-03-26 … 2025-11-25). */

@@ -49,6 +49,11 @@ export function carrying(exchanges: readonly WireExchange[], method: string): Wi
   return exchanges.filter((exchange) => exchange.requestMessages.some((message) => message.method === method));
 }
 
+/** The exchange's request carries a message of `method`. */
+export function carries(exchange: WireExchange, method: string): boolean {
+  return exchange.requestMessages.some((message) => message.method === method);
+}
+
 /** The exchange's request carries a `tools/call` of this tool. */
 export function callsTool(exchange: WireExchange, tool: string): boolean {
   return exchange.requestMessages.some((message) => message.method === 'tools/call' && message.params?.['name'] === tool);
@@ -73,6 +78,29 @@ export function seqNow(record: WireRecord): number {
 /** The server's answer message to a request, on the connection that carried it (`answerOf`). */
 export function answerTo(exchanges: readonly WireExchange[], request: SentMessage): JsonRpcMessage | undefined {
   return answerOf(exchanges, request)?.message;
+}
+
+/** When the server answered a request (`answerOf`); without an answer message, when the response head was written. */
+export function answeredAt(exchanges: readonly WireExchange[], request: SentMessage): number | undefined {
+  return answerOf(exchanges, request)?.at ?? request.exchange.headersAt;
+}
+
+/** A request of `method` was answered with a result. */
+export function servedResult(exchanges: readonly WireExchange[], method: string): boolean {
+  return requests(exchanges, method).some((request) => answerTo(exchanges, request)?.result !== undefined);
+}
+
+/** The result an `initialize` on this exchange got in its own response (JSON or SSE), if any. */
+export function initializeResult(exchange: WireExchange): Record<string, unknown> | undefined {
+  const request = exchange.requestMessages.find((message) => message.method === 'initialize' && message.id !== undefined);
+  if (!request) return undefined;
+  return exchange.responseMessages.find(({ message }) => message.id === request.id && message.result !== undefined)?.message.result;
+}
+
+/** The `_meta` envelope of a 2026-07-28 request (protocolVersion, clientCapabilities, clientInfo: protocol/http.ts META), if it carries one. */
+export function envelopeOf(message: JsonRpcMessage): Record<string, unknown> | undefined {
+  const meta = message.params?.['_meta'];
+  return meta !== null && typeof meta === 'object' ? (meta as Record<string, unknown>) : undefined;
 }
 
 // — how details name exchanges: one format everywhere —
