@@ -1,7 +1,12 @@
 // Hostile clients cannot break the suite. Each hostile behaviour (a hang, a crash, a synchronous throw, a garbage
-// return, a leak), in process and through the line protocol, is reported as exactly what it does, within its bound
-// plus a margin; the run completes; and nothing of the suite is left behind: no server (their ports refuse), no
-// socket, no timer, no child process.
+// return, a leak), in process and through the line protocol, is reported as exactly what it does, within its bound;
+// the run completes; and nothing of the suite is left behind: no server (their ports refuse), no socket, no timer, no
+// child process.
+//
+// No bound here is a fixed number of milliseconds: each test first measures what the same work takes right now with a
+// well-behaved client of the same kind, gives the hostile one an operation bound a few times that, and expects its
+// result after the bound it had to wait and before one more operation bound on top — so an operation waited for twice,
+// or a bound waited where none should be, does not fit, and a busy machine slowing the work itself is not taken for either.
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -13,14 +18,16 @@ import { BUILT_IN_ADAPTERS } from '../index.ts';
 import { referenceClient } from '../reference/index.ts';
 import { processAdapter, MAX_LINE_BYTES, type ProcessAdapter } from '../process/adapter.ts';
 import { BASIC_SCENARIOS, CLI, eventually, groupExists, MISBEHAVING, NODE, NODE_DRIVER, ROOT, runningMembers } from '../process/test-support.ts';
+import { basePolicy } from '../../config/settings.ts';
 import { connectionsClosed, openConnections, type OpenConnection } from '../../servers/listen.ts';
 import type { Revision } from '../../protocol/revisions.ts';
 import { startReferenceServer } from '../../servers/server.ts';
 import { baselineMismatch, loadBaseline } from '../../suites/baselines.ts';
+import { explain } from '../../suites/evidence.ts';
 import { SCENARIOS } from '../../suites/index.ts';
 import { activeResources, failOnLeakedHandles, grownSince } from '../../suites/leaks.ts';
-import { CLEANUP_CHECKS, CONNECTIONS_DRAIN_MS, defaultNegotiation, runScenario } from '../../suites/runner.ts';
-import type { ScenarioResult } from '../../suites/scenario.ts';
+import { CLEANUP_CHECKS, CLIENT_COMPLETED, defaultNegotiation, runScenario } from '../../suites/runner.ts';
+import type { Scenario, ScenarioResult } from '../../suites/scenario.ts';
 import { HOSTILE_REVISION, hostileAdapter, leaked, releaseLeaks, THROWN_MESSAGE, type Hostility } from './adapters.ts';
 
 const HOSTILE_PROGRAM = join(ROOT, 'clients', 'process', 'testdata', 'hostile-program.ts');
@@ -28,21 +35,40 @@ const MODULES = join(import.meta.dirname, 'modules');
 const byId = (id: string) => SCENARIOS.find((scenario) => scenario.id === id)!;
 /** Connect, info, listTools, callTool, close: every operation of a connection, in one scenario. */
 const SCENARIO = byId('negotiation/version-per-revision');
-
-/** The runner's bound on each operation here; a connect gets its own timeout plus 1 s. */
-const TIMEOUT_MS = 600;
-const CONNECT_BOUND_MS = TIMEOUT_MS + 1_000;
-/**
- * What a result may take beyond the bound it waited for: room for a loaded two-core machine (a case costs tens of
- * milliseconds once warm), and less than TIMEOUT_MS, so an operation bounded twice over would not fit.
- */
-const MARGIN_MS = 500;
-/** A line-protocol program's own deadline, below the runner's (as the command line's 4 s below 5 s). */
-const PROGRAM_TIMEOUT_MS = TIMEOUT_MS;
-const PROGRAM_RUNNER_TIMEOUT_MS = PROGRAM_TIMEOUT_MS + 1_000;
-/** What a case that waits for nothing takes (a server started, the script failing at once, the judge, cleanup). */
-const AT_ONCE_MS = MARGIN_MS;
 const CLEANUP_NAMES: readonly string[] = Object.values(CLEANUP_CHECKS);
+
+/** The suite's time policy (config/time.ts): the bounds of the runs that measure nothing, and the bases derived from. */
+const POLICY = basePolicy();
+/** How long the runner waits for a disposed client's connections to close. */
+const DRAIN_MS = POLICY.ms.drain;
+/** A hostile client's operation bound, in multiples of what the same work takes with a well-behaved one right now. */
+const BOUND_PER_USUAL = 4;
+
+/** The bounds of one test, from what it measured. */
+interface Bounds {
+  /** What the same work took with a well-behaved client of the same kind, just before (the slowest of the runs). */
+  usualMs: number;
+  /** The runner's (or the program's) bound on each operation: BOUND_PER_USUAL × usual, never below the policy's react base. */
+  operationMs: number;
+  /** The runner's bound on a connect: the connect's own timeout (the operation bound), then room for the client to report it. */
+  connectMs: number;
+}
+
+function boundsFrom(usualMs: number): Bounds {
+  const operationMs = Math.max(POLICY.ms.react, Math.ceil(BOUND_PER_USUAL * usualMs));
+  return { usualMs, operationMs, connectMs: operationMs + 2 * POLICY.ms.react };
+}
+
+/**
+ * A result came after the bound it had to wait for (`waitedMs`; timers may fire a millisecond early against
+ * performance.now()) and before one more operation bound beyond that and the work itself.
+ */
+function expectTimely(wallMs: number, waitedMs: number, bounds: Bounds, what: string): void {
+  if (waitedMs > 0) expect(wallMs, `${what}: ms, having waited a bound of ${waitedMs} ms`).toBeGreaterThanOrEqual(waitedMs - 1);
+  expect(wallMs, `${what}: ms, beyond ${bounds.usualMs.toFixed(0)} ms of the same work with a well-behaved client, its bound of ${waitedMs} ms and less than one more operation bound (${bounds.operationMs} ms)`).toBeLessThan(
+    bounds.usualMs + waitedMs + bounds.operationMs,
+  );
+}
 
 failOnLeakedHandles();
 
@@ -112,25 +138,32 @@ async function leftAfterDispose(adapter: ClientAdapter, revision: Revision): Pro
   try {
     const client = await adapter.start('left-after-dispose');
     try {
-      const connection = await client.connect(server.url, { timeoutMs: 5_000, negotiation: defaultNegotiation(adapter, revision) });
+      const connection = await client.connect(server.url, { timeoutMs: POLICY.ms.operation, negotiation: defaultNegotiation(adapter, revision) });
       await connection.listTools();
       await connection.callTool('echo', { text: 'hello' });
       await connection.close();
     } finally {
       await client.dispose();
     }
-    await connectionsClosed(server.url, CONNECTIONS_DRAIN_MS);
+    await connectionsClosed(server.url, DRAIN_MS);
     return openConnections(server.url) ?? [];
   } finally {
     await server.close();
   }
 }
 
-/** Milliseconds a run took, and its result. */
-async function timedRun(adapter: ClientAdapter, scenario = SCENARIO, runnerTimeoutMs = TIMEOUT_MS): Promise<ScenarioResult & { wallMs: number }> {
+/** Milliseconds a run took, and its result; the runner's operation bound is the policy's unless a test measured its own. */
+async function timedRun(adapter: ClientAdapter, scenario: Scenario = SCENARIO, runnerTimeoutMs = POLICY.ms.operation): Promise<ScenarioResult & { wallMs: number }> {
   const begun = performance.now();
   const result = await runScenario(scenario, adapter, HOSTILE_REVISION, { operationTimeoutMs: runnerTimeoutMs });
   return { ...result, wallMs: performance.now() - begun };
+}
+
+/** What a scenario takes with the reference client right now: the slower of two runs (each must pass). */
+async function usualInProcess(scenario: Scenario): Promise<number> {
+  const runs = [await timedRun(referenceClient, scenario), await timedRun(referenceClient, scenario)];
+  for (const run of runs) expect(run.verdict, explain(run)).toBe('pass');
+  return Math.max(...runs.map((run) => run.wallMs));
 }
 
 // Every test must leave the process's handles as it found them (servers, sockets, timers, child processes and their
@@ -144,7 +177,7 @@ beforeEach(() => {
   handlesBefore = activeResources();
 });
 afterEach(async () => {
-  await eventually(() => Object.keys(grownSince(handlesBefore)).length === 0, 'the handles of the test to be released', 3_000).catch(() => {});
+  await eventually(() => Object.keys(grownSince(handlesBefore)).length === 0, 'the handles of the test to be released', POLICY.ms.operation).catch(() => {});
   expect(grownSince(handlesBefore), 'handles left by this test').toEqual({});
   expect(runningDescendants().filter((entry) => !descendantsBefore.has(entry.pid)), 'child processes left by this test').toEqual([]);
 });
@@ -155,8 +188,8 @@ afterAll(async () => {
 describe('the reference and the built-in clients', () => {
   test('the reference client passes with no cleanup finding (and warms the code paths the timed cases use)', async () => {
     const result = await timedRun(referenceClient);
-    expect(result.verdict).toBe('pass');
-    expect(findings(result)).toEqual({});
+    expect(result.verdict, explain(result)).toBe('pass');
+    expect(findings(result), explain(result)).toEqual({});
   });
 
   test('after a plain session (connect, list, call, close, dispose) the built-in clients leave only idle keep-alive connections, which the runner does not report', async () => {
@@ -170,8 +203,8 @@ describe('the reference and the built-in clients', () => {
         if (left.length > 0) idle.push(`${adapter.name}@${revision}: ${left.length}`);
         // And what the runner makes of the same client: no finding, the verdict its baseline expects.
         const result = await runScenario(revision === '2026-07-28' ? byId('negotiation/modern-envelope') : SCENARIO, adapter, revision);
-        expect(baselineMismatch(result, loadBaseline(adapter.name)), `${adapter.name} @ ${revision}`).toBeUndefined();
-        expect(findings(result), `${adapter.name} @ ${revision}`).toEqual({});
+        expect(baselineMismatch(result, loadBaseline(adapter.name)), explain(result)).toBeUndefined();
+        expect(findings(result), explain(result)).toEqual({});
       }
     }
     // The official SDKs on Node's global fetch leave idle sockets in its shared pool: a fact to report, not a failure.
@@ -183,132 +216,147 @@ describe('the reference and the built-in clients', () => {
 interface InProcessCase {
   what: string;
   hostility: Hostility;
-  /** The error the scenario's script saw, exactly. */
-  clientError?: string;
-  /** Cleanup findings, exactly (name → detail or a pattern). */
-  findings?: Record<string, string | RegExp>;
-  /** Another check's detail, exactly. */
-  check?: { name: string; detail: string };
+  /** The scenario it runs (default: SCENARIO, every operation of a connection). */
+  scenario?: Scenario;
   verdict: 'pass' | 'fail';
-  /** The bound the run waited for, if any. */
-  boundMs: number;
+  /** The bound the run waits for: none, one operation's, a connect's, or the drain of connections left open. */
+  waits: 'nothing' | 'operation' | 'connect' | 'drain';
+  /** What it must show, with this test's bounds. */
+  expects: (bounds: Bounds) => {
+    /** The error the scenario's script saw, exactly. */
+    clientError?: string;
+    /** What client-completed's detail ends with (a close() or dispose() that did not end cleanly fails it). */
+    completed?: string;
+    /** Cleanup findings, exactly (name → detail). */
+    findings?: Record<string, string>;
+    /** Another check's detail, exactly. */
+    check?: { name: string; detail: string };
+  };
 }
 
 const thrown = (operation: string) => `TypeError: ${THROWN_MESSAGE} in ${operation}`;
+/** How the runner reports a close() or dispose() that hung or broke the contract, in client-completed. */
+const notCleanly = (problem: string) => `close() or dispose() did not end cleanly: ${problem}`;
 
 const IN_PROCESS: InProcessCase[] = [
   // 1. hangs forever
-  { what: 'start() never settles', hostility: { hangs: 'start' }, clientError: `ClientHung: start the client did not settle within ${TIMEOUT_MS} ms`, verdict: 'fail', boundMs: TIMEOUT_MS },
-  { what: 'connect() never settles', hostility: { hangs: 'connect' }, clientError: `ClientHung: connect did not settle within ${CONNECT_BOUND_MS} ms`, verdict: 'fail', boundMs: CONNECT_BOUND_MS },
-  { what: 'info() never settles', hostility: { hangs: 'info' }, clientError: `ClientHung: info did not settle within ${TIMEOUT_MS} ms`, verdict: 'fail', boundMs: TIMEOUT_MS },
-  { what: 'listTools() never settles', hostility: { hangs: 'listTools' }, clientError: `ClientHung: tools/list did not settle within ${TIMEOUT_MS} ms`, verdict: 'fail', boundMs: TIMEOUT_MS },
-  { what: 'callTool() never settles', hostility: { hangs: 'callTool' }, clientError: `ClientHung: tools/call echo did not settle within ${TIMEOUT_MS} ms`, verdict: 'fail', boundMs: TIMEOUT_MS },
+  { what: 'start() never settles', hostility: { hangs: 'start' }, verdict: 'fail', waits: 'operation', expects: ({ operationMs }) => ({ clientError: `ClientHung: start the client did not settle within ${operationMs} ms` }) },
+  { what: 'connect() never settles', hostility: { hangs: 'connect' }, verdict: 'fail', waits: 'connect', expects: ({ connectMs }) => ({ clientError: `ClientHung: connect did not settle within ${connectMs} ms` }) },
+  { what: 'info() never settles', hostility: { hangs: 'info' }, verdict: 'fail', waits: 'operation', expects: ({ operationMs }) => ({ clientError: `ClientHung: info did not settle within ${operationMs} ms` }) },
+  { what: 'listTools() never settles', hostility: { hangs: 'listTools' }, verdict: 'fail', waits: 'operation', expects: ({ operationMs }) => ({ clientError: `ClientHung: tools/list did not settle within ${operationMs} ms` }) },
+  { what: 'callTool() never settles', hostility: { hangs: 'callTool' }, verdict: 'fail', waits: 'operation', expects: ({ operationMs }) => ({ clientError: `ClientHung: tools/call echo did not settle within ${operationMs} ms` }) },
   // The runner's cleanup does not wait a second time for a close the script already gave up on.
-  { what: 'close() never settles', hostility: { hangs: 'close' }, clientError: `ClientHung: close did not settle within ${TIMEOUT_MS} ms`, verdict: 'fail', boundMs: TIMEOUT_MS },
   {
-    what: 'dispose() never settles',
-    hostility: { hangs: 'dispose' },
-    findings: { [CLEANUP_CHECKS.disposed]: `after the script: dispose did not settle within ${TIMEOUT_MS} ms` },
-    verdict: 'pass',
-    boundMs: TIMEOUT_MS,
-  },
-  // 3. throws synchronously
-  { what: 'start() throws synchronously', hostility: { throws: 'start' }, clientError: `ClientMisbehaved: start threw ${thrown('start')}`, verdict: 'fail', boundMs: 0 },
-  { what: 'connect() throws synchronously', hostility: { throws: 'connect' }, clientError: `ClientMisbehaved: connect threw ${thrown('connect')}`, verdict: 'fail', boundMs: 0 },
-  { what: 'callTool() throws synchronously', hostility: { throws: 'callTool' }, clientError: `ClientMisbehaved: callTool threw ${thrown('callTool')}`, verdict: 'fail', boundMs: 0 },
-  {
-    what: 'close() throws synchronously',
-    hostility: { throws: 'close' },
-    clientError: `ClientMisbehaved: close threw ${thrown('close')}`,
-    findings: { [CLEANUP_CHECKS.disposed]: `after the script: close threw ${thrown('close')}` },
+    what: 'close() never settles: the script fails, and so does client-completed',
+    hostility: { hangs: 'close' },
     verdict: 'fail',
-    boundMs: 0,
+    waits: 'operation',
+    expects: ({ operationMs }) => ({ clientError: `ClientHung: close did not settle within ${operationMs} ms`, completed: notCleanly(`close did not settle within ${operationMs} ms`) }),
   },
   {
-    what: 'dispose() throws synchronously',
-    hostility: { throws: 'dispose' },
-    findings: { [CLEANUP_CHECKS.disposed]: `after the script: dispose threw ${thrown('dispose')}` },
-    verdict: 'pass',
-    boundMs: 0,
+    // The script catches what close() rejects with (a DELETE 405 is another scenario's question): a hang must fail all the same.
+    what: 'disposal/quiet-after-close: close() never settles, the script catches it, client-completed fails',
+    hostility: { hangs: 'close' },
+    scenario: byId('disposal/quiet-after-close'),
+    verdict: 'fail',
+    waits: 'operation',
+    expects: ({ operationMs }) => ({ completed: notCleanly(`close did not settle within ${operationMs} ms`) }),
   },
+  { what: 'dispose() never settles: client-completed fails', hostility: { hangs: 'dispose' }, verdict: 'fail', waits: 'operation', expects: ({ operationMs }) => ({ completed: notCleanly(`dispose did not settle within ${operationMs} ms`) }) },
+  // 3. throws synchronously
+  { what: 'start() throws synchronously', hostility: { throws: 'start' }, verdict: 'fail', waits: 'nothing', expects: () => ({ clientError: `ClientMisbehaved: start threw ${thrown('start')}` }) },
+  { what: 'connect() throws synchronously', hostility: { throws: 'connect' }, verdict: 'fail', waits: 'nothing', expects: () => ({ clientError: `ClientMisbehaved: connect threw ${thrown('connect')}` }) },
+  { what: 'callTool() throws synchronously', hostility: { throws: 'callTool' }, verdict: 'fail', waits: 'nothing', expects: () => ({ clientError: `ClientMisbehaved: callTool threw ${thrown('callTool')}` }) },
+  {
+    what: 'close() throws synchronously: the script fails, and so does client-completed',
+    hostility: { throws: 'close' },
+    verdict: 'fail',
+    waits: 'nothing',
+    expects: () => ({ clientError: `ClientMisbehaved: close threw ${thrown('close')}`, completed: `close threw ${thrown('close')}` }),
+  },
+  { what: 'dispose() throws synchronously: client-completed fails', hostility: { throws: 'dispose' }, verdict: 'fail', waits: 'nothing', expects: () => ({ completed: notCleanly(`dispose threw ${thrown('dispose')}`) }) },
   // 4. returns garbage
-  { what: 'start() returns null', hostility: { returns: 'start-null' }, clientError: 'ClientMisbehaved: start returned null, not a client instance', verdict: 'fail', boundMs: 0 },
-  { what: 'connect() returns null', hostility: { returns: 'connect-null' }, clientError: 'ClientMisbehaved: connect returned null, not a connection', verdict: 'fail', boundMs: 0 },
-  { what: 'connect() returns a number', hostility: { returns: 'connect-number' }, clientError: 'ClientMisbehaved: connect returned a number (42), not a connection', verdict: 'fail', boundMs: 0 },
+  { what: 'start() returns null', hostility: { returns: 'start-null' }, verdict: 'fail', waits: 'nothing', expects: () => ({ clientError: 'ClientMisbehaved: start returned null, not a client instance' }) },
+  { what: 'connect() returns null', hostility: { returns: 'connect-null' }, verdict: 'fail', waits: 'nothing', expects: () => ({ clientError: 'ClientMisbehaved: connect returned null, not a connection' }) },
+  { what: 'connect() returns a number', hostility: { returns: 'connect-number' }, verdict: 'fail', waits: 'nothing', expects: () => ({ clientError: 'ClientMisbehaved: connect returned a number (42), not a connection' }) },
   {
     what: 'connect() returns an object without the methods',
     hostility: { returns: 'connect-without-methods' },
-    clientError: 'ClientMisbehaved: connect returned an object without listTools, callTool and close, not a connection',
     verdict: 'fail',
-    boundMs: 0,
+    waits: 'nothing',
+    expects: () => ({ clientError: 'ClientMisbehaved: connect returned an object without listTools, callTool and close, not a connection' }),
   },
-  { what: 'listTools() returns a string', hostility: { returns: 'listTools-string' }, clientError: 'ClientMisbehaved: listTools returned a string ("echo"), not a list of tools', verdict: 'fail', boundMs: 0 },
-  { what: 'info() returns a string', hostility: { returns: 'info-string' }, clientError: 'ClientMisbehaved: info returned a string ("2025-06-18"), not connection info', verdict: 'fail', boundMs: 0 },
+  { what: 'listTools() returns a string', hostility: { returns: 'listTools-string' }, verdict: 'fail', waits: 'nothing', expects: () => ({ clientError: 'ClientMisbehaved: listTools returned a string ("echo"), not a list of tools' }) },
+  { what: 'info() returns a string', hostility: { returns: 'info-string' }, verdict: 'fail', waits: 'nothing', expects: () => ({ clientError: 'ClientMisbehaved: info returned a string ("2025-06-18"), not connection info' }) },
   {
     what: 'info() returns members that cannot be recorded (a function, a symbol)',
     hostility: { returns: 'info-function-members' },
-    check: { name: 'reported-version', detail: 'the server answered 2025-06-18; the client reports a function that cannot be recorded' },
     verdict: 'fail',
-    boundMs: 0,
+    waits: 'nothing',
+    expects: () => ({ check: { name: 'reported-version', detail: 'the server answered 2025-06-18; the client reports a function that cannot be recorded' } }),
   },
   {
     what: 'callTool() rejects with a value that cannot be shown as text',
     hostility: { returns: 'callTool-rejects-null-prototype' },
-    clientError: 'an object that cannot be shown as text',
     verdict: 'fail',
-    boundMs: 0,
+    waits: 'nothing',
+    expects: () => ({ clientError: 'an object that cannot be shown as text' }),
   },
   // 5. leaks
   {
     what: 'opens 4 bare TCP connections to the server and never closes them',
     hostility: { leaks: 'raw-sockets', count: 4 },
-    findings: { [CLEANUP_CHECKS.connections]: `the client left 4 connections open to the server ${CONNECTIONS_DRAIN_MS} ms after dispose (4 never carried a request)` },
     verdict: 'pass',
-    boundMs: CONNECTIONS_DRAIN_MS,
+    waits: 'drain',
+    expects: () => ({ findings: { [CLEANUP_CHECKS.connections]: `the client left 4 connections open to the server ${DRAIN_MS} ms after dispose (4 never carried a request)` } }),
   },
   {
     what: 'leaves 4 requests open through its own undici keep-alive Agent and never closes it',
     hostility: { leaks: 'open-requests', count: 4 },
-    findings: { [CLEANUP_CHECKS.connections]: `the client left 4 connections open to the server ${CONNECTIONS_DRAIN_MS} ms after dispose (4 with a request still open)` },
     verdict: 'pass',
-    boundMs: CONNECTIONS_DRAIN_MS,
+    waits: 'drain',
+    expects: () => ({ findings: { [CLEANUP_CHECKS.connections]: `the client left 4 connections open to the server ${DRAIN_MS} ms after dispose (4 with a request still open)` } }),
   },
   {
     // Pooling, as the official SDKs on Node's global fetch do: HTTP/1.1 keeps connections, the server's keep-alive timeout ends them.
     what: 'keeps 4 idle sockets in its own undici keep-alive pool: not reported',
     hostility: { leaks: 'keep-alive', count: 4 },
     verdict: 'pass',
-    boundMs: 0,
+    waits: 'nothing',
+    expects: () => ({}),
   },
   {
     what: 'leaves a setInterval running',
     hostility: { leaks: 'interval' },
-    findings: { [CLEANUP_CHECKS.timers]: "the client left 1 timer running after dispose (a 60000 ms interval), unref'd by the runner so it cannot keep the process alive" },
     verdict: 'pass',
-    boundMs: 0,
+    waits: 'nothing',
+    expects: () => ({ findings: { [CLEANUP_CHECKS.timers]: "the client left 1 timer running after dispose (a 60000 ms interval), unref'd by the runner so it cannot keep the process alive" } }),
   },
 ];
 
+/** The bound a case waits for, in this test's bounds. */
+const waitedMs = (waits: InProcessCase['waits'], bounds: Bounds) => ({ nothing: 0, operation: bounds.operationMs, connect: bounds.connectMs, drain: DRAIN_MS })[waits];
+
 describe('in process: each hostile behaviour is reported as what it is, within its bound', () => {
-  test.each(IN_PROCESS.map((c) => ({ ...c, title: c.what })))('$title', async ({ hostility, clientError, findings: expected, check, verdict, boundMs }) => {
-    // What the same scenario takes with a well-behaved client right now: the margin is measured beyond it, so a busy
-    // machine slowing the scenario's own work is not mistaken for a late report.
-    const usual = (await timedRun(referenceClient)).wallMs;
+  test.each(IN_PROCESS.map((c) => ({ ...c, title: c.what })))('$title', async ({ hostility, scenario = SCENARIO, verdict, waits, expects }) => {
+    // What the same scenario takes with a well-behaved client right now: the hostile client's bounds are sized from it.
+    const bounds = boundsFrom(await usualInProcess(scenario));
+    const expected = expects(bounds);
     const adapter = hostileAdapter(hostility);
-    const result = await timedRun(adapter);
-    expect(result.evidence?.clientError).toBe(clientError);
-    const seen = findings(result);
-    expect(Object.keys(seen).sort()).toEqual(Object.keys(expected ?? {}).sort());
-    for (const [name, detail] of Object.entries(expected ?? {})) {
-      if (typeof detail === 'string') expect(seen[name]).toBe(detail);
-      else expect(seen[name]).toMatch(detail);
-    }
-    if (check) expect(checkDetail(result, check.name)).toBe(check.detail);
-    expect(result.verdict).toBe(verdict);
+    const result = await timedRun(adapter, scenario, bounds.operationMs);
+    const why = explain(result);
+    expect(result.evidence?.clientError, why).toBe(expected.clientError);
+    expect(findings(result), why).toEqual(expected.findings ?? {});
+    if (expected.check) expect(checkDetail(result, expected.check.name), why).toBe(expected.check.detail);
+    const completed = result.checks.find((c) => c.name === CLIENT_COMPLETED);
+    if (expected.completed !== undefined) {
+      expect(completed?.outcome, why).toBe('fail');
+      expect(completed?.detail, why).toContain(expected.completed);
+    } else if (verdict === 'pass') expect(completed?.outcome, why).toBe('pass');
+    expect(result.verdict, why).toBe(verdict);
     // Cleanup findings are informational: they never change a verdict.
-    for (const finding of result.checks.filter((c) => CLEANUP_NAMES.includes(c.name))) expect(finding.spec.level).toBe('MAY');
-    if (boundMs > 0) expect(result.wallMs).toBeGreaterThanOrEqual(boundMs);
-    expect(result.wallMs).toBeLessThan(usual + boundMs + MARGIN_MS);
+    for (const finding of result.checks.filter((c) => CLEANUP_NAMES.includes(c.name))) expect(finding.spec.level, why).toBe('MAY');
+    expectTimely(result.wallMs, waitedMs(waits, bounds), bounds, 'the hostile run');
     await expectServersGone(adapter.urls);
   });
 
@@ -326,7 +374,7 @@ describe('in process: each hostile behaviour is reported as what it is, within i
     expect(findings(await timedRun(interval))[CLEANUP_CHECKS.timers]).toMatch(/left 1 timer/);
     await expectServersGone([...sockets.urls, ...interval.urls]);
     // The servers' closing ended the client's bare sockets from their side: nothing of them is left.
-    await eventually(() => leaked().sockets === 0, "the leaked sockets to be closed by the servers' closing");
+    await eventually(() => leaked().sockets === 0, "the leaked sockets to be closed by the servers' closing", POLICY.ms.operation);
     // The interval is the client's own, in the suite's process: the runner cannot stop it, only keep it from holding
     // the process open (unref'd, it is no active handle: the leak check of this test passes with it running).
     expect(leaked().intervals).toBe(1);
@@ -344,11 +392,12 @@ afterEach(async () => {
   }));
 });
 
-async function program(args: string[], urls: string[] = []): Promise<ProcessAdapter> {
+/** A program with its own deadline on each operation (the policy's unless a test measured its own). */
+async function program(args: string[], { operationMs = POLICY.ms.operation, urls = [] as string[] } = {}): Promise<ProcessAdapter> {
   const adapter = await processAdapter({
     command: NODE,
     args,
-    operationTimeoutMs: PROGRAM_TIMEOUT_MS,
+    operationTimeoutMs: operationMs,
     // The URLs it is told to connect to, from the protocol lines, so the test can check those servers are gone.
     trace: (direction, line) => {
       if (direction !== 'out') return;
@@ -360,75 +409,95 @@ async function program(args: string[], urls: string[] = []): Promise<ProcessAdap
   return adapter;
 }
 
+/** The runner's bound on a program's operations: above the program's own deadline, so that is the one that ends a hang. */
+const runnerBound = (programMs: number) => programMs + 2 * POLICY.ms.react;
+
+/** One scenario at the hostile revision through a program whose own deadline is `programMs`. */
+const timedThrough = (adapter: ProcessAdapter, scenario: Scenario, programMs: number) => timedRun(adapter, scenario, runnerBound(programMs));
+
 /** The basic scenarios at the hostile revision, one after another, through one program. */
-async function runAll(adapter: ProcessAdapter) {
+async function runAll(adapter: ProcessAdapter, programMs: number) {
   const results = [];
-  for (const scenario of BASIC_SCENARIOS) results.push(await timedRun(adapter, scenario, PROGRAM_RUNNER_TIMEOUT_MS));
+  for (const scenario of BASIC_SCENARIOS) results.push(await timedThrough(adapter, scenario, programMs));
   return results;
 }
+
+/** The same kind of program, well-behaved: the hostile flags dropped (the Node driver runs the reference client instead). */
+const wellBehaved = (args: readonly string[]) => (args[0] === NODE_DRIVER ? [NODE_DRIVER, '--adapter', 'reference'] : [args[0]!]);
+
+/** The bounds for a hostile program, from the slowest case of the basic scenarios through a well-behaved one of its kind, now. */
+async function boundsThrough(args: readonly string[]): Promise<Bounds> {
+  const adapter = await program(wellBehaved(args));
+  try {
+    return boundsFrom(Math.max(...(await runAll(adapter, POLICY.ms.operation)).map((result) => result.wallMs)));
+  } finally {
+    await adapter.shutdown();
+  }
+}
+
+/** An error as a test expects it: exactly, a pattern, or exactly with the test's operation bound in it. */
+type Expected = string | RegExp | ((operationMs: number) => string);
+const matching = (expected: Expected, bounds: Bounds) =>
+  typeof expected === 'function' ? expected(bounds.operationMs) : typeof expected === 'string' ? expected : expect.stringMatching(expected);
 
 describe('through the line protocol: a program that hangs, crashes or prints garbage fails the case that met it, and every later case at once', () => {
   test.each([
     {
       what: 'stops answering (callTool)',
       args: [MISBEHAVING, '--hang', 'callTool'],
-      first: `ClientProcessError: client misbehaving did not answer callTool within ${PROGRAM_TIMEOUT_MS} ms`,
-      later: `ClientProcessError: client misbehaving is not running: it was killed because it did not answer callTool within ${PROGRAM_TIMEOUT_MS} ms`,
-      boundMs: PROGRAM_TIMEOUT_MS,
+      first: (operationMs: number) => `ClientProcessError: client misbehaving did not answer callTool within ${operationMs} ms`,
+      later: (operationMs: number) => `ClientProcessError: client misbehaving is not running: it was killed because it did not answer callTool within ${operationMs} ms`,
+      waitsForIt: true,
     },
     {
       what: 'exits with code 3 during callTool',
       args: [MISBEHAVING, '--crash', 'callTool'],
       first: 'ClientProcessError: client misbehaving exited with code 3 before it answered callTool; last stderr lines: misbehaving: crashing on callTool',
       later: 'ClientProcessError: client misbehaving is not running: it exited with code 3; last stderr lines: misbehaving: crashing on callTool',
-      boundMs: 0,
     },
     {
       what: 'is killed by SIGKILL during callTool',
       args: [HOSTILE_PROGRAM, '--signal', 'callTool'],
       first: 'ClientProcessError: client hostile-program was killed by SIGKILL before it answered callTool',
       later: 'ClientProcessError: client hostile-program is not running: it was killed by SIGKILL',
-      boundMs: 0,
     },
     {
       what: 'prints a line that is not JSON (listTools)',
       args: [MISBEHAVING, '--garbage', 'listTools'],
       first: 'ClientProcessError: client misbehaving printed a line that is not line-protocol JSON: "this is not JSON"',
       later: 'ClientProcessError: client misbehaving is not running: it was killed because it printed a line that is not line-protocol JSON: "this is not JSON"',
-      boundMs: 0,
     },
     {
       what: 'prints JSON that is not an answer (callTool)',
       args: [HOSTILE_PROGRAM, '--wrong-shape', 'callTool'],
       first: /^ClientProcessError: client hostile-program printed a line that is not a line-protocol answer \(not a JSON object\): "\[\{\\"id\\":\d+,\\"result\\":\{\\"content\\":/,
       later: /^ClientProcessError: client hostile-program is not running: it was killed because it printed a line that is not a line-protocol answer \(not a JSON object\)/,
-      boundMs: 0,
     },
     {
       what: 'starts a line that never ends (callTool)',
       args: [HOSTILE_PROGRAM, '--endless', 'callTool'],
       first: `ClientProcessError: client hostile-program printed a line longer than ${MAX_LINE_BYTES} bytes (a line-protocol answer is one line of JSON)`,
       later: `ClientProcessError: client hostile-program is not running: it was killed because it printed a line longer than ${MAX_LINE_BYTES} bytes (a line-protocol answer is one line of JSON)`,
-      boundMs: 0,
     },
     {
       what: `answers with a line over ${MAX_LINE_BYTES} bytes (listTools)`,
       args: [HOSTILE_PROGRAM, '--huge', 'listTools', '--bytes', String(MAX_LINE_BYTES + 1024)],
       first: `ClientProcessError: client hostile-program printed a line longer than ${MAX_LINE_BYTES} bytes (a line-protocol answer is one line of JSON)`,
       later: `ClientProcessError: client hostile-program is not running: it was killed because it printed a line longer than ${MAX_LINE_BYTES} bytes (a line-protocol answer is one line of JSON)`,
-      boundMs: 0,
     },
-  ])('$what', async ({ args, first, later, boundMs }) => {
+  ] as { what: string; args: string[]; first: Expected; later: Expected; waitsForIt?: true }[])('$what', async ({ args, first, later, waitsForIt }) => {
+    const bounds = await boundsThrough(args);
     const urls: string[] = [];
-    const adapter = await program(args, urls);
-    const [met, ...after] = await runAll(adapter);
-    expect(met!.evidence?.clientError).toEqual(typeof first === 'string' ? first : expect.stringMatching(first));
-    expect(met!.verdict).toBe('fail');
-    expect(met!.wallMs).toBeLessThan(boundMs + MARGIN_MS);
+    const adapter = await program(args, { operationMs: bounds.operationMs, urls });
+    const [met, ...after] = await runAll(adapter, bounds.operationMs);
+    expect(met!.evidence?.clientError, explain(met!)).toEqual(matching(first, bounds));
+    expect(met!.verdict, explain(met!)).toBe('fail');
+    // The case that met it waited for the program's deadline if it hung, else for nothing; every later case for nothing.
+    expectTimely(met!.wallMs, waitsForIt ? bounds.operationMs : 0, bounds, 'the case that met it');
     expect(after.length).toBe(BASIC_SCENARIOS.length - 1);
     for (const result of after) {
-      expect(result.evidence?.clientError).toEqual(typeof later === 'string' ? later : expect.stringMatching(later));
-      expect(result.wallMs).toBeLessThan(AT_ONCE_MS);
+      expect(result.evidence?.clientError, explain(result)).toEqual(matching(later, bounds));
+      expectTimely(result.wallMs, 0, bounds, `the later case ${result.scenarioId}`);
     }
     // Killed with its whole group as soon as it misbehaved, not at shutdown.
     expect(groupExists(adapter.pid)).toBe(false);
@@ -437,26 +506,28 @@ describe('through the line protocol: a program that hangs, crashes or prints gar
 
   test('a line under the limit is read, however long (1 MiB), and an answer of the wrong shape fails only its operation', async () => {
     const huge = await program([HOSTILE_PROGRAM, '--huge', 'listTools', '--bytes', String(1024 * 1024)]);
-    const read = await timedRun(huge);
-    expect(read.evidence?.clientError).toBeUndefined();
+    const read = await timedThrough(huge, SCENARIO, POLICY.ms.operation);
+    expect(read.evidence?.clientError, explain(read)).toBeUndefined();
     const wrong = await program([HOSTILE_PROGRAM, '--wrong-result', 'listTools']);
-    const results = await runAll(wrong);
+    const results = await runAll(wrong, POLICY.ms.operation);
     for (const result of results.filter((r) => r.scenarioId !== 'disposal/delete-issued-session')) {
-      expect(result.evidence?.clientError).toBe('ClientProcessError: client hostile-program answered listTools with an invalid result: tools is not an array');
+      expect(result.evidence?.clientError, explain(result)).toBe('ClientProcessError: client hostile-program answered listTools with an invalid result: tools is not an array');
     }
     expect(wrong.failure).toBeUndefined();
   });
 
   test('a client that throws synchronously, run out of process by the Node driver, is reported with its error', async () => {
-    const adapter = await program([NODE_DRIVER, '--adapter', join(MODULES, 'throws-in-connect.ts')]);
-    const result = await timedRun(adapter, SCENARIO, PROGRAM_RUNNER_TIMEOUT_MS);
-    expect(result.evidence?.clientError).toBe(thrown('connect'));
-    expect(result.wallMs).toBeLessThan(AT_ONCE_MS);
+    const args = [NODE_DRIVER, '--adapter', join(MODULES, 'throws-in-connect.ts')];
+    const bounds = await boundsThrough(args);
+    const adapter = await program(args, { operationMs: bounds.operationMs });
+    const result = await timedThrough(adapter, SCENARIO, bounds.operationMs);
+    expect(result.evidence?.clientError, explain(result)).toBe(thrown('connect'));
+    expectTimely(result.wallMs, 0, bounds, 'the run');
   });
 
   test('a module that throws on load: the Node driver exits before its hello, and that is what is reported', async () => {
     const module = join(MODULES, 'throws-on-load.ts');
-    await expect(processAdapter({ command: NODE, args: [NODE_DRIVER, '--adapter', module], operationTimeoutMs: PROGRAM_TIMEOUT_MS })).rejects.toThrow(
+    await expect(processAdapter({ command: NODE, args: [NODE_DRIVER, '--adapter', module], operationTimeoutMs: POLICY.ms.operation })).rejects.toThrow(
       `client "${NODE} ${NODE_DRIVER} --adapter ${module}" exited with code 2 before its hello; last stderr lines: node driver: adapter module ${module} failed to load: Error: hostile module: cannot load`,
     );
   });
@@ -464,133 +535,139 @@ describe('through the line protocol: a program that hangs, crashes or prints gar
 
 describe('through the line protocol: leaks', () => {
   test('a program that leaves sockets open to the server is reported; its process group takes them when it ends', async () => {
+    const args = [HOSTILE_PROGRAM, '--leak-sockets', '3'];
+    const bounds = await boundsThrough(args);
     const urls: string[] = [];
-    const adapter = await program([HOSTILE_PROGRAM, '--leak-sockets', '3'], urls);
-    const result = await timedRun(adapter, SCENARIO, PROGRAM_RUNNER_TIMEOUT_MS);
-    expect(findings(result)).toEqual({
-      [CLEANUP_CHECKS.connections]: `the client left 3 connections open to the server ${CONNECTIONS_DRAIN_MS} ms after dispose (3 never carried a request)`,
+    const adapter = await program(args, { operationMs: bounds.operationMs, urls });
+    const result = await timedThrough(adapter, SCENARIO, bounds.operationMs);
+    expect(findings(result), explain(result)).toEqual({
+      [CLEANUP_CHECKS.connections]: `the client left 3 connections open to the server ${DRAIN_MS} ms after dispose (3 never carried a request)`,
     });
-    expect(result.wallMs).toBeLessThan(CONNECTIONS_DRAIN_MS + MARGIN_MS);
+    expectTimely(result.wallMs, DRAIN_MS, bounds, 'the run');
     await expectServersGone(urls);
   });
 
   test('an in-process leaker run by the Node driver: sockets are reported from the server side; its interval dies with the program', async () => {
     const sockets = await program([NODE_DRIVER, '--adapter', join(MODULES, 'leaks-sockets.ts')]);
-    expect(findings(await timedRun(sockets, SCENARIO, PROGRAM_RUNNER_TIMEOUT_MS))[CLEANUP_CHECKS.connections]).toMatch(/left 4 connections .* \(4 never carried a request\)$/);
+    const leaking = await timedThrough(sockets, SCENARIO, POLICY.ms.operation);
+    expect(findings(leaking)[CLEANUP_CHECKS.connections], explain(leaking)).toMatch(/left 4 connections .* \(4 never carried a request\)$/);
     const interval = await program([NODE_DRIVER, '--adapter', join(MODULES, 'leaks-interval.ts')]);
-    const result = await timedRun(interval, SCENARIO, PROGRAM_RUNNER_TIMEOUT_MS);
+    const result = await timedThrough(interval, SCENARIO, POLICY.ms.operation);
     // Out of process the runner cannot see the program's timers: it is the program's group that contains them.
-    expect(result.verdict).toBe('pass');
-    expect(findings(result)).toEqual({});
+    expect(result.verdict, explain(result)).toBe('pass');
+    expect(findings(result), explain(result)).toEqual({});
     await interval.shutdown();
     expect(runningMembers(interval.pid)).toEqual([]);
   });
 });
 
-describe('the command line, as a child process: each run prints its verdict table and exits within its bound', () => {
+describe('the command line, as a child process: each run prints its verdict table and exits once it is out', () => {
   const marker = `hostile-cli-${process.pid}`;
   const rel = (path: string) => relative(ROOT, path);
-  /** Node start-up and the suite's loading (about 1 s, slower on a loaded machine), plus the run's own bounds. */
-  const STARTUP_MS = 5_000;
+  /** The table's last line: the counts of each verdict. */
+  const SUMMARY = /^\d+ pass, \d+ fail, 0 warn, (?:\d+ inconclusive, )?\d+ n\/a$/m;
 
-  async function cli(args: string[], env: Record<string, string> = {}) {
+  /**
+   * Runs `cli run` to its exit, and when its table was out. No deadline of its own: the test's timeout (its signal)
+   * ends the child, so a loaded machine is never mistaken for a run that does not exit.
+   */
+  async function cli(args: string[], signal: AbortSignal, env: Record<string, string> = {}) {
     const begun = performance.now();
-    const child = spawn(NODE, [CLI, 'run', ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(NODE, [CLI, 'run', ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], signal, killSignal: 'SIGKILL' });
+    child.on('error', () => {}); // the abort, reported by the test's timeout
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (chunk) => (stdout += chunk));
+    let tableMs: number | undefined;
+    child.stdout.on('data', (chunk) => {
+      stdout += chunk;
+      if (tableMs === undefined && SUMMARY.test(stdout)) tableMs = performance.now() - begun;
+    });
     child.stderr.on('data', (chunk) => (stderr += chunk));
-    let timer: NodeJS.Timeout | undefined;
-    try {
-      const [code] = (await Promise.race([
-        // 'close', not 'exit': the last output may arrive after the exit.
-        once(child, 'close'),
-        new Promise((_, reject) => (timer = setTimeout(() => reject(new Error(`cli run ${args.join(' ')} did not exit within 20 s`)), 20_000))),
-      ])) as [number | null];
-      return { code, stdout, stderr, ms: performance.now() - begun };
-    } finally {
-      clearTimeout(timer);
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-    }
+    // 'close', not 'exit': the last output may arrive after the exit.
+    const [code, killedBy] = (await once(child, 'close')) as [number | null, NodeJS.Signals | null];
+    return { code, killedBy, stdout, stderr, tableMs, ms: performance.now() - begun };
   }
   /** The table row of a revision: scenario, revision, verdict, time, reason. */
   const row = (stdout: string, revision: string) => stdout.split('\n').find((line) => line.startsWith('negotiation/version-per-revision') && line.includes(` ${revision} `)) ?? '';
+  /** The time a row gives for its case. */
+  const rowMs = (line: string) => Number(/\s(\d+) ms\s/.exec(line)?.[1] ?? Number.NaN);
   const only = ['--scenario', 'negotiation/version-per-revision'];
 
   // One after another: each test's handle and process checks see only its own run.
-  test.each([
+  test.for([
     {
       what: 'hang (a program that stops answering callTool)',
       args: ['--adapter-command', `${NODE} ${rel(MISBEHAVING)} --hang callTool --tag ${marker}`, ...only],
-      env: { MCP_CONFORMANCE_OPERATION_TIMEOUT_MS: String(PROGRAM_TIMEOUT_MS) },
-      // misbehaving speaks three revisions: the first case meets the hang, the other two fail at once.
-      rows: {
-        '2025-03-26': `fail .* ClientProcessError: client misbehaving did not answer callTool within ${PROGRAM_TIMEOUT_MS} ms`,
+      // misbehaving speaks three revisions: the first case meets the hang (its bound sized as in the tests above), the other two fail at once.
+      hangs: { first: '2025-03-26', later: ['2025-06-18', '2025-11-25'] },
+      rows: (operationMs?: number) => ({
+        '2025-03-26': `fail .* ClientProcessError: client misbehaving did not answer callTool within ${operationMs} ms`,
         '2025-06-18': 'fail .* ClientProcessError: client misbehaving is not running: it was killed because it did not answer callTool',
         '2025-11-25': 'fail .* ClientProcessError: client misbehaving is not running',
-      },
+      }),
       code: 1,
-      boundMs: PROGRAM_TIMEOUT_MS,
     },
     {
       what: 'crash (a program killed by SIGKILL during callTool)',
       args: ['--adapter-command', `${NODE} ${rel(HOSTILE_PROGRAM)} --signal callTool --tag ${marker}`, ...only],
-      env: {},
-      rows: { '2025-06-18': 'fail .* ClientProcessError: client hostile-program was killed by SIGKILL before it answered callTool' },
+      rows: () => ({ '2025-06-18': 'fail .* ClientProcessError: client hostile-program was killed by SIGKILL before it answered callTool' }),
       code: 1,
-      boundMs: 0,
     },
     {
       what: 'synchronous throw (connect)',
       args: ['--adapter', `./${rel(join(MODULES, 'throws-in-connect.ts'))}`, ...only],
-      env: {},
-      rows: { '2025-06-18': `fail .* ClientMisbehaved: connect threw ${thrown('connect')}` },
+      rows: () => ({ '2025-06-18': `fail .* ClientMisbehaved: connect threw ${thrown('connect')}` }),
       code: 1,
-      boundMs: 0,
     },
     {
       what: 'garbage (connect returns null)',
       args: ['--adapter', `./${rel(join(MODULES, 'connect-returns-null.ts'))}`, ...only],
-      env: {},
-      rows: { '2025-06-18': 'fail .* ClientMisbehaved: connect returned null, not a connection' },
+      rows: () => ({ '2025-06-18': 'fail .* ClientMisbehaved: connect returned null, not a connection' }),
       code: 1,
-      boundMs: 0,
     },
     {
       what: 'leaked sockets',
       args: ['--adapter', `./${rel(join(MODULES, 'leaks-sockets.ts'))}`, ...only],
-      env: {},
-      rows: { '2025-06-18': `pass .* connections-released: the client left 4 connections open to the server ${CONNECTIONS_DRAIN_MS} ms after dispose \\(4 never carried a request\\)` },
+      rows: () => ({ '2025-06-18': `pass .* connections-released: the client left 4 connections open to the server ${DRAIN_MS} ms after dispose \\(4 never carried a request\\)` }),
       code: 0,
-      boundMs: CONNECTIONS_DRAIN_MS,
     },
     {
       // Before the runner unref'd a client's leftover timers, this run printed its table and then never exited.
       what: 'a leaked interval',
       args: ['--adapter', `./${rel(join(MODULES, 'leaks-interval.ts'))}`, ...only],
-      env: {},
-      rows: { '2025-06-18': 'pass .* timers-released: the client left 1 timer running after dispose' },
+      rows: () => ({ '2025-06-18': 'pass .* timers-released: the client left 1 timer running after dispose' }),
       code: 0,
-      boundMs: 0,
     },
-  ])('$what', async ({ args, env, rows, code, boundMs }) => {
-    const run = await cli(args, env as Record<string, string>);
-    expect(run.stderr).toBe('');
-    for (const [revision, pattern] of Object.entries(rows)) expect(row(run.stdout, revision)).toMatch(new RegExp(`^negotiation/version-per-revision\\s+${revision}\\s+${pattern}`));
-    expect(run.stdout).toMatch(/^\d+ pass, \d+ fail, 0 warn, \d+ n\/a$/m);
-    expect(run.code).toBe(code);
-    expect(run.ms).toBeLessThan(STARTUP_MS + boundMs + MARGIN_MS);
-  });
+  ] as { what: string; args: string[]; hangs?: { first: string; later: string[] }; rows: (operationMs?: number) => Record<string, string>; code: number }[])(
+    '$what',
+    async ({ args, hangs, rows, code }, { signal }) => {
+      const operationMs = hangs ? (await boundsThrough([MISBEHAVING])).operationMs : undefined;
+      const run = await cli(args, signal, operationMs !== undefined ? { MCP_CONFORMANCE_OPERATION_TIMEOUT_MS: String(operationMs) } : {});
+      const shown = `stdout:\n${run.stdout}\nstderr:\n${run.stderr}`;
+      expect(run.stderr, shown).toBe('');
+      for (const [revision, pattern] of Object.entries(rows(operationMs))) expect(row(run.stdout, revision), shown).toMatch(new RegExp(`^negotiation/version-per-revision\\s+${revision}\\s+${pattern}`));
+      expect(run.stdout, shown).toMatch(SUMMARY);
+      expect(run.code, shown).toBe(code);
+      if (hangs && operationMs !== undefined) {
+        // The case that met the hang waited for its bound; the later ones waited for none.
+        expect(rowMs(row(run.stdout, hangs.first)), shown).toBeGreaterThanOrEqual(operationMs - 1);
+        for (const revision of hangs.later) expect(rowMs(row(run.stdout, revision)), shown).toBeLessThan(operationMs);
+      }
+      // It ended by itself once its table was out, sooner than it took to get there: nothing a client left held it.
+      expect(run.killedBy, shown).toBeNull();
+      expect(run.ms - run.tableMs!, `ms from the table to the exit, against ${run.tableMs?.toFixed(0)} ms from the start to the table`).toBeLessThan(run.tableMs!);
+    },
+  );
 
-  test('a module that throws on load: one line on stderr, exit code 2', async () => {
+  test('a module that throws on load: one line on stderr, exit code 2', async ({ signal }) => {
     const module = `./${rel(join(MODULES, 'throws-on-load.ts'))}`;
-    const run = await cli(['--adapter', module, ...only]);
+    const run = await cli(['--adapter', module, ...only], signal);
     expect(run.stderr).toBe(`mcp-client-conformance: adapter module ${module} failed to load: Error: hostile module: cannot load\n`);
     expect(run.stdout).toBe('');
     expect(run.code).toBe(2);
   });
 
   test('no program the command lines started is left running', async () => {
-    await eventually(() => runningWith(marker).length === 0, 'the programs of the command-line runs to be gone', 2_000);
+    await eventually(() => runningWith(marker).length === 0, 'the programs of the command-line runs to be gone', POLICY.ms.operation);
   });
 });

@@ -27,8 +27,9 @@ import { referenceClient } from '../../clients/reference/index.ts';
 import { sdkV1StreamableHttp } from '../../clients/sdk-v1.ts';
 import type { Revision } from '../../protocol/revisions.ts';
 import { startReferenceServer } from '../../servers/server.ts';
+import { basePolicy } from '../../config/settings.ts';
 import { SCENARIOS } from '../../suites/index.ts';
-import { CLEANUP_CHECKS, CONNECTIONS_DRAIN_MS, runScenario } from '../../suites/runner.ts';
+import { CLEANUP_CHECKS, runScenario } from '../../suites/runner.ts';
 import { childEnv, type Finished, now, ROOT, runTimed, tail } from './child.ts';
 import { median, ms, summarize } from './stats.ts';
 
@@ -147,7 +148,7 @@ async function ours(scenarioId: string, adapter: ClientAdapter, runs: number) {
   const times: number[] = [];
   const verdicts: Record<string, number> = {};
   // The runner's own findings after the script: a client that leaves connections open costs the runner its drain
-  // wait (CONNECTIONS_DRAIN_MS) in every run, which shows in the times.
+  // wait (the time policy's drain) in every run, which shows in the times.
   const cleanupFindings: Record<string, number> = {};
   const cleanupNames: readonly string[] = Object.values(CLEANUP_CHECKS);
   let firstRunMs = 0;
@@ -220,7 +221,7 @@ export async function harnessComparison(options: HarnessOptions) {
     console.log(`${row.harnessScenario.padEnd(11)} harness ${ms(row.harness.medianMs)} (${row.harness.checksPassed} checks) | ${row.ourScenario}: ${ourText} | goal ≥ ${RATIO_GOAL}×: ${row.goalMet ? 'met' : 'NOT met'}`);
     console.log(`  harness phases (medians): ${PHASES.map((phase) => `${PHASE_LABELS[phase]} ${row.harness.phasesMs[phase].toFixed(0)}`).join(', ')} ms`);
     for (const our of row.ours.filter((o) => (o.cleanupFindings[CLEANUP_CHECKS.connections] ?? 0) > 0)) {
-      console.log(`  ${our.adapter}: ${our.cleanupFindings[CLEANUP_CHECKS.connections]} of ${options.ourRuns + 1} runs left connections open after dispose, and the runner waited up to ${CONNECTIONS_DRAIN_MS} ms for them in each`);
+      console.log(`  ${our.adapter}: ${our.cleanupFindings[CLEANUP_CHECKS.connections]} of ${options.ourRuns + 1} runs left connections open after dispose, and the runner waited up to ${basePolicy().ms.drain} ms for them in each`);
     }
   }
   const alone = reference.clientAlone;
