@@ -1,15 +1,18 @@
-// `npm test`: every scenario, for every built-in adapter, judged against that adapter's baseline.
+// `npm test`: every scenario, for every built-in adapter, run as the suites run it (runCase: calibrated, inconclusive
+// cases again with larger bounds) and judged against that adapter's baseline, check by check (suites/baselines.ts).
 import { afterAll, describe, expect, test } from 'vitest';
 import { BUILT_IN_ADAPTERS } from '../clients/index.ts';
 import { adaptersFromEnv } from '../clients/load.ts';
-import { baselineMismatch, loadBaseline } from './baselines.ts';
+import { settings } from '../config/settings.ts';
+import { BaselineError, baselineMismatch, baselineProblems, loadBaseline, revisionsRun, type Baseline } from './baselines.ts';
 import { failOnLeakedHandles } from './leaks.ts';
 import { explain } from './evidence.ts';
 import { SCENARIOS } from './index.ts';
 import { plannedCases } from './plan.ts';
-import { runScenario } from './runner.ts';
+import { runCase } from './runner.ts';
+import type { ScenarioResult } from './scenario.ts';
 
-const strict = process.env.MCP_CONFORMANCE_STRICT === '1';
+const { strict } = settings();
 const cases = plannedCases(SCENARIOS);
 
 // MCP_CONFORMANCE_ADAPTER (a built-in name or ./my-adapter.ts) and MCP_CONFORMANCE_ADAPTER_COMMAND (a line-protocol
@@ -21,19 +24,34 @@ afterAll(async () => {
 
 failOnLeakedHandles();
 
+/** The adapter's baseline, or the one line that says why it cannot be read (each test that needs it fails with it). */
+function readBaseline(adapter: string): () => Baseline {
+  try {
+    const baseline = loadBaseline(adapter);
+    return () => baseline;
+  } catch (error) {
+    if (!(error instanceof BaselineError)) throw error;
+    return () => expect.fail(error.message);
+  }
+}
+
+/** The earlier runs of a case that was run again, for the explanation. */
+const earlierRuns = (result: ScenarioResult) =>
+  (result.attempts ?? []).map((attempt, index) => `  run ${index + 1} at scale ${attempt.scale}: ${attempt.verdict}${attempt.reason ? ` (${attempt.reason})` : ''}`).join('\n');
+
 describe.concurrent.each([...BUILT_IN_ADAPTERS, ...extra].map((adapter) => ({ adapter, name: adapter.name })))('$name', ({ adapter }) => {
-  const baseline = loadBaseline(adapter.name);
+  const baseline = readBaseline(adapter.name);
 
   test.for(cases.map((c) => ({ ...c, title: `${c.scenario.id} @ ${c.revision}` })))('$title', async ({ scenario, revision }, context) => {
-    const result = await runScenario(scenario, adapter, revision, { strict });
+    const known = baseline();
+    const result = await runCase(scenario, adapter, revision, { strict });
     if (result.verdict === 'n/a') return context.skip(`not applicable: ${result.reason}`);
-    const mismatch = baselineMismatch(result, baseline);
-    if (mismatch) expect.fail(`${mismatch}\n${explain(result)}`);
+    const mismatch = baselineMismatch(result, known, { strict });
+    if (mismatch) expect.fail([mismatch, explain(result), earlierRuns(result)].filter(Boolean).join('\n'));
   });
 
-  test('every baseline entry names a scenario and revision that run', () => {
-    const stale = baseline.known.filter((entry) => !cases.some((c) => c.scenario.id === entry.scenario && c.revision === entry.revision));
-    expect(stale, 'baseline entries for scenarios that do not exist or do not run').toEqual([]);
-    for (const entry of baseline.known) expect(entry.reason.trim(), `${entry.scenario}: a baseline entry needs a reason`).not.toBe('');
+  // That each named check exists, and still fails at each revision it covers, is seen by the cases above.
+  test('every baseline entry names a scenario that runs at each revision it covers, each check once per cell', () => {
+    expect(baselineProblems(baseline(), revisionsRun(adapter, SCENARIOS))).toEqual([]);
   });
 });

@@ -1,11 +1,10 @@
-// The verdict rules and the baseline comparison, on synthetic results.
+// The verdict rules, on synthetic results (the baseline comparison: suites/baselines.test.ts).
 import { describe, expect, test } from 'vitest';
 import type { ClientAdapter } from '../clients/adapter.ts';
-import { baselineMismatch, type Baseline } from './baselines.ts';
 import { handshakeOrder } from './negotiation/handshake-order.ts';
 import { deleteIssuedSession } from './disposal/delete-issued-session.ts';
 import { notApplicable, runScenario } from './runner.ts';
-import { verdictOf, type Check, type Level, type ScenarioResult, type Verdict } from './scenario.ts';
+import { verdictOf, type Check, type Level } from './scenario.ts';
 
 const checkAt = (level: Level, ok: boolean): Check => ({ name: `${level}-${ok}`, spec: { url: 'u', section: 's', level }, outcome: ok ? 'pass' : 'fail', detail: '', exchanges: [] });
 
@@ -16,37 +15,6 @@ describe('verdictOf', () => {
     expect(verdictOf([checkAt('SHOULD', false)])).toBe('warn');
     expect(verdictOf([checkAt('SHOULD', false)], true)).toBe('fail');
     expect(verdictOf([checkAt('MAY', false)], true)).toBe('pass');
-  });
-});
-
-describe('baselineMismatch', () => {
-  const result = (verdict: Verdict): ScenarioResult => ({
-    scenarioId: 'disposal/delete-issued-session',
-    adapter: 'x',
-    revision: '2025-06-18',
-    verdict,
-    checks: [],
-    durationMs: 0,
-  });
-  const baseline: Baseline = {
-    adapter: 'x',
-    known: [{ scenario: 'disposal/delete-issued-session', revision: '2025-06-18', verdict: 'warn', reason: 'never sends DELETE', spec: 'u' }],
-  };
-  const empty: Baseline = { adapter: 'x', known: [] };
-
-  test('matches a pass with no entry, and a baselined verdict', () => {
-    expect(baselineMismatch(result('pass'), empty)).toBeUndefined();
-    expect(baselineMismatch(result('warn'), baseline)).toBeUndefined();
-  });
-  test('an unexpected failure is a mismatch', () => {
-    expect(baselineMismatch(result('fail'), empty)).toBe('expected pass, got fail');
-    expect(baselineMismatch(result('fail'), baseline)).toMatch(/^expected warn \(baselined: never sends DELETE\), got fail$/);
-  });
-  test('a baselined failure that now passes is a mismatch, so the baseline cannot go stale', () => {
-    expect(baselineMismatch(result('pass'), baseline)).toMatch(/but now passes: remove the entry/);
-  });
-  test('not applicable is reported, never judged', () => {
-    expect(baselineMismatch(result('n/a'), baseline)).toBeUndefined();
   });
 });
 
