@@ -2,7 +2,7 @@
 // traffic, which session each belongs to, where each request was answered, and how a detail names an exchange.
 // Judges read the record only through these (and a suite's own support.ts for what is truly that suite's).
 import { HEADERS } from '../protocol/http.ts';
-import type { Revision } from '../protocol/revisions.ts';
+import { isModern, type Revision } from '../protocol/revisions.ts';
 import { SSE_PATH } from '../servers/eras/http-sse.ts';
 import { MCP_PATH } from '../servers/eras/streamable-http.ts';
 import type { JsonRpcMessage, SentMessage, ServerMessage, WireExchange, WireRecord } from '../servers/wire-record.ts';
@@ -276,4 +276,89 @@ export function withRefusedAttemptSharingId(exchanges: readonly WireExchange[]):
   return exchanges.map((exchange) =>
     exchange === refused ? { ...exchange, requestMessages: exchange.requestMessages.map((m) => (m.method === 'initialize' ? { ...m, id } : m)) } : exchange,
   );
+}
+
+// — other servers a script started —
+
+/**
+ * How details name the server the script started `otherIndex`-th (`evidence.otherServers[otherIndex]`): `server 2`,
+ * `server 3` … (the scenario's own is server 1). A check's `exchanges` hold seq numbers of the scenario's own server
+ * only, so exchanges of the others are named in the detail.
+ */
+export const serverName = (otherIndex: number): string => `server ${otherIndex + 2}`;
+
+// — calls and their cancellation —
+
+/** The exchanges carrying a `tools/call` of this tool, in arrival order. */
+export function toolCallExchanges(exchanges: readonly WireExchange[], tool: string): WireExchange[] {
+  return exchanges.filter((exchange) => callsTool(exchange, tool));
+}
+
+/** The JSON-RPC id of the message of `method` in the exchange. */
+export function idOf(exchange: WireExchange | undefined, method: string): string | number | null | undefined {
+  return exchange?.requestMessages.find((message) => message.method === method)?.id;
+}
+
+/** The `notifications/cancelled` the client sent, each with its exchange and the request id it names. */
+export function cancelNotifications(exchanges: readonly WireExchange[]): { exchange: WireExchange; requestId: unknown }[] {
+  return exchanges.flatMap((exchange) =>
+    exchange.requestMessages.filter((message) => message.method === 'notifications/cancelled').map((message) => ({ exchange, requestId: message.params?.['requestId'] })),
+  );
+}
+
+/** Whether a call was cancelled on the wire as its revision says (`wireCancelOf`). */
+export interface WireCancel {
+  /** The call was cancelled the way the revision says. */
+  ok: boolean;
+  /** Something decisive happened (a notification naming the call was answered, or its exchange ended): a script may stop waiting. */
+  done: boolean;
+  detail: string;
+  exchanges: WireExchange[];
+}
+
+/**
+ * Whether a call (the `nth` tools/call of `tool`) was cancelled on the wire as the revision says: legacy, a
+ * `notifications/cancelled` naming its id that the server accepted (2xx: a notification reaching an ended session
+ * cancels nothing); 2026-07-28, its response stream closed by the client and no `notifications/cancelled` POSTed (that
+ * revision defines no client notification over Streamable HTTP: closing the stream is the cancel).
+ */
+export function wireCancelOf(revision: Revision, exchanges: readonly WireExchange[], tool: string, nth = 0): WireCancel {
+  const call = toolCallExchanges(exchanges, tool)[nth];
+  if (call === undefined) return { ok: false, done: false, detail: `no tools/call of ${tool} reached the server`, exchanges: [] };
+  const id = idOf(call, 'tools/call');
+  const notifications = cancelNotifications(exchanges);
+  if (isModern(revision)) {
+    const closed = call.endedBy === 'client';
+    const posted = notifications.map((n) => n.exchange);
+    return {
+      ok: closed && posted.length === 0,
+      done: call.endedBy !== undefined,
+      detail: [
+        closed
+          ? `the client closed the response stream of ${label(call)}`
+          : call.endedBy === undefined
+            ? `the response stream of ${label(call)} was still open`
+            : `the client never closed the response stream of ${label(call)} (it ended by ${call.endedBy})`,
+        posted.length > 0 ? `notifications/cancelled was POSTed (${labels(posted)}), which 2026-07-28 Streamable HTTP does not define` : '',
+      ]
+        .filter(Boolean)
+        .join('; '),
+      exchanges: [call, ...posted],
+    };
+  }
+  const naming = notifications.filter((n) => n.requestId === id);
+  const accepted = naming.filter((n) => n.exchange.status !== undefined && n.exchange.status < 300);
+  const others = notifications.filter((n) => n.requestId !== id);
+  return {
+    ok: accepted.length > 0,
+    // Decided once a notification naming the call has been answered (accepted or not).
+    done: naming.some((n) => n.exchange.status !== undefined || n.exchange.endedBy !== undefined),
+    detail:
+      naming.length === 0
+        ? `no notifications/cancelled named the call’s id ${JSON.stringify(id)}${others.length > 0 ? ` (notifications named ${others.map((n) => JSON.stringify(n.requestId)).join(', ')})` : ''}`
+        : accepted.length > 0
+          ? `notifications/cancelled named ${JSON.stringify(id)} (${labels(accepted.map((n) => n.exchange))})`
+          : `notifications/cancelled named ${JSON.stringify(id)} but was not accepted (${labels(naming.map((n) => n.exchange))})`,
+    exchanges: [call, ...naming.map((n) => n.exchange)],
+  };
 }
