@@ -186,6 +186,13 @@ describe('the baseline format', () => {
     }
   });
 
+  test('the example in clients/WRITING-AN-ADAPTER.md is a valid baseline', () => {
+    const guide = readFileSync(join(import.meta.dirname, '..', 'clients', 'WRITING-AN-ADAPTER.md'), 'utf8');
+    const example = JSON.parse(/```json\n(\{\n  "adapter": "my-client"[\s\S]*?)```/.exec(guide)![1]!);
+    expect(validate(example), JSON.stringify(validate.errors)).toBe(true);
+    expect(parseBaseline(example, 'my-client')).toEqual(example);
+  });
+
   test("the schema's revisions are the protocol's", () => {
     expect(schema.$defs.entry.properties.revisions.oneOf[1].items.enum).toEqual([...REVISIONS]);
   });
