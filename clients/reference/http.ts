@@ -2,7 +2,8 @@
 // A response body is either read to its end, handed to a background drain, or destroyed: never left hanging.
 import type { Agent, Dispatcher } from 'undici';
 import { request } from 'undici';
-import { SseParser, type SseEvent } from '../../servers/sse.ts';
+// Its own SSE parser (eventsource-parser), not the servers' (servers/sse.ts): a parsing bug cannot hide on both sides at once.
+import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { ConnectionDropped, HttpStatusError, ProtocolError, StreamCut } from './errors.ts';
 import { isAnswerTo, jsonRpcErrorIn, messagesIn, parseJson, type JsonRpcMessage } from './protocol.ts';
 
@@ -80,13 +81,19 @@ export async function statusError(what: string, answer: HttpAnswer, signal: Abor
   return new HttpStatusError(what, answer.status, text, jsonRpcErrorIn(parseJson(text)));
 }
 
+/** One server-sent event as the client reads it. */
+export type SseEvent = EventSourceMessage;
+
 /** An SSE response body, event by event; remembers the last event id and the last retry interval. */
 export class SseReader {
   lastEventId: string | undefined;
   retryMs: number | undefined;
-  private readonly parser = new SseParser();
-  private readonly decoder = new TextDecoder();
   private readonly queue: SseEvent[] = [];
+  private readonly parser = createParser({
+    onEvent: (event) => this.queue.push(event),
+    onRetry: (ms) => (this.retryMs = ms),
+  });
+  private readonly decoder = new TextDecoder();
   private readonly iterator: AsyncIterator<Buffer>;
   private readonly body: Body;
 
@@ -101,11 +108,10 @@ export class SseReader {
       const chunk = await this.iterator.next();
       // An event cut off before its blank line is not dispatched (WHATWG event stream interpretation).
       if (chunk.done) return undefined;
-      this.queue.push(...this.parser.push(this.decoder.decode(chunk.value, { stream: true })));
+      this.parser.feed(this.decoder.decode(chunk.value, { stream: true }));
     }
     const event = this.queue.shift()!;
     if (event.id !== undefined) this.lastEventId = event.id;
-    if (event.retry !== undefined) this.retryMs = event.retry;
     return event;
   }
 
