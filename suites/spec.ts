@@ -138,6 +138,12 @@ export function cancelOnTheWire(revision: Revision, level: Level = 'SHOULD'): Sp
   );
 }
 
+/** What a cancel on the wire is for: the server's handler sees it (cited where `cancelOnTheWire` is). */
+export function handlerSeesCancel(revision: Revision, level: Level = 'SHOULD'): SpecRef {
+  const onTheWire = cancelOnTheWire(revision, level);
+  return spec(onTheWire.url, `${onTheWire.section} (so the server’s handler sees the cancellation)`, level);
+}
+
 /** basic/index › Requests (basic/messages in 2024-11-05): request ids. */
 export function requestIds(revision: Revision, level: Level): SpecRef {
   if (isHttpSse(revision)) {
