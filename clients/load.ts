@@ -5,25 +5,11 @@
 import { existsSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { basePolicy, readSettings, SETTINGS_ENV, SettingsError } from '../config/settings.ts';
 import { REVISIONS } from '../protocol/revisions.ts';
 import { FEATURES, type ClientAdapter } from './adapter.ts';
 import { findAdapter } from './index.ts';
-import { ClientProcessError, DEFAULT_HELLO_TIMEOUT_MS, listProblems, processAdapter, type ProcessAdapterConfig } from './process/adapter.ts';
-
-/** Below the runner's 5 s bound on each operation, so a hung program is named by the process adapter first. */
-export const DEFAULT_PROCESS_OPERATION_TIMEOUT_MS = 4_000;
-
-/** The environment variables `npm test` (suites/conformance.test.ts) and the command line read. */
-export const ADAPTER_ENV = {
-  /** A built-in adapter name or a module path, added to the adapters `npm test` runs. */
-  adapter: 'MCP_CONFORMANCE_ADAPTER',
-  /** A line-protocol program, e.g. "python3 clients/drivers/python/driver.py", added likewise. */
-  command: 'MCP_CONFORMANCE_ADAPTER_COMMAND',
-  /** Deadline for each operation of a line-protocol program (default 4000). */
-  operationTimeout: 'MCP_CONFORMANCE_OPERATION_TIMEOUT_MS',
-  /** Deadline for its hello line (default 10000). */
-  helloTimeout: 'MCP_CONFORMANCE_HELLO_TIMEOUT_MS',
-} as const;
+import { ClientProcessError, listProblems, processAdapter, programTimeouts, type ProcessAdapterConfig } from './process/adapter.ts';
 
 export class AdapterLoadError extends Error {
   override name = 'AdapterLoadError';
@@ -32,9 +18,9 @@ export class AdapterLoadError extends Error {
 export interface LoadOptions {
   /** Relative module paths and programs resolve against it (default: the working directory). */
   cwd?: string;
-  /** Each operation of a line-protocol program (default 4000 ms). */
+  /** Each operation of a line-protocol program (default: programOperationMs of the settings' time policy, 4 s at scale 1). */
   operationTimeoutMs?: number;
-  /** The hello of a line-protocol program, and an adapter factory's promise (default 10 000 ms). */
+  /** The hello of a line-protocol program, and an adapter factory's promise (default: the policy's `hello`, 10 s at scale 1). */
   helloTimeoutMs?: number;
   /** Refuse process adapters (the Node driver, which is itself the out-of-process side). */
   inProcessOnly?: boolean;
@@ -57,16 +43,18 @@ export async function loadAdapter(spec: string, options: LoadOptions = {}): Prom
   return loadModule(spec, options);
 }
 
-/** `--adapter-command "<program> [args]"`: a line-protocol program, spawned once. */
+/** `--adapter-command "<program> [args]"`: a line-protocol program, started at load (and again if it dies, see the process adapter). */
 export async function loadAdapterCommand(line: string, options: LoadOptions = {}): Promise<ClientAdapter> {
   const [command, ...args] = splitCommandLine(line);
   if (command === undefined) throw new AdapterLoadError('the adapter command is empty');
-  return startProgram({ command, args, cwd: options.cwd, operationTimeoutMs: options.operationTimeoutMs ?? DEFAULT_PROCESS_OPERATION_TIMEOUT_MS, helloTimeoutMs: options.helloTimeoutMs }, '');
+  const timeouts = { ...timeoutsFromEnv(), ...options };
+  return startProgram({ command, args, cwd: options.cwd, operationTimeoutMs: timeouts.operationTimeoutMs, helloTimeoutMs: timeouts.helloTimeoutMs }, '');
 }
 
 /**
- * What the command line was given: exactly one of `--adapter` and `--adapter-command`. Timeouts come from the
- * environment (MCP_CONFORMANCE_OPERATION_TIMEOUT_MS, MCP_CONFORMANCE_HELLO_TIMEOUT_MS) unless `options` sets them.
+ * What the command line was given: exactly one of `--adapter` and `--adapter-command`. Timeouts come from the time
+ * policy of the settings (config/settings.ts: the scale, MCP_CONFORMANCE_OPERATION_TIMEOUT_MS,
+ * MCP_CONFORMANCE_HELLO_TIMEOUT_MS) unless `options` sets them.
  */
 export async function loadChosenAdapter(choice: { adapter?: string; command?: string }, options: LoadOptions = {}): Promise<ClientAdapter> {
   if (choice.adapter !== undefined && choice.command !== undefined) throw new AdapterLoadError('give --adapter or --adapter-command, not both');
@@ -76,28 +64,32 @@ export async function loadChosenAdapter(choice: { adapter?: string; command?: st
   throw new AdapterLoadError('run needs --adapter <name or module> or --adapter-command "<program>"; see `mcp-client-conformance adapters`');
 }
 
-/**
- * The runner's bound on each client operation when the environment sets MCP_CONFORMANCE_OPERATION_TIMEOUT_MS: a second
- * more than a program's own deadline, so a hung program is reported by its deadline, and in-process adapters get the
- * same bound. Undefined: the runner's default.
- */
-export function runnerOperationTimeoutMs(env: NodeJS.ProcessEnv = process.env): number | undefined {
-  const { operationTimeoutMs } = timeoutsFromEnv(env);
-  return operationTimeoutMs === undefined ? undefined : operationTimeoutMs + 1_000;
+/** The settings of `env` (one line naming a bad variable, as an AdapterLoadError, when one is wrong). */
+function settingsOf(env: NodeJS.ProcessEnv) {
+  try {
+    return readSettings(env);
+  } catch (error) {
+    throw error instanceof SettingsError ? new AdapterLoadError(error.message) : error;
+  }
 }
 
-/** The timeouts the environment sets, if any. */
-export function timeoutsFromEnv(env: NodeJS.ProcessEnv = process.env): Pick<LoadOptions, 'operationTimeoutMs' | 'helloTimeoutMs'> {
-  const read = (name: string): number | undefined => {
-    const raw = env[name];
-    if (raw === undefined || raw === '') return undefined;
-    const value = Number(raw);
-    if (!Number.isFinite(value) || value <= 0) throw new AdapterLoadError(`${name} must be a positive number of milliseconds, not "${raw}"`);
-    return value;
-  };
-  const operationTimeoutMs = read(ADAPTER_ENV.operationTimeout);
-  const helloTimeoutMs = read(ADAPTER_ENV.helloTimeout);
-  return { ...(operationTimeoutMs !== undefined ? { operationTimeoutMs } : {}), ...(helloTimeoutMs !== undefined ? { helloTimeoutMs } : {}) };
+/**
+ * The runner's bound on each client operation: the time policy's `operation` (config/settings.ts basePolicy), which the
+ * runner uses by default anyway; undefined when the environment sets no MCP_CONFORMANCE_OPERATION_TIMEOUT_MS. Kept for
+ * the scripts that pass it on; a program's own deadline is derived from the same bound (programOperationMs).
+ */
+export function runnerOperationTimeoutMs(env: NodeJS.ProcessEnv = process.env): number | undefined {
+  const settings = settingsOf(env);
+  return settings.operationTimeoutMs === undefined ? undefined : basePolicy(settings).ms.operation;
+}
+
+/**
+ * A line-protocol program's deadlines from the time policy the environment gives (config/settings.ts): its hello, and
+ * its own per-operation deadline below the runner's bound. The loaders apply these themselves; kept for callers that
+ * pass them on (the matrix's container entries).
+ */
+export function timeoutsFromEnv(env: NodeJS.ProcessEnv = process.env): Required<Pick<LoadOptions, 'operationTimeoutMs' | 'helloTimeoutMs'>> {
+  return programTimeouts(basePolicy(settingsOf(env)));
 }
 
 /**
@@ -106,13 +98,12 @@ export function timeoutsFromEnv(env: NodeJS.ProcessEnv = process.env): Pick<Load
  */
 export async function adaptersFromEnv(env: NodeJS.ProcessEnv = process.env, options: LoadOptions = {}): Promise<ClientAdapter[]> {
   const adapters: ClientAdapter[] = [];
-  // npm runs `npm test` from the package root; INIT_CWD is where the user typed it, so relative paths mean what they wrote.
-  const settings = { cwd: env.INIT_CWD ?? process.cwd(), ...timeoutsFromEnv(env), ...options };
+  const found = settingsOf(env);
+  // npm runs `npm test` from the package root; its cwd (INIT_CWD) is where the user typed it, so relative paths mean what they wrote.
+  const settings = { cwd: found.cwd, ...timeoutsFromEnv(env), ...options };
   try {
-    const spec = env[ADAPTER_ENV.adapter];
-    if (spec) adapters.push(await prefixed(ADAPTER_ENV.adapter, loadAdapter(spec, settings)));
-    const command = env[ADAPTER_ENV.command];
-    if (command) adapters.push(await prefixed(ADAPTER_ENV.command, loadAdapterCommand(command, settings)));
+    if (found.adapter) adapters.push(await prefixed(SETTINGS_ENV.adapter, loadAdapter(found.adapter, settings)));
+    if (found.adapterCommand) adapters.push(await prefixed(SETTINGS_ENV.adapterCommand, loadAdapterCommand(found.adapterCommand, settings)));
   } catch (error) {
     await Promise.allSettled(adapters.map((adapter) => adapter.shutdown?.()));
     throw error;
@@ -252,8 +243,8 @@ async function loadModule(spec: string, options: LoadOptions): Promise<ClientAda
         ...given,
         // A program described next to its module runs there.
         cwd: given.cwd === undefined ? base : resolve(base, given.cwd),
-        operationTimeoutMs: given.operationTimeoutMs ?? options.operationTimeoutMs ?? DEFAULT_PROCESS_OPERATION_TIMEOUT_MS,
-        helloTimeoutMs: given.helloTimeoutMs ?? options.helloTimeoutMs,
+        operationTimeoutMs: given.operationTimeoutMs ?? options.operationTimeoutMs ?? timeoutsFromEnv().operationTimeoutMs,
+        helloTimeoutMs: given.helloTimeoutMs ?? options.helloTimeoutMs ?? timeoutsFromEnv().helloTimeoutMs,
       },
       `${where}: `,
     );
@@ -270,7 +261,7 @@ async function loadModule(spec: string, options: LoadOptions): Promise<ClientAda
     }
   }
   if (isThenable(candidate)) {
-    const timeoutMs = options.helloTimeoutMs ?? DEFAULT_HELLO_TIMEOUT_MS;
+    const timeoutMs = options.helloTimeoutMs ?? timeoutsFromEnv().helloTimeoutMs;
     let timer: NodeJS.Timeout | undefined;
     try {
       candidate = await Promise.race([

@@ -11,8 +11,9 @@ import { execFile, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { basePolicy } from '../../config/settings.ts';
+import type { TimePolicy } from '../../config/time.ts';
 import type { ClientAdapter } from '../adapter.ts';
-import { DEFAULT_PROCESS_OPERATION_TIMEOUT_MS } from '../load.ts';
 import { processAdapter, type ProcessAdapter } from '../process/adapter.ts';
 
 // Ryuk, testcontainers' reaper, is itself a container that would have to be pulled, and nothing can be pulled here:
@@ -43,12 +44,14 @@ const loadTestcontainers = () =>
     return loaded;
   })());
 
-/** How long engineAvailable() and imageAvailable() wait for the engine to answer. */
-export const ENGINE_CHECK_TIMEOUT_MS = 2_000;
-/** Starting the container (create, copy the files in, start); the image is known to be here by then. */
-export const CONTAINER_START_TIMEOUT_MS = 30_000;
-/** Removing the container at shutdown, after the program itself has been shut down. */
-export const CONTAINER_REMOVE_TIMEOUT_MS = 10_000;
+/**
+ * The container's bounds, from the one time policy (config/settings.ts basePolicy): how long engineAvailable() and
+ * imageAvailable() wait for the engine (four reaction times: 2 s at scale 1), starting the container (create, copy the
+ * files in, start; the image is known to be here by then: six operations, 30 s) and removing it (two operations, 10 s).
+ */
+export function containerBounds(time: TimePolicy = basePolicy()): { engineCheckMs: number; startMs: number; removeMs: number } {
+  return { engineCheckMs: 4 * time.ms.react, startMs: 6 * time.ms.operation, removeMs: 2 * time.ms.operation };
+}
 /** The keep-alive's lifetime: longer than any run (CI's limit is 90 minutes), short enough that a leak ends by itself. */
 export const KEEP_ALIVE_SECONDS = 4 * 60 * 60;
 /** Labels every container started here, for `docker ps --filter label=…`. */
@@ -71,7 +74,7 @@ export interface ContainerAdapterConfig {
   copy?: Record<string, string>;
   /** The program's working directory inside the container (default: the image's). */
   cwd?: string;
-  /** As for the process adapter: each operation's deadline (default 4 s) and the hello's (default 10 s). */
+  /** As for the process adapter: each operation's deadline and the hello's (default: from the time policy, 4 s and 10 s at scale 1). */
   operationTimeoutMs?: number;
   helloTimeoutMs?: number;
 }
@@ -100,9 +103,9 @@ function docker(args: readonly string[], timeoutMs: number, env: NodeJS.ProcessE
   });
 }
 
-/** Whether a Docker engine answers `docker version` within ~2 s; if not, why, and the command that starts one. */
+/** Whether a Docker engine answers `docker version` within containerBounds().engineCheckMs; if not, why, and the command that starts one. */
 export async function engineAvailable(env: NodeJS.ProcessEnv = process.env): Promise<Availability> {
-  const answer = await docker(['version', '--format', '{{.Server.Version}}'], ENGINE_CHECK_TIMEOUT_MS, env);
+  const answer = await docker(['version', '--format', '{{.Server.Version}}'], containerBounds().engineCheckMs, env);
   if (answer.ok) return { ok: true };
   return { ok: false, reason: `no Docker engine answers: ${answer.why}; start one with \`${START_ENGINE_COMMAND}\`` };
 }
@@ -111,7 +114,7 @@ export async function engineAvailable(env: NodeJS.ProcessEnv = process.env): Pro
 export async function imageAvailable(image: string, env: NodeJS.ProcessEnv = process.env): Promise<Availability> {
   const engine = await engineAvailable(env);
   if (!engine.ok) return engine;
-  const answer = await docker(['image', 'inspect', '--format', '{{.Id}}', image], ENGINE_CHECK_TIMEOUT_MS, env);
+  const answer = await docker(['image', 'inspect', '--format', '{{.Id}}', image], containerBounds().engineCheckMs, env);
   if (answer.ok) return { ok: true };
   if (!/no such image/i.test(answer.why)) return { ok: false, reason: `cannot inspect image ${image}: ${answer.why}` };
   const recipe = IMAGE_RECIPES[image];
@@ -129,7 +132,7 @@ const liveContainers = new Set<string>();
 let hooked = false;
 function removeLiveContainersNow(): void {
   if (liveContainers.size === 0) return;
-  spawnSync('docker', ['rm', '--force', ...liveContainers], { stdio: 'ignore', timeout: CONTAINER_REMOVE_TIMEOUT_MS });
+  spawnSync('docker', ['rm', '--force', ...liveContainers], { stdio: 'ignore', timeout: containerBounds().removeMs });
   liveContainers.clear();
 }
 const onSignal = (signal: NodeJS.Signals) => {
@@ -179,7 +182,7 @@ async function removeContainer(nameOrId: string): Promise<void> {
       });
       await removed;
     })(),
-    CONTAINER_REMOVE_TIMEOUT_MS,
+    containerBounds().removeMs,
     `removing container ${nameOrId} (\`docker rm -f ${nameOrId}\` by hand)`,
   );
   liveContainers.delete(nameOrId);
@@ -202,7 +205,7 @@ function copiesOf(copy: Record<string, string>): { files: { source: string; targ
 
 /**
  * Starts the container, then the program inside it through the process adapter, and reads its hello. Fails with a
- * plain ContainerAdapterError when the engine does not answer or the image is not here (within ~2 s, nothing pulled),
+ * plain ContainerAdapterError when the engine does not answer or the image is not here (within the engine check's bound, nothing pulled),
  * and with the process adapter's error when the program does not start; the container is removed in every case.
  */
 export async function containerAdapter(config: ContainerAdapterConfig): Promise<ContainerAdapter> {
@@ -234,7 +237,7 @@ export async function containerAdapter(config: ContainerAdapterConfig): Promise<
   hook();
   let containerId: string;
   try {
-    containerId = (await withDeadline(container.start(), CONTAINER_START_TIMEOUT_MS, `starting a container from ${config.image}`)).getId();
+    containerId = (await withDeadline(container.start(), containerBounds().startMs, `starting a container from ${config.image}`)).getId();
   } catch (error) {
     await removeContainer(containerName).catch(() => {});
     throw new ContainerAdapterError(`${config.name}: could not start a container from ${config.image}: ${(error as Error).message}`);
@@ -245,7 +248,7 @@ export async function containerAdapter(config: ContainerAdapterConfig): Promise<
     program = await processAdapter({
       command: 'docker',
       args: ['exec', '--interactive', ...(config.cwd !== undefined ? ['--workdir', config.cwd] : []), containerName, ...config.command],
-      operationTimeoutMs: config.operationTimeoutMs ?? DEFAULT_PROCESS_OPERATION_TIMEOUT_MS,
+      ...(config.operationTimeoutMs !== undefined ? { operationTimeoutMs: config.operationTimeoutMs } : {}),
       ...(config.helloTimeoutMs !== undefined ? { helloTimeoutMs: config.helloTimeoutMs } : {}),
     });
   } catch (error) {
@@ -264,6 +267,9 @@ export async function containerAdapter(config: ContainerAdapterConfig): Promise<
     containerId,
     containerName,
     start: (caseId) => program.start(caseId),
+    // A program that dies is started again by another `docker exec` in the same container; one that cannot be (the
+    // container is gone) leaves later cases "not running since" the case it died in.
+    interrupted: (caseId) => program.interrupted(caseId),
     async shutdown() {
       try {
         await program.shutdown();

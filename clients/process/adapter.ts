@@ -1,12 +1,18 @@
 // The process adapter: a client program in another process, driven over the line protocol
-// (docs/line-protocol.md, version 1). The program is spawned once per run, in its own process group,
-// and everything it does is bounded: every operation has a deadline, and a hang, a crash, a line that is
-// not protocol JSON or an answer to no request kills the whole group and fails that operation and every
-// later one at once with a message that names what happened, so a run goes on and reports each remaining
-// case as a client error instead of hanging.
+// (docs/line-protocol.md, version 1). The program is spawned in its own process group and serves case after case.
+// Everything it does is bounded by the one time policy (config/time.ts): its hello, and every operation by a deadline
+// below the runner's bound on the same operation. A hang, a line that is not protocol JSON or an answer to no request
+// kills the whole group and fails what was waiting with a message that names what happened.
+//
+// A program that exits or is killed is never judged for it: every case in flight on it at that moment is reported
+// interrupted (ClientAdapter.interrupted), and the next case starts it again with a fresh hello, at most MAX_RESTARTS
+// times in a run. After that, and after a restart that failed, every later case is refused at once and reported
+// "not running since <case>", so a run goes on to its end without hanging and without blaming the client.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import type { Readable } from 'node:stream';
+import { basePolicy } from '../../config/settings.ts';
+import type { TimePolicy } from '../../config/time.ts';
 import { REVISIONS, type Revision } from '../../protocol/revisions.ts';
 import {
   FEATURES,
@@ -24,11 +30,26 @@ import {
 /** The line protocol version this harness speaks (the `protocol` member of the hello). */
 export const LINE_PROTOCOL_VERSION = 1;
 
-export const DEFAULT_HELLO_TIMEOUT_MS = 10_000;
-/** Each step of `shutdown()`: the polite request, then SIGTERM, then SIGKILL. */
-export const DEFAULT_SHUTDOWN_STEP_MS = 2_000;
-/** An operation that carries the client's own timeout is given this much longer before the harness gives up. */
-export const CLIENT_TIMEOUT_MARGIN_MS = 500;
+/**
+ * How many times in a run a program that exited or was killed is started again. Enough to ride out a client that
+ * crashed once (or was killed by a loaded machine); few enough that one that dies on every case costs a few cases.
+ */
+export const MAX_RESTARTS = 3;
+/** Each step of `shutdown()` (the polite request, then SIGTERM, then SIGKILL), in reaction times. */
+const SHUTDOWN_STEP_REACTS = 4;
+
+/**
+ * The program's own deadline on one operation: two reaction times below the runner's bound on the same operation
+ * (the policy's `operation`), so a hung program is named by its own deadline before the runner gives up on it.
+ */
+export function programOperationMs(time: TimePolicy): number {
+  return Math.max(Math.round(time.ms.operation / 2), time.ms.operation - 2 * time.ms.react);
+}
+
+/** The deadlines a program gets from a policy (default: the settings' policy, config/settings.ts). */
+export function programTimeouts(time: TimePolicy = basePolicy()): { operationTimeoutMs: number; helloTimeoutMs: number } {
+  return { operationTimeoutMs: programOperationMs(time), helloTimeoutMs: time.ms.hello };
+}
 /**
  * The longest stdout line read from a program. An answer is a few kilobytes; a longer line is a runaway program, and
  * reading it unbounded would exhaust the harness (a line that never ends reached V8's string limit and crashed the
@@ -48,11 +69,14 @@ export interface ProcessAdapterConfig {
   cwd?: string;
   /** Added to the harness's environment. */
   env?: Readonly<Record<string, string>>;
-  /** Deadline for each operation; one that carries a client timeout gets max(this, that + 500 ms). */
-  operationTimeoutMs: number;
-  /** Deadline for the hello line after spawning (default 10 s). */
+  /**
+   * Deadline for each operation (default: programOperationMs of the settings' policy, 4 s at scale 1); one that
+   * carries a client timeout gets max(this, that + one reaction time).
+   */
+  operationTimeoutMs?: number;
+  /** Deadline for the hello line after each spawn (default: the policy's `hello`, 10 s at scale 1). */
   helloTimeoutMs?: number;
-  /** Deadline for each step of shutdown (default 2 s). */
+  /** Deadline for each step of shutdown (default: four reaction times, 2 s at scale 1). */
   shutdownStepMs?: number;
   /** Sees every protocol line, `out` to the program and `in` from it (for tests and debugging). */
   trace?: (direction: 'out' | 'in', line: string) => void;
@@ -60,12 +84,16 @@ export interface ProcessAdapterConfig {
 
 /** A process adapter: the contract, plus what a caller needs to supervise the program. */
 export interface ProcessAdapter extends ClientAdapter {
-  /** The program's pid, which is also its process group id. */
+  /** The pid of the program started last, which is also its process group id. */
   readonly pid: number;
-  /** Why the program is no longer usable, or undefined while it is. */
+  /** How many times the program was started again in this run (at most MAX_RESTARTS). */
+  readonly restarts: number;
+  /** Why the program started last is no longer usable, or undefined while it is (the next case may start it again). */
   readonly failure: string | undefined;
   /** Ends the program: a `shutdown` request, then SIGTERM, then SIGKILL of the group, each step bounded. */
   shutdown(): Promise<void>;
+  /** Why a case could not take part: the program exited or was killed while it was in flight, or was not running. */
+  interrupted(caseId: string): string | undefined;
 }
 
 /**
@@ -127,9 +155,32 @@ type Operation = 'start' | 'connect' | 'info' | 'listTools' | 'callTool' | 'canc
 
 interface Pending {
   op: Operation;
+  /** The case instance the request is for (none for `shutdown`). */
+  case: string | undefined;
   resolve(result: unknown): void;
   reject(error: Error): void;
   timer: NodeJS.Timeout;
+}
+
+/** The deadlines and policy one program runs with (the config's, or the policy's defaults). */
+interface ProgramSettings extends ProcessAdapterConfig {
+  operationTimeoutMs: number;
+  helloTimeoutMs: number;
+  shutdownStepMs: number;
+  time: TimePolicy;
+}
+
+/**
+ * How a program stopped being usable, other than by shutdown. `unstarted`: before its hello. `died`: it exited or was
+ * killed by someone else. `killed`: the harness killed it for misbehaving (a hang, a line that is not an answer), on
+ * a request of the `culprits` case instances, whose cases are judged on that misbehaviour.
+ */
+interface ProgramEnd {
+  kind: 'unstarted' | 'died' | 'killed';
+  /** "exited with code 3", "was killed by SIGKILL", "was killed because it did not answer callTool within 4000 ms". */
+  how: string;
+  culprits: ReadonlySet<string>;
+  stderr: readonly string[];
 }
 
 /** A client error the program reported, under the class name it gave (so reports read as they would in process). */
@@ -143,7 +194,10 @@ function reportedError(error: { message: string; name?: unknown; code?: unknown 
 
 // Every live program's process group, killed synchronously if the harness exits or is interrupted without
 // shutting its adapters down. (A program must also exit when its stdin ends: that covers SIGKILL of the harness.)
+// The hooks stay while an adapter is open, not only while a group lives, so a program started again does not put
+// them after hooks installed since (the container adapter's must run last).
 const liveGroups = new Set<number>();
+const hookHolders = new Set<object>();
 const onSignal = (signal: NodeJS.Signals) => {
   killAllGroups();
   // Put the default behaviour back: if nobody else handles the signal, the harness ends as it would have.
@@ -156,11 +210,16 @@ let hooked = false;
 function killAllGroups(): void {
   for (const pgid of liveGroups) killGroup(pgid, 'SIGKILL');
 }
-function installHooks(): void {
+function hold(holder: object): void {
+  hookHolders.add(holder);
   if (hooked) return;
   hooked = true;
   process.on('exit', killAllGroups);
   for (const signal of HOOKED_SIGNALS) process.on(signal, onSignal);
+}
+function release(holder: object): void {
+  hookHolders.delete(holder);
+  if (hookHolders.size === 0) uninstallHooks();
 }
 function uninstallHooks(): void {
   if (!hooked) return;
@@ -182,25 +241,37 @@ function delay(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms).unref());
 }
 
+/** How a program ended, as the exit event tells it. */
+const exitHow = (code: number | null, signal: NodeJS.Signals | null) => (code !== null ? `exited with code ${code}` : `was killed by ${signal}`);
+
+/** One spawned program, from its spawn to its end: a new one is made for each restart. */
 class ProgramSupervisor {
-  readonly config: ProcessAdapterConfig;
+  readonly config: ProgramSettings;
   readonly child: ChildProcess;
   readonly pid: number;
+  /** Settles once the program is unusable (failed, exited or shut down), with the reason recorded. */
+  readonly ended: Promise<void>;
   private label: string;
   private readonly stderr: string[] = [];
   private stderrPartial = '';
   private readonly pending = new Map<number, Pending>();
   private nextId = 1;
   private hello: { resolve(hello: Hello): void; reject(error: Error): void } | undefined;
+  private greeted = false;
   private failureReason: string | undefined;
   private failureError: ClientProcessError | undefined;
+  private markEnded!: () => void;
   private shuttingDown = false;
   private readonly exited: Promise<void>;
   private hasExited = false;
   private readonly closed: Promise<void>;
+  private readonly onEnd: (end: ProgramEnd) => void;
 
-  constructor(config: ProcessAdapterConfig) {
+  /** `onEnd` hears, synchronously and before anything waiting is failed, how the program stopped being usable (never for a shutdown). */
+  constructor(config: ProgramSettings, onEnd: (end: ProgramEnd) => void) {
     this.config = config;
+    this.onEnd = onEnd;
+    this.ended = new Promise((resolve) => (this.markEnded = resolve));
     this.label = `client ${JSON.stringify(commandLine(config.command, config.args))}`;
     this.child = spawn(config.command, [...(config.args ?? [])], {
       cwd: config.cwd,
@@ -212,7 +283,7 @@ class ProgramSupervisor {
     this.pid = this.child.pid ?? -1;
     if (this.pid > 0) {
       liveGroups.add(this.pid);
-      installHooks();
+      hold(this);
     }
     this.exited = new Promise((resolve) => {
       this.child.once('exit', () => {
@@ -242,15 +313,21 @@ class ProgramSupervisor {
     return this.failureReason;
   }
 
+  /** Running, and not known to have exited: requests may be sent to it. */
+  get usable(): boolean {
+    return this.failureReason === undefined && !this.hasExited;
+  }
+
   /** Resolves with the validated hello, or rejects (and the program is killed) within the hello timeout. */
   awaitHello(): Promise<Hello> {
-    const timeoutMs = this.config.helloTimeoutMs ?? DEFAULT_HELLO_TIMEOUT_MS;
+    const timeoutMs = this.config.helloTimeoutMs;
     return new Promise<Hello>((resolve, reject) => {
       const timer = setTimeout(() => this.fail(`printed no hello within ${timeoutMs} ms (does it flush stdout after each line?)`, { killed: true }), timeoutMs);
       this.hello = {
         resolve: (hello) => {
           clearTimeout(timer);
           this.hello = undefined;
+          this.greeted = true;
           this.label = `client ${hello.name}`;
           resolve(hello);
         },
@@ -270,15 +347,16 @@ class ProgramSupervisor {
     const id = this.nextId++;
     return new Promise<unknown>((resolve, reject) => {
       const timer = setTimeout(() => {
-        if (!this.pending.has(id)) return;
+        const pending = this.pending.get(id);
+        if (!pending) return;
         if (options.killOnTimeout === false || this.failureReason !== undefined) {
           this.pending.delete(id);
           reject(this.failureReason !== undefined ? this.notRunning() : new ClientProcessError(`${this.label} did not answer ${op} within ${timeoutMs} ms`, this.stderrLines()));
         } else {
-          this.fail(`did not answer ${op} within ${timeoutMs} ms`, { killed: true });
+          this.fail(`did not answer ${op} within ${timeoutMs} ms`, { killed: true, culprit: pending.case });
         }
       }, timeoutMs);
-      this.pending.set(id, { op, resolve, reject, timer });
+      this.pending.set(id, { op, case: typeof members.case === 'string' ? members.case : undefined, resolve, reject, timer });
       this.write({ id, ...members, op });
       options.onSent?.(id);
     });
@@ -286,10 +364,11 @@ class ProgramSupervisor {
 
   /** Ends the program politely if it can, by force if it must; bounded, and safe to call twice. */
   async shutdown(): Promise<void> {
-    const step = this.config.shutdownStepMs ?? DEFAULT_SHUTDOWN_STEP_MS;
+    const step = this.config.shutdownStepMs;
     if (!this.shuttingDown) {
       this.shuttingDown = true;
-      if (this.failureReason === undefined && !this.hasExited) {
+      // A program that has not said hello is not spoken to.
+      if (this.failureReason === undefined && !this.hasExited && this.greeted) {
         await this.request('shutdown', {}, step, { killOnTimeout: false }).catch(() => {});
       }
       this.markFailed('the adapter was shut down');
@@ -304,6 +383,10 @@ class ProgramSupervisor {
     // Whatever the program started and left behind in its group goes with it.
     killGroup(this.pid, 'SIGKILL');
     this.forget();
+  }
+
+  notRunning(): ClientProcessError {
+    return new ClientProcessError(`${this.label} is not running: ${this.failureReason}`, this.stderrLines());
   }
 
   private write(message: Record<string, unknown>): void {
@@ -323,7 +406,7 @@ class ProgramSupervisor {
 
   private forget(): void {
     liveGroups.delete(this.pid);
-    if (liveGroups.size === 0) uninstallHooks();
+    release(this);
   }
 
   private onStderr(chunk: string): void {
@@ -380,12 +463,12 @@ class ProgramSupervisor {
     // Whatever the program started and left behind in its group goes with it.
     killGroup(this.pid, 'SIGKILL');
     // Let its last lines (an answer, a traceback) arrive before reporting, but not for long.
-    await Promise.race([this.closed, delay(200)]);
+    await Promise.race([this.closed, delay(this.config.time.ms.react)]);
     if (this.stderrPartial !== '') {
       this.keepStderr(this.stderrPartial);
       this.stderrPartial = '';
     }
-    const how = code !== null ? `exited with code ${code}` : `was killed by ${signal}`;
+    const how = exitHow(code, signal);
     if (this.failureReason !== undefined) {
       // Already failed or shutting down: nothing may wait any longer.
     } else if (this.hello) this.fail(`${how} before its hello`);
@@ -398,18 +481,24 @@ class ProgramSupervisor {
     this.forget();
   }
 
-  /** The program is unusable: kill its group (if asked), fail what is waiting, and remember why. */
-  private fail(reason: string, options: { killed?: boolean; prefix?: string; also?: string } = {}): void {
+  /**
+   * The program is unusable: kill its group (if asked), say how it ended, fail what is waiting, and remember why.
+   * `culprit`: the case instance whose request met the misbehaviour (else every one with a request waiting).
+   */
+  private fail(reason: string, options: { killed?: boolean; prefix?: string; also?: string; culprit?: string | undefined } = {}): void {
     if (this.failureReason !== undefined) return;
     if (options.killed) killGroup(this.pid, 'SIGKILL');
     const error = new ClientProcessError(options.prefix ? `${options.prefix} ${this.label}: ${reason.replace(/^could not be started: /, '')}` : `${this.label} ${reason}`, this.stderrLines());
     this.failureError = error;
     const waiting = [...this.pending.values()];
     this.pending.clear();
-    this.markFailed(options.killed ? `it was killed because it ${reason}` : `it ${options.also ?? reason}`);
+    const how = options.killed ? `was killed because it ${reason}` : (options.also ?? reason);
+    this.markFailed(`it ${how}`);
+    const culprits = new Set(options.culprit !== undefined ? [options.culprit] : options.killed ? waiting.flatMap((p) => (p.case === undefined ? [] : [p.case])) : []);
+    this.onEnd({ kind: !this.greeted ? 'unstarted' : options.killed ? 'killed' : 'died', how, culprits, stderr: error.stderr });
     const hello = this.hello;
     // Settle once the program is gone, so whoever sees the error also sees no process left (bounded).
-    void Promise.race([this.exited, delay(1_000)]).then(() => {
+    void Promise.race([this.exited, delay(2 * this.config.time.ms.react)]).then(() => {
       for (const pending of waiting) {
         clearTimeout(pending.timer);
         pending.reject(error);
@@ -421,16 +510,15 @@ class ProgramSupervisor {
   /** Remembers why the program is unusable (the first reason wins) and fails whatever still waits on it. */
   private markFailed(why: string): void {
     this.failureReason ??= why;
+    this.markEnded();
     const waiting = [...this.pending.values()];
     this.pending.clear();
     for (const pending of waiting) {
       clearTimeout(pending.timer);
       pending.reject(this.notRunning());
     }
-  }
-
-  private notRunning(): ClientProcessError {
-    return new ClientProcessError(`${this.label} is not running: ${this.failureReason}`, this.stderrLines());
+    // A shutdown while the hello is awaited ends the wait (fail() has its own error for it).
+    if (this.failureError === undefined) this.hello?.reject(this.notRunning());
   }
 }
 
@@ -498,18 +586,69 @@ function invalidResult(label: string, op: Operation, why: string): ClientProcess
   return new ClientProcessError(`${label} answered ${op} with an invalid result: ${why}`, []);
 }
 
-function operationLimit(base: number, clientTimeoutMs: number | undefined): number {
-  return clientTimeoutMs === undefined ? base : Math.max(base, clientTimeoutMs + CLIENT_TIMEOUT_MARGIN_MS);
+function operationLimit(base: number, clientTimeoutMs: number | undefined, marginMs: number): number {
+  return clientTimeoutMs === undefined ? base : Math.max(base, clientTimeoutMs + marginMs);
 }
 
-/** Spawns the program once, reads its hello, and returns the adapter that drives it. */
+/** What a restarted program must declare as the first one did: the adapter's name, revisions and features are fixed for the run. */
+const declared = (hello: Hello) => JSON.stringify({ name: hello.name, revisions: hello.revisions, features: hello.features });
+
+/**
+ * Spawns the program, reads its hello, and returns the adapter that drives it: a case starts on the running program,
+ * or on a fresh one when the last one exited or was killed (at most MAX_RESTARTS times in the run).
+ */
 export async function processAdapter(config: ProcessAdapterConfig): Promise<ProcessAdapter> {
-  if (!(config.operationTimeoutMs > 0)) throw new TypeError('processAdapter: operationTimeoutMs must be a positive number of milliseconds');
+  const time = basePolicy();
+  const defaults = programTimeouts(time);
+  const settings: ProgramSettings = {
+    ...config,
+    operationTimeoutMs: config.operationTimeoutMs ?? defaults.operationTimeoutMs,
+    helloTimeoutMs: config.helloTimeoutMs ?? defaults.helloTimeoutMs,
+    shutdownStepMs: config.shutdownStepMs ?? SHUTDOWN_STEP_REACTS * time.ms.react,
+    time,
+  };
+  if (!(settings.operationTimeoutMs > 0)) throw new TypeError('processAdapter: operationTimeoutMs must be a positive number of milliseconds');
   // spawn would report a missing working directory as a missing program (ENOENT): say which it is.
   if (config.cwd !== undefined && !existsSync(config.cwd)) {
     throw new ClientProcessError(`cannot start client ${JSON.stringify(commandLine(config.command, config.args))}: its working directory ${config.cwd} does not exist`, []);
   }
-  const program = new ProgramSupervisor(config);
+
+  /** The case instances in flight, from start until their dispose settles, by instance name, with the program each runs on. */
+  const live = new Map<string, { caseId: string; program: ProgramSupervisor }>();
+  /** Why each case could not take part, for interrupted(). */
+  const interruptions = new Map<string, string>();
+  /** Cases whose start waits for a program started again. */
+  const awaitingRestart = new Set<string>();
+  /** The latest case started: where a program that died between cases was last seen. */
+  let lastCase: string | undefined;
+  /** Where and how the last program ended. */
+  let lastEnd: { where: string; how: string } | undefined;
+  /** Set once no program may be started again (restarts used up, or a restart failed): later starts are refused at once. */
+  let down: { where: string; how: string } | undefined;
+  let restarts = 0;
+  let shutDown = false;
+  let restarting: Promise<ProgramSupervisor> | undefined;
+  /** The program being started again, not yet greeted (shutdown must end it too). */
+  let starting: ProgramSupervisor | undefined;
+
+  const onEnd = (ended: ProgramSupervisor, end: ProgramEnd) => {
+    // A program that never said hello served no case: restart() (or the load) reports it.
+    if (end.kind === 'unstarted') return;
+    const onIt = [...live].filter(([, entry]) => entry.program === ended);
+    // A case whose own request met the misbehaviour is judged on it, as a hang of an in-process client is.
+    const judged = new Set(end.kind === 'killed' ? onIt.filter(([key]) => end.culprits.has(key)).map(([, entry]) => entry.caseId) : []);
+    const stderr = end.stderr.length > 0 ? `; last stderr lines: ${end.stderr.slice(-STDERR_SHOWN).join(' | ')}` : '';
+    for (const [, { caseId }] of onIt) if (!judged.has(caseId)) interruptions.set(caseId, `the client process ${end.how} during this case${stderr}`);
+    const where = [...judged][0] ?? onIt[0]?.[1].caseId ?? (lastCase !== undefined ? `the end of ${lastCase}` : 'its start');
+    lastEnd = { where, how: end.how };
+    if (restarts >= MAX_RESTARTS) down = { where, how: `${end.how} (after ${MAX_RESTARTS} restarts)` };
+  };
+  const spawnProgram = (): ProgramSupervisor => {
+    const program: ProgramSupervisor = new ProgramSupervisor(settings, (end) => onEnd(program, end));
+    return program;
+  };
+
+  let program = spawnProgram();
   let hello: Hello;
   try {
     hello = await program.awaitHello();
@@ -517,20 +656,63 @@ export async function processAdapter(config: ProcessAdapterConfig): Promise<Proc
     await program.shutdown();
     throw error;
   }
+  const first = hello;
   const label = `client ${hello.name}`;
-  const timeout = config.operationTimeoutMs;
+  const token = {};
+  hold(token);
+  const timeout = settings.operationTimeoutMs;
+  const margin = time.ms.react;
   const cancellable = hello.features.includes('cancellation');
-  // A case id names one client instance from start to dispose; a case started again while live gets a suffix.
-  const liveCases = new Set<string>();
 
-  const operation = async (op: Operation, members: Record<string, unknown>, clientTimeoutMs?: number, signal?: AbortSignal) => {
-    if (!signal || !cancellable) return program.request(op, members, operationLimit(timeout, clientTimeoutMs));
+  /** A fresh program, greeted; one at a time, however many cases ask. */
+  const restart = async (caseId: string): Promise<ProgramSupervisor> => {
+    restarts++;
+    const next = (starting = spawnProgram());
+    try {
+      const again = await next.awaitHello();
+      if (declared(again) !== declared(first)) throw new ClientProcessError(`${label} declared ${declared(again)} in its hello when started again, not ${declared(first)}`, []);
+      if (shutDown) throw next.notRunning();
+    } catch (error) {
+      await next.shutdown();
+      down ??= { where: caseId, how: `could not be started again: ${error instanceof ClientProcessError ? error.reason : String(error)}` };
+      throw error;
+    } finally {
+      starting = undefined;
+    }
+    program = next;
+    return next;
+  };
+
+  /** The program a case starts on: the running one, or one started again; refuses (and says why) when none may run. */
+  const programFor = async (caseId: string): Promise<ProgramSupervisor> => {
+    if (program.usable) return program;
+    // Its end is recorded within a reaction time of its exit.
+    await program.ended;
+    const refuse = (interruption: string, error: Error): never => {
+      interruptions.set(caseId, interruption);
+      throw error;
+    };
+    if (shutDown) return refuse('the client process is not running: the adapter was shut down', program.notRunning());
+    if (down !== undefined) return refuse(`the client process is not running since ${down.where}: it ${down.how}`, new ClientProcessError(`${label} is not running since ${down.where}: it ${down.how}`, []));
+    awaitingRestart.add(caseId);
+    try {
+      return await (restarting ??= restart(caseId).finally(() => (restarting = undefined)));
+    } catch (error) {
+      return refuse(`the client process could not be started again after it ${lastEnd?.how} during ${lastEnd?.where}: ${(error as Error).message}`, error as Error);
+    } finally {
+      awaitingRestart.delete(caseId);
+    }
+  };
+
+  const operation = async (target: ProgramSupervisor, op: Operation, members: Record<string, unknown>, clientTimeoutMs?: number, signal?: AbortSignal) => {
+    const limit = operationLimit(timeout, clientTimeoutMs, margin);
+    if (!signal || !cancellable) return target.request(op, members, limit);
     let sentId: number | undefined;
     const cancel = () => {
-      if (sentId !== undefined) void program.request('cancel', { case: members.case, target: sentId }, timeout).catch(() => {});
+      if (sentId !== undefined) void target.request('cancel', { case: members.case, target: sentId }, timeout).catch(() => {});
     };
     try {
-      return await program.request(op, members, operationLimit(timeout, clientTimeoutMs), {
+      return await target.request(op, members, limit, {
         onSent: (id) => {
           sentId = id;
           if (signal.aborted) cancel();
@@ -542,11 +724,11 @@ export async function processAdapter(config: ProcessAdapterConfig): Promise<Proc
     }
   };
 
-  const connectionFor = (caseKey: string, connection: string): ClientConnection => {
+  const connectionFor = (target: ProgramSupervisor, caseKey: string, connection: string): ClientConnection => {
     const on = { case: caseKey, connection };
     return {
       async info(): Promise<ConnectionInfo> {
-        const result = (await operation('info', on)) as Record<string, unknown>;
+        const result = (await operation(target, 'info', on)) as Record<string, unknown>;
         const info: ConnectionInfo = {};
         for (const key of ['negotiatedVersion', 'era', 'sessionId'] as const) {
           if (result[key] === undefined) continue;
@@ -561,7 +743,7 @@ export async function processAdapter(config: ProcessAdapterConfig): Promise<Proc
         return info;
       },
       async listTools(options: OperationOptions = {}): Promise<ToolSummary[]> {
-        const result = (await operation('listTools', { ...on, ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}) }, options.timeoutMs, options.signal)) as Record<string, unknown>;
+        const result = (await operation(target, 'listTools', { ...on, ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}) }, options.timeoutMs, options.signal)) as Record<string, unknown>;
         if (!Array.isArray(result.tools)) throw invalidResult(label, 'listTools', 'tools is not an array');
         return result.tools.map((tool: unknown, index) => {
           const name = (tool as { name?: unknown } | null)?.name;
@@ -571,13 +753,13 @@ export async function processAdapter(config: ProcessAdapterConfig): Promise<Proc
       },
       async callTool(name: string, args: Record<string, unknown>, options: OperationOptions = {}): Promise<ToolResult> {
         const members = { ...on, name, arguments: args, ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}) };
-        const result = (await operation('callTool', members, options.timeoutMs, options.signal)) as Record<string, unknown>;
+        const result = (await operation(target, 'callTool', members, options.timeoutMs, options.signal)) as Record<string, unknown>;
         if (!Array.isArray(result.content)) throw invalidResult(label, 'callTool', 'content is not an array');
         if (result.isError !== undefined && typeof result.isError !== 'boolean') throw invalidResult(label, 'callTool', 'isError is not a boolean');
         return result as unknown as ToolResult;
       },
       async close(): Promise<void> {
-        await operation('close', on);
+        await operation(target, 'close', on);
       },
     };
   };
@@ -587,35 +769,60 @@ export async function processAdapter(config: ProcessAdapterConfig): Promise<Proc
     description: hello.description,
     revisions: hello.revisions,
     features: hello.features,
-    pid: program.pid,
+    get pid() {
+      return program.pid;
+    },
+    get restarts() {
+      return restarts;
+    },
     get failure() {
       return program.failure;
     },
     async start(caseId: string): Promise<ClientUnderTest> {
+      // A case id not in flight begins a new case: what an earlier case of the same id met is not this one's.
+      if (![...live.values()].some((entry) => entry.caseId === caseId)) interruptions.delete(caseId);
+      lastCase = caseId;
+      const target = await programFor(caseId);
+      // A case id names one client instance from start to dispose; a case started again while live gets a suffix.
       let caseKey = caseId;
-      for (let n = 2; liveCases.has(caseKey); n++) caseKey = `${caseId}#${n}`;
-      liveCases.add(caseKey);
+      for (let n = 2; live.has(caseKey); n++) caseKey = `${caseId}#${n}`;
+      live.set(caseKey, { caseId, program: target });
       try {
-        await operation('start', { case: caseKey });
+        await operation(target, 'start', { case: caseKey });
       } catch (error) {
-        liveCases.delete(caseKey);
+        live.delete(caseKey);
         throw error;
       }
       return {
         async connect(url: string, options: ConnectOptions): Promise<ClientConnection> {
-          const result = (await operation('connect', { case: caseKey, url, options }, options.timeoutMs)) as Record<string, unknown>;
+          const result = (await operation(target, 'connect', { case: caseKey, url, options }, options.timeoutMs)) as Record<string, unknown>;
           if (typeof result.connection !== 'string' || result.connection === '') throw invalidResult(label, 'connect', 'connection is not a non-empty string');
-          return connectionFor(caseKey, result.connection);
+          return connectionFor(target, caseKey, result.connection);
         },
         async dispose(): Promise<void> {
           try {
-            await operation('dispose', { case: caseKey });
+            await operation(target, 'dispose', { case: caseKey });
           } finally {
-            liveCases.delete(caseKey);
+            live.delete(caseKey);
           }
         },
       };
     },
-    shutdown: () => program.shutdown(),
+    interrupted(caseId: string): string | undefined {
+      const why = interruptions.get(caseId);
+      if (why !== undefined) return why;
+      if (awaitingRestart.has(caseId)) {
+        return `the client process was being started again after it ${lastEnd?.how} during ${lastEnd?.where}, and had not printed its hello when the case ended (it has ${settings.helloTimeoutMs} ms)`;
+      }
+      return undefined;
+    },
+    async shutdown() {
+      shutDown = true;
+      try {
+        await Promise.all([program.shutdown(), starting?.shutdown()]);
+      } finally {
+        release(token);
+      }
+    },
   };
 }

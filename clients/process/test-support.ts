@@ -3,6 +3,7 @@
 import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { basePolicy } from '../../config/settings.ts';
 import { SCENARIOS } from '../../suites/index.ts';
 import type { Scenario } from '../../suites/scenario.ts';
 
@@ -10,6 +11,7 @@ export const ROOT = join(import.meta.dirname, '..', '..');
 export const NODE_DRIVER = join(ROOT, 'clients', 'drivers', 'node', 'driver.ts');
 export const PYTHON_DRIVER = join(ROOT, 'clients', 'drivers', 'python', 'driver.py');
 export const MISBEHAVING = join(import.meta.dirname, 'testdata', 'misbehaving.ts');
+export const MORTAL = join(import.meta.dirname, 'testdata', 'mortal.ts');
 export const CLI = join(ROOT, 'scripts', 'cli.ts');
 
 /**
@@ -66,8 +68,11 @@ export function runningMembers(pgid: number): number[] {
   return running;
 }
 
-/** Polls (bounded) until `condition` holds; for state outside this process, which sends no events. */
-export async function eventually(condition: () => boolean, what: string, timeoutMs = 2_000): Promise<void> {
+/**
+ * Polls (bounded) until `condition` holds; for state outside this process, which sends no events. The default bound
+ * is the policy's bound on one operation (config/settings.ts): what a process is given to do one thing.
+ */
+export async function eventually(condition: () => boolean, what: string, timeoutMs = basePolicy().ms.operation): Promise<void> {
   const deadline = performance.now() + timeoutMs;
   while (!condition()) {
     if (performance.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
