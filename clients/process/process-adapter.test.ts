@@ -1,29 +1,33 @@
 // The process adapter: real scenarios through the Node and Python drivers, and every way a program can misbehave.
-// Each misbehaviour must end in an error that names it, within its deadline, with the whole process group gone.
+// Each misbehaviour must end in an error that names it, at its deadline, with the whole process group gone. (A program
+// started again after it died, and the cases a death interrupts: restart.test.ts.)
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterEach, describe, expect, test } from 'vitest';
+import { basePolicy } from '../../config/settings.ts';
 import { plannedCases } from '../../suites/plan.ts';
 import { runScenario } from '../../suites/runner.ts';
-import { processAdapter, type ProcessAdapter, type ProcessAdapterConfig } from './adapter.ts';
+import type { ScenarioResult } from '../../suites/scenario.ts';
+import { MAX_RESTARTS, processAdapter, programOperationMs, programTimeouts, type ProcessAdapter, type ProcessAdapterConfig } from './adapter.ts';
 import { BASIC_SCENARIOS, eventually, groupExists, MISBEHAVING, NO_PYTHON, NODE, NODE_DRIVER, PYTHON_DRIVER, runningMembers } from './test-support.ts';
 
 const started: ProcessAdapter[] = [];
 
-async function start(config: Omit<ProcessAdapterConfig, 'operationTimeoutMs'> & { operationTimeoutMs?: number }): Promise<ProcessAdapter> {
-  const adapter = await processAdapter({ operationTimeoutMs: 4_000, ...config });
+/** A program with the deadlines of the settings' time policy unless the test gives its own. */
+async function start(config: ProcessAdapterConfig): Promise<ProcessAdapter> {
+  const adapter = await processAdapter(config);
   started.push(adapter);
   return adapter;
 }
 
-/** The misbehaving program with a 500 ms operation deadline (hang tests), or a long one where a deadline must not be what fires. */
-const misbehaving = (...flags: string[]) => start({ command: NODE, args: [MISBEHAVING, ...flags], operationTimeoutMs: 500 });
-const misbehavingPatiently = (...flags: string[]) => start({ command: NODE, args: [MISBEHAVING, ...flags], operationTimeoutMs: 10_000 });
-/** Margins for timing bounds: wide enough for a loaded two-core CI machine, narrow enough to tell a deadline apart. */
-const MARGIN_MS = 500;
-const AT_ONCE_MS = 200;
+const time = basePolicy();
+/** A short deadline, for the tests of a hang: one reaction time. */
+const HANG_MS = time.ms.react;
+/** The misbehaving program with the short deadline (hang tests), or the policy's where a deadline must not be what fires. */
+const misbehaving = (...flags: string[]) => start({ command: NODE, args: [MISBEHAVING, ...flags], operationTimeoutMs: HANG_MS });
+const misbehavingPatiently = (...flags: string[]) => start({ command: NODE, args: [MISBEHAVING, ...flags] });
 const commandOf = (...flags: string[]) => `client "${[NODE, MISBEHAVING, ...flags].join(' ')}"`;
 
 /** Milliseconds `work` took to settle, and how (its value or its error). */
@@ -58,6 +62,8 @@ describe.each([
     );
     expect(results.filter((r) => r.verdict === 'pass').length).toBeGreaterThanOrEqual(9);
     expect(adapter.failure).toBeUndefined();
+    expect(adapter.restarts).toBe(0);
+    expect(plannedCases(BASIC_SCENARIOS).map(({ scenario, revision }) => adapter.interrupted(`${scenario.id}@${revision}`)).filter(Boolean)).toEqual([]);
     expect(groupExists(adapter.pid)).toBe(true);
     await adapter.shutdown();
     expect(groupExists(adapter.pid)).toBe(false);
@@ -82,45 +88,51 @@ test('a case started again while it is live gets a distinct instance name', asyn
 });
 
 describe('a program that hangs', () => {
-  test('fails the operation within its deadline, kills the group, and fails later operations at once', async () => {
+  test('fails the operation at its deadline and kills the group; that instance fails at once; the case is judged, and the next one starts it again', async () => {
     const adapter = await misbehaving('--hang', 'callTool');
     const client = await adapter.start('hang');
     const connection = await client.connect('http://127.0.0.1:9/mcp', { timeoutMs: 50 });
+    const hungPid = adapter.pid;
     const call = await timed(connection.callTool('echo', { text: 'x' }));
-    expect(call.error?.message).toBe('client misbehaving did not answer callTool within 500 ms');
-    expect(call.ms).toBeGreaterThanOrEqual(500);
-    expect(call.ms).toBeLessThan(500 + MARGIN_MS);
-    expect(groupExists(adapter.pid)).toBe(false);
-    expect(adapter.failure).toBe('it was killed because it did not answer callTool within 500 ms');
+    expect(call.error?.message).toBe(`client misbehaving did not answer callTool within ${HANG_MS} ms`);
+    expect(call.ms).toBeGreaterThanOrEqual(HANG_MS);
+    expect(groupExists(hungPid)).toBe(false);
+    expect(adapter.failure).toBe(`it was killed because it did not answer callTool within ${HANG_MS} ms`);
     const later = await timed(connection.info());
-    expect(later.error?.message).toBe('client misbehaving is not running: it was killed because it did not answer callTool within 500 ms');
-    expect(later.ms).toBeLessThan(AT_ONCE_MS);
-    await expect(adapter.start('next')).rejects.toThrow('client misbehaving is not running');
+    expect(later.error?.message).toBe(`client misbehaving is not running: it was killed because it did not answer callTool within ${HANG_MS} ms`);
+    // At once: it waited for no deadline.
+    expect(later.ms).toBeLessThan(HANG_MS);
+    await expect(client.dispose()).rejects.toThrow('client misbehaving is not running');
+    // The hang was this case's own doing: judged on it, not reported as interrupted.
+    expect(adapter.interrupted('hang')).toBeUndefined();
+    await (await adapter.start('next')).dispose();
+    expect(adapter.pid).not.toBe(hungPid);
+    expect(adapter.restarts).toBe(1);
   });
 
-  test('a run goes on: the first case reports the hang, every later case a client error at once', async () => {
-    const adapter = await start({ command: NODE, args: [MISBEHAVING, '--hang', 'listTools'], operationTimeoutMs: 1_500 });
-    const results = [];
+  test(`a run goes on: each case is judged on its hang, on the program started again, until ${MAX_RESTARTS} restarts are used; later cases are not running`, async () => {
+    const adapter = await misbehaving('--hang', 'listTools');
+    const results: ScenarioResult[] = [];
     for (const { scenario, revision } of plannedCases(BASIC_SCENARIOS)) {
       const result = await runScenario(scenario, adapter, revision);
       if (result.verdict !== 'n/a') results.push(result);
     }
-    expect(results.map((r) => r.verdict)).toEqual(results.map(() => 'fail'));
-    expect(results.length).toBeGreaterThanOrEqual(9);
-    expect(results[0]!.evidence?.clientError).toBe('ClientProcessError: client misbehaving did not answer listTools within 1500 ms');
-    for (const later of results.slice(1)) {
-      expect(later.evidence?.clientError).toBe('ClientProcessError: client misbehaving is not running: it was killed because it did not answer listTools within 1500 ms');
-      // A fresh server, the failed start and the judge, but no deadline waited for.
-      expect(later.durationMs).toBeLessThan(1_000);
-    }
+    const hung = results.slice(0, MAX_RESTARTS + 1);
+    const later = results.slice(MAX_RESTARTS + 1);
+    expect(later.length).toBeGreaterThan(0);
+    const id = (r: ScenarioResult) => `${r.scenarioId}@${r.revision}`;
+    const hang = `ClientProcessError: client misbehaving did not answer listTools within ${HANG_MS} ms`;
+    expect(hung.map((r) => `${id(r)}: ${r.verdict}, ${r.evidence?.clientError}`)).toEqual(hung.map((r) => `${id(r)}: fail, ${hang}`));
+    const since = `client-running: the client process is not running since ${id(hung.at(-1)!)}: it was killed because it did not answer listTools within ${HANG_MS} ms (after ${MAX_RESTARTS} restarts)`;
+    expect(later.map((r) => `${id(r)}: ${r.verdict} (${r.reason})`)).toEqual(later.map((r) => `${id(r)}: inconclusive (${since})`));
     expect(groupExists(adapter.pid)).toBe(false);
   });
 
   test('the whole process group is killed, grandchildren included', async () => {
     const adapter = await misbehaving('--grandchild', '--hang', 'start');
     await eventually(() => runningMembers(adapter.pid).length === 2, 'the program and its grandchild');
-    await expect(adapter.start('hang')).rejects.toThrow('client misbehaving did not answer start within 500 ms');
-    await eventually(() => runningMembers(adapter.pid).length === 0, 'no member of the group left running', 500);
+    await expect(adapter.start('hang')).rejects.toThrow(`client misbehaving did not answer start within ${HANG_MS} ms`);
+    await eventually(() => runningMembers(adapter.pid).length === 0, 'no member of the group left running');
   });
 });
 
@@ -133,21 +145,22 @@ describe('a program that misbehaves on stdout or exits', () => {
     expect(list.error?.message).toBe(
       'client misbehaving printed a line that is not line-protocol JSON: "this is not JSON"; last stderr lines: misbehaving: about to print garbage',
     );
-    expect(list.ms).toBeLessThan(2_000);
     expect(groupExists(adapter.pid)).toBe(false);
     await expect(connection.close()).rejects.toThrow(
       'client misbehaving is not running: it was killed because it printed a line that is not line-protocol JSON: "this is not JSON"',
     );
+    // Its request met the garbage: the case is judged on it.
+    expect(adapter.interrupted('garbage')).toBeUndefined();
   });
 
-  test('a crash is reported with its exit code, the operation it interrupted and its stderr', async () => {
+  test('a crash is reported with its exit code, the operation it interrupted and its stderr; the case is interrupted, not judged', async () => {
     const adapter = await misbehavingPatiently('--crash', 'connect');
     const client = await adapter.start('crash');
     const connect = await timed(client.connect('http://127.0.0.1:9/mcp', { timeoutMs: 50 }));
     expect(connect.error?.message).toBe('client misbehaving exited with code 3 before it answered connect; last stderr lines: misbehaving: crashing on connect');
-    expect(connect.ms).toBeLessThan(2_000);
     expect(groupExists(adapter.pid)).toBe(false);
     await expect(client.dispose()).rejects.toThrow('client misbehaving is not running: it exited with code 3; last stderr lines: misbehaving: crashing on connect');
+    expect(adapter.interrupted('crash')).toBe('the client process exited with code 3 during this case; last stderr lines: misbehaving: crashing on connect');
   });
 
   test('an answer to an id that is not in flight is reported as such', async () => {
@@ -160,46 +173,62 @@ describe('a program that misbehaves on stdout or exits', () => {
 });
 
 describe('the hello', () => {
-  test('a program that prints no hello is killed after the hello timeout', async () => {
-    const attempt = await timed(processAdapter({ command: NODE, args: [MISBEHAVING, '--no-hello'], operationTimeoutMs: 500, helloTimeoutMs: 300 }));
-    expect(attempt.error?.message).toBe(`${commandOf('--no-hello')} printed no hello within 300 ms (does it flush stdout after each line?)`);
-    expect(attempt.ms).toBeLessThan(300 + MARGIN_MS);
+  test('a program that prints no hello is killed at the hello bound, which the error names', async () => {
+    const helloTimeoutMs = time.ms.react;
+    const attempt = await timed(processAdapter({ command: NODE, args: [MISBEHAVING, '--no-hello'], helloTimeoutMs }));
+    expect(attempt.error?.message).toBe(`${commandOf('--no-hello')} printed no hello within ${helloTimeoutMs} ms (does it flush stdout after each line?)`);
+    expect(attempt.ms).toBeGreaterThanOrEqual(helloTimeoutMs);
+  });
+
+  test('the hello bound and the operation deadline come from the time policy, the deadline below the runner’s bound on the same operation', async () => {
+    const adapter = await start({ command: NODE, args: [MISBEHAVING, '--hang', 'info'] });
+    expect(programOperationMs(time)).toBe(time.ms.operation - 2 * time.ms.react);
+    expect(programOperationMs(time)).toBeLessThan(time.ms.operation);
+    expect(programTimeouts(time)).toEqual({ operationTimeoutMs: programOperationMs(time), helloTimeoutMs: time.ms.hello });
+    // A bound too short for two reactions below it keeps half of it.
+    expect(programOperationMs({ ...time, ms: { ...time.ms, operation: time.ms.react } })).toBe(Math.round(time.ms.react / 2));
+    const client = await adapter.start('deadline');
+    const connection = await client.connect('http://127.0.0.1:9/mcp', { timeoutMs: 50 });
+    await expect(connection.info()).rejects.toThrow(`client misbehaving did not answer info within ${programOperationMs(time)} ms`);
   });
 
   test('an invalid hello names every wrong member', async () => {
-    await expect(processAdapter({ command: NODE, args: [MISBEHAVING, '--bad-hello'], operationTimeoutMs: 500 })).rejects.toThrow(
+    await expect(processAdapter({ command: NODE, args: [MISBEHAVING, '--bad-hello'] })).rejects.toThrow(
       `${commandOf('--bad-hello')} sent an invalid hello: protocol is 2, this harness speaks 1; name is not a non-empty string; description is missing; revisions[1] ("2099-01-01") is not a known revision; features is not an array`,
     );
   });
 
   test('a program that exits before its hello, and one that cannot be started (no such program, no such folder)', async () => {
-    await expect(processAdapter({ command: NODE, args: [MISBEHAVING, '--exit-early'], operationTimeoutMs: 500 })).rejects.toThrow(
+    await expect(processAdapter({ command: NODE, args: [MISBEHAVING, '--exit-early'] })).rejects.toThrow(
       `${commandOf('--exit-early')} exited with code 1 before its hello; last stderr lines: misbehaving: giving up before the hello`,
     );
-    await expect(processAdapter({ command: 'no-such-program-anywhere', operationTimeoutMs: 500 })).rejects.toThrow(
-      /^cannot start client "no-such-program-anywhere": spawn no-such-program-anywhere ENOENT$/,
-    );
-    await expect(processAdapter({ command: 'python3', args: ['driver.py'], cwd: '/no/such/folder', operationTimeoutMs: 500 })).rejects.toThrow(
+    await expect(processAdapter({ command: 'no-such-program-anywhere' })).rejects.toThrow(/^cannot start client "no-such-program-anywhere": spawn no-such-program-anywhere ENOENT$/);
+    await expect(processAdapter({ command: 'python3', args: ['driver.py'], cwd: '/no/such/folder' })).rejects.toThrow(
       /^cannot start client "python3 driver.py": its working directory \/no\/such\/folder does not exist$/,
     );
   });
 });
 
 describe('shutdown', () => {
-  test('a polite program exits on the shutdown request', async () => {
-    const adapter = await misbehaving();
+  test('a polite program answers the shutdown request and exits within the first step', async () => {
+    const lines: { direction: string; line: string }[] = [];
+    const adapter = await start({ command: NODE, args: [MISBEHAVING], trace: (direction, line) => lines.push({ direction, line }) });
+    const step = 4 * time.ms.react;
     const shutdown = await timed(adapter.shutdown());
-    // Well inside the first step (2 s): it did not come to SIGTERM.
-    expect(shutdown.ms).toBeLessThan(1_500);
+    const request = lines.map(({ line }) => JSON.parse(line)).find((message) => message.op === 'shutdown');
+    expect(lines.some(({ direction, line }) => direction === 'in' && JSON.parse(line).id === request.id)).toBe(true);
+    // Before the second step (SIGTERM) would have begun.
+    expect(shutdown.ms).toBeLessThan(step);
     expect(groupExists(adapter.pid)).toBe(false);
     await expect(adapter.start('after')).rejects.toThrow('client misbehaving is not running: the adapter was shut down');
   });
 
-  test('a program that ignores the request and SIGTERM is killed, within the bounded steps', async () => {
-    const adapter = await start({ command: NODE, args: [MISBEHAVING, '--stubborn'], operationTimeoutMs: 500, shutdownStepMs: 200 });
+  test('a program that ignores the request and SIGTERM is killed after the bounded steps', async () => {
+    const step = time.ms.react;
+    const adapter = await start({ command: NODE, args: [MISBEHAVING, '--stubborn'], shutdownStepMs: step });
     const shutdown = await timed(adapter.shutdown());
-    expect(shutdown.ms).toBeGreaterThanOrEqual(400);
-    expect(shutdown.ms).toBeLessThan(3 * 200 + MARGIN_MS);
+    // The request and SIGTERM each waited for their step; SIGKILL ended it.
+    expect(shutdown.ms).toBeGreaterThanOrEqual(2 * step);
     expect(groupExists(adapter.pid)).toBe(false);
   });
 
@@ -207,7 +236,12 @@ describe('shutdown', () => {
     test(`when the harness ${how} without shutting down, the program's group is killed on the way out`, async () => {
       const harness = spawn(NODE, [join(import.meta.dirname, 'testdata', 'abandon.ts'), how === 'exits' ? '--exit' : '--wait'], { stdio: ['ignore', 'pipe', 'inherit'] });
       try {
-        const [line] = (await Promise.race([once(createInterface({ input: harness.stdout! }), 'line'), new Promise((_, reject) => setTimeout(() => reject(new Error('no pid within 5 s')), 5_000))])) as [string];
+        // The harness starts, then the program, which has the hello bound to say hello.
+        const bound = time.ms.operation + time.ms.hello;
+        const [line] = (await Promise.race([
+          once(createInterface({ input: harness.stdout! }), 'line'),
+          new Promise((_, reject) => setTimeout(() => reject(new Error(`no pid within ${bound} ms`)), bound).unref()),
+        ])) as [string];
         const pid = Number(line);
         if (how === 'is killed by SIGTERM') {
           expect(runningMembers(pid)).toEqual([pid]);
@@ -216,7 +250,7 @@ describe('shutdown', () => {
         const [code, signal] = harness.exitCode !== null ? [harness.exitCode, null] : ((await once(harness, 'exit')) as [number | null, string | null]);
         expect(how === 'exits' ? code : signal).toBe(how === 'exits' ? 0 : 'SIGTERM');
         // Its parent is gone, so the killed program may linger as a zombie no one reaps: dead is what counts.
-        await eventually(() => runningMembers(pid).length === 0, 'the abandoned program to be gone', 1_000);
+        await eventually(() => runningMembers(pid).length === 0, 'the abandoned program to be gone');
       } finally {
         harness.kill('SIGKILL');
       }
