@@ -2,6 +2,7 @@
 // compact view of the wire record. Only tests import this module.
 import { afterEach } from 'vitest';
 import type { ConnectOptions } from '../adapter.ts';
+import { basePolicy } from '../../config/settings.ts';
 import type { Era } from '../../servers/era.ts';
 import type { Personality } from '../../servers/personality.ts';
 import type { ReferenceServer } from '../../servers/reference-server.ts';
@@ -9,8 +10,10 @@ import { startReferenceServer } from '../../servers/server.ts';
 import type { WireExchange, WireRecord } from '../../servers/wire-record.ts';
 import { ReferenceClient, type ReferenceClientOptions } from './client.ts';
 
-/** The bound each connect and operation of a test gets. */
-export const BOUND_MS = 3_000;
+/** The suite's time policy (config/time.ts): every bound of these tests derives from it. */
+export const POLICY = basePolicy();
+/** The bound each connect and operation of a test gets, and each wait for the server to see something: a safety net, never what a test measures. */
+export const BOUND_MS = POLICY.ms.operation;
 export const CONNECT: ConnectOptions = { timeoutMs: BOUND_MS };
 
 const cleanups: (() => Promise<unknown>)[] = [];
@@ -28,7 +31,7 @@ export async function serve(era: Era, personalities: readonly Personality[] = []
 }
 
 export function newClient(options: ReferenceClientOptions = {}): ReferenceClient {
-  const client = new ReferenceClient({ config: { closeTimeoutMs: 1_000, reinitializeTimeoutMs: 2_000 }, ...options });
+  const client = new ReferenceClient(options);
   cleanups.push(() => client.dispose());
   return client;
 }

@@ -19,7 +19,7 @@ import { sseRetryInterval } from '../../servers/personalities/sse-retry.ts';
 import { unknownSession400 } from '../../servers/personalities/unknown-session-400.ts';
 import type { ReferenceClient } from './client.ts';
 import { brokenVariants, referenceClient, REFERENCE_FEATURES, RULES, SPEC_RULES, VARIANT_SPECS, withRuleBroken, type RuleName } from './index.ts';
-import { BOUND_MS, carrying, CONNECT, errorFor, header, isMethod, methods, newClient, rejection, scripted, serve, settled } from './test-support.ts';
+import { BOUND_MS, carrying, CONNECT, errorFor, header, isMethod, methods, newClient, POLICY, rejection, scripted, serve, settled } from './test-support.ts';
 
 /** The scenario catalogue (../shared/docs/scenarios.md), as of this writing. */
 const CATALOGUE = [
@@ -107,7 +107,7 @@ describe('the variant list', () => {
   });
 });
 
-/** A client with one rule off (what the variant's start() returns, with the tests' short bounds). */
+/** A client with one rule off (what the variant's start() returns). */
 function broken(rule: RuleName): ReferenceClient {
   return newClient({ rules: withRuleBroken(rule) });
 }
@@ -273,11 +273,13 @@ const ON_THE_WIRE: Record<RuleName, () => Promise<void>> = {
     expect(server.fixtures.runsOf('count')).toBe(2);
   },
   async respectSseRetry() {
-    const server = await serve('2025-11-25', [sseRetryInterval(200)]);
+    // An interval no loaded machine takes to reconnect: a GET before it is one that did not wait.
+    const retryMs = BOUND_MS;
+    const server = await serve('2025-11-25', [sseRetryInterval(retryMs)]);
     await (await broken('respectSseRetry').connect(server.url, CONNECT)).callTool('close_stream', {});
     const post = carrying(server.record, 'tools/call')[0]!;
     const get = server.record.exchanges.find((e) => e.method === 'GET')!;
-    expect(get.startedAt - post.endedAt!).toBeLessThan(200);
+    expect(get.startedAt - post.endedAt!).toBeLessThan(retryMs);
   },
   async resumeWithLastEventId() {
     const server = await serve('2025-11-25');
@@ -352,7 +354,7 @@ const ON_THE_WIRE: Record<RuleName, () => Promise<void>> = {
     void call.catch(() => undefined);
     await server.fixtures.waitForRun((r) => r.tool === 'slow', 'the slow tool to start', BOUND_MS);
     await connection.close();
-    await expect(server.record.waitFor((r) => r.exchanges[1]!.endedBy !== undefined, 'the GET stream to end', 100)).rejects.toThrow('timed out');
+    await expect(server.record.waitFor((r) => r.exchanges[1]!.endedBy !== undefined, 'the GET stream to end', POLICY.ms.quiet)).rejects.toThrow('timed out');
     expect(settledCall).toBe(false);
   },
   async abortConnectOnGiveUp() {
@@ -413,8 +415,11 @@ const ON_THE_WIRE: Record<RuleName, () => Promise<void>> = {
   async enforceMaximumTimeout() {
     const server = await serve('2025-11-25');
     const connection = await broken('enforceMaximumTimeout').connect(server.url, CONNECT);
-    // 3 steps 40 ms apart, a 70 ms timeout: progress keeps restarting the clock, and the call outlives it.
-    expect(await connection.callTool('progress', { steps: 3, intervalMs: 40 }, { timeoutMs: 70 })).toMatchObject({ content: [{ text: 'completed 3/3' }] });
+    // Progress 5 times as often as the timeout, for twice as long as it: progress keeps restarting the clock (a step
+    // may be late by 4 intervals on a loaded machine), and the call outlives its timeout.
+    const timeoutMs = POLICY.ms.react;
+    const intervalMs = Math.round(timeoutMs / 5);
+    expect(await connection.callTool('progress', { steps: 10, intervalMs }, { timeoutMs })).toMatchObject({ content: [{ text: 'completed 10/10' }] });
   },
   async fallbackOnlyOn400404405() {
     const server = await serve('2025-11-25', [authErrors({ status: 401 })]);
@@ -430,7 +435,12 @@ const ON_THE_WIRE: Record<RuleName, () => Promise<void>> = {
   async checkEndpointOrigin() {
     const other = endpointOtherOrigin();
     const server = await serve('2024-11-05', [other]);
-    await rejection(broken('checkEndpointOrigin').connect(server.url, { timeoutMs: 300 }));
+    const client = broken('checkEndpointOrigin');
+    const connecting = rejection(client.connect(server.url, CONNECT));
+    // Its initialize reaches the other origin (no answer comes back on the stream); then the client is let go.
+    await other.decoyRecord.waitFor((r) => carrying(r, 'initialize').length > 0, 'the initialize at the other origin', BOUND_MS);
+    await client.dispose();
+    await connecting;
     expect(carrying(other.decoyRecord, 'initialize')).toHaveLength(1);
   },
 };
