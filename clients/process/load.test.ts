@@ -3,15 +3,21 @@ import { join, relative } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
 import type { ClientAdapter } from '../adapter.ts';
 import { referenceClient } from '../reference/index.ts';
-import { adapterProblems, adaptersFromEnv, AdapterLoadError, loadAdapter, loadAdapterCommand, loadChosenAdapter, splitCommandLine } from '../load.ts';
+import { basePolicy } from '../../config/settings.ts';
+import { adapterProblems, adaptersFromEnv, AdapterLoadError, loadAdapter, loadAdapterCommand, loadChosenAdapter, runnerOperationTimeoutMs, splitCommandLine, timeoutsFromEnv } from '../load.ts';
 import { groupExists, MISBEHAVING, NODE, NODE_DRIVER, ROOT } from './test-support.ts';
 
 const MODULES = join(import.meta.dirname, 'testdata', 'modules');
 /** A module path as a user would type it from the project root. */
 const module = (name: string) => `./${relative(ROOT, join(MODULES, name))}`;
-/** Short deadlines, for the failures; programs that must start (the Node driver loads the SDKs) get the default. */
-const options = { cwd: ROOT, helloTimeoutMs: 300, operationTimeoutMs: 1_000 };
-const patient = { cwd: ROOT };
+/**
+ * The time policy's deadlines (config/settings.ts), for everything that settles by itself, however slowly the
+ * machine starts a program; a short hello bound only where nothing else can end the wait (a program that says
+ * nothing, a factory that never settles), so it is the bound that fires, and the message names it.
+ */
+const options = { cwd: ROOT };
+const SHORT_HELLO_MS = basePolicy().ms.react;
+const silent = { cwd: ROOT, helloTimeoutMs: SHORT_HELLO_MS };
 
 const loaded: ClientAdapter[] = [];
 afterEach(async () => {
@@ -48,7 +54,7 @@ describe('what loads', () => {
   });
 
   test('a module exporting a processAdapter config: the program runs from the module’s folder', async () => {
-    const adapter = await loadAdapter(module('driver-config.ts'), patient);
+    const adapter = await loadAdapter(module('driver-config.ts'), options);
     loaded.push(adapter);
     expect(adapter.name).toBe('sdk-v1-process');
     expect(groupExists((adapter as unknown as { pid: number }).pid)).toBe(true);
@@ -56,7 +62,7 @@ describe('what loads', () => {
 
   test('a command line, split like a shell splits words', async () => {
     expect(splitCommandLine(`python3  'my driver.py' --flag="a b" plain\\ space ""`)).toEqual(['python3', 'my driver.py', '--flag=a b', 'plain space', '']);
-    const adapter = await loadAdapterCommand(`${NODE} '${NODE_DRIVER}' --adapter=sdk-v1 --name "node driver"`, patient);
+    const adapter = await loadAdapterCommand(`${NODE} '${NODE_DRIVER}' --adapter=sdk-v1 --name "node driver"`, options);
     loaded.push(adapter);
     expect(adapter.name).toBe('node driver');
   });
@@ -70,6 +76,15 @@ describe('what loads', () => {
     expect(adapters.map((a) => a.name)).toEqual(['my-reference', 'sdk-v2-legacy-process']);
     expect(await adaptersFromEnv({})).toEqual([]);
   });
+});
+
+test('the timeouts come from the time policy of the settings: the runner’s bound on an operation, and a program’s own deadline below it', () => {
+  const env = { MCP_CONFORMANCE_OPERATION_TIMEOUT_MS: '3000', MCP_CONFORMANCE_TIME_SCALE: '2' };
+  // Scaled like every base: the runner's bound 6 s; the program's two reaction times (2 × 500 ms × 2) below it; the hello 10 s × 2.
+  expect(runnerOperationTimeoutMs(env)).toBe(6_000);
+  expect(timeoutsFromEnv(env)).toEqual({ operationTimeoutMs: 4_000, helloTimeoutMs: 20_000 });
+  expect(runnerOperationTimeoutMs({})).toBeUndefined();
+  expect(timeoutsFromEnv({})).toEqual({ operationTimeoutMs: 4_000, helloTimeoutMs: 10_000 });
 });
 
 describe('each bad input is one exact line', () => {
@@ -94,7 +109,7 @@ describe('each bad input is one exact line', () => {
       `adapter module ${module('wrong-factory.ts')}: the function exported as "adapter" returned something that is not a ClientAdapter: features is missing; start is missing`,
     ],
     ['a factory that throws', () => loadAdapter(module('throwing-factory.ts'), options), `adapter module ${module('throwing-factory.ts')}: the function exported as "default" threw Error: no client configured`],
-    ['a factory that never settles', () => loadAdapter(module('hanging-factory.ts'), options), `adapter module ${module('hanging-factory.ts')}: the function exported as "default" did not settle within 300 ms`],
+    ['a factory that never settles', () => loadAdapter(module('hanging-factory.ts'), silent), `adapter module ${module('hanging-factory.ts')}: the function exported as "default" did not settle within ${SHORT_HELLO_MS} ms`],
     [
       'a processAdapter config of the wrong shape',
       () => loadAdapter(module('bad-config.ts'), options),
@@ -105,7 +120,11 @@ describe('each bad input is one exact line', () => {
       () => loadAdapter(module('silent-config.ts'), options),
       `adapter module ${module('silent-config.ts')}: client "${NODE} ../misbehaving.ts --no-hello" printed no hello within 300 ms (does it flush stdout after each line?)`,
     ],
-    ['a program that prints no hello', () => loadAdapterCommand(`${NODE} ${MISBEHAVING} --no-hello`, options), `client "${NODE} ${MISBEHAVING} --no-hello" printed no hello within 300 ms (does it flush stdout after each line?)`],
+    [
+      'a program that prints no hello',
+      () => loadAdapterCommand(`${NODE} ${MISBEHAVING} --no-hello`, silent),
+      `client "${NODE} ${MISBEHAVING} --no-hello" printed no hello within ${SHORT_HELLO_MS} ms (does it flush stdout after each line?)`,
+    ],
     [
       'a program that exits before its hello (its last stderr lines shown)',
       () => loadAdapterCommand(`${NODE} ${MISBEHAVING} --exit-early`, options),
@@ -116,7 +135,7 @@ describe('each bad input is one exact line', () => {
     ['an unterminated quote', () => loadAdapterCommand(`python3 'driver.py`, options), `the adapter command has an unterminated ' quote: python3 'driver.py`],
     ['both --adapter and --adapter-command', () => loadChosenAdapter({ adapter: 'reference', command: 'python3 x.py' }), 'give --adapter or --adapter-command, not both'],
     ['neither', () => loadChosenAdapter({}), 'run needs --adapter <name or module> or --adapter-command "<program>"; see `mcp-client-conformance adapters`'],
-    ['a bad timeout in the environment', () => adaptersFromEnv({ MCP_CONFORMANCE_HELLO_TIMEOUT_MS: 'soon', MCP_CONFORMANCE_ADAPTER: 'reference' }), 'MCP_CONFORMANCE_HELLO_TIMEOUT_MS must be a positive number of milliseconds, not "soon"'],
+    ['a bad timeout in the environment', () => adaptersFromEnv({ MCP_CONFORMANCE_HELLO_TIMEOUT_MS: 'soon', MCP_CONFORMANCE_ADAPTER: 'reference' }), 'MCP_CONFORMANCE_HELLO_TIMEOUT_MS must be a positive number, not "soon"'],
     ['an environment variable naming a missing module', () => adaptersFromEnv({ MCP_CONFORMANCE_ADAPTER: './gone.ts' }, { cwd: ROOT }), `MCP_CONFORMANCE_ADAPTER: adapter module ./gone.ts not found (looked for ${join(ROOT, 'gone.ts')})`],
   ] as const)('%s', async (_what, load, expected) => {
     if (typeof expected === 'string') expect(await failure(load())).toBe(expected);
