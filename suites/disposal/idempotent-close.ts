@@ -1,6 +1,9 @@
-import { check, clientCompleted } from '../checks.ts';
+import { isStreamable, L_AND_M } from '../../protocol/revisions.ts';
+import { check, checkIf, clientCompleted, precondition } from '../checks.ts';
+import { describeOutcome, outcomeOf, settle } from '../outcome.ts';
 import { defineScenario, type Evidence } from '../scenario.ts';
-import { L_AND_M, labels, S, sessionManagement, shutdown } from './support.ts';
+import { sessionManagement, shutdown } from '../spec.ts';
+import { labels, seqNow } from '../wire.ts';
 
 export const idempotentClose = defineScenario({
   id: 'disposal/idempotent-close',
@@ -8,31 +11,36 @@ export const idempotentClose = defineScenario({
   revisions: L_AND_M,
   requires: [],
   source: { spec: shutdown('2025-06-18', 'closing an already closed connection changes nothing', 'SHOULD') },
-  async run({ connect, bounded, observe }) {
+  async run({ connect, bounded, observe, server }) {
     const client = await connect();
     await bounded(client.listTools(), 'tools/list');
+    observe('closeFromSeq', seqNow(server.record));
     await bounded(client.close(), 'close');
-    try {
-      await bounded(client.close(), 'close again');
-    } catch (error) {
-      observe('secondCloseError', error instanceof Error ? `${error.constructor.name}: ${error.message}` : String(error));
-    }
+    // A rejection is the check's finding; a hang is recorded as one too (and the runner fails client-completed for it).
+    observe('secondClose', await settle(bounded(client.close(), 'close again')));
   },
   judge(evidence) {
     const { revision } = evidence;
     const deletes = evidence.exchanges.filter((exchange) => exchange.method === 'DELETE');
-    const secondCloseError = evidence.observed.secondCloseError;
+    const secondClose = outcomeOf(evidence, 'secondClose');
     // Only the Streamable HTTP revisions end a session with DELETE; elsewhere the rule is the shutdown's.
-    const deleteRule = (S as readonly string[]).includes(revision)
+    const deleteRule = isStreamable(revision)
       ? sessionManagement(revision, 'one DELETE ends the session; a second one names an id the server has already ended', 'SHOULD')
       : shutdown(revision, 'closing twice sends no second termination', 'SHOULD');
     return [
+      precondition(
+        'close-reached',
+        shutdown(revision, 'closing an already closed connection changes nothing', 'SHOULD'),
+        evidence.observed.closeFromSeq !== undefined,
+        evidence.observed.closeFromSeq === undefined ? 'the script did not reach close(): the client did not connect and list its tools' : 'the client connected, listed its tools and closed',
+      ),
       clientCompleted(evidence, shutdown(revision, 'the client connects and closes', 'MUST')),
-      check(
+      checkIf(
+        secondClose === undefined ? 'the first close() did not resolve, so there was no second one (client-completed says why)' : undefined,
         'second-close-harmless',
         shutdown(revision, 'closing an already closed connection is not an error', 'SHOULD'),
-        secondCloseError === undefined,
-        secondCloseError === undefined ? 'the second close() resolved' : `the second close() failed: ${String(secondCloseError)}`,
+        () => secondClose?.state === 'resolved',
+        () => describeOutcome(secondClose, 'the second close()'),
       ),
       check(
         'at-most-one-delete',
@@ -47,7 +55,13 @@ export const idempotentClose = defineScenario({
     {
       check: 'second-close-harmless',
       how: 'the second close() rejected',
-      doctor: (e: Evidence) => ({ ...e, observed: { ...e.observed, secondCloseError: 'Error: already closed' } }),
+      doctor: (e: Evidence) => ({ ...e, observed: { ...e.observed, secondClose: { state: 'rejected', afterMs: 1, detail: 'Error: already closed' } } }),
+    },
+    {
+      check: 'close-reached',
+      unmet: true,
+      how: 'the script stopped before close()',
+      doctor: (e: Evidence) => ({ ...e, observed: { ...e.observed, closeFromSeq: undefined, secondClose: undefined } }),
     },
   ],
 });
