@@ -10,7 +10,7 @@ import { explain } from '../../suites/evidence.ts';
 import { failOnLeakedHandles } from '../../suites/leaks.ts';
 import { handshakeOrder } from '../../suites/negotiation/handshake-order.ts';
 import { modernEnvelope } from '../../suites/negotiation/modern-envelope.ts';
-import { runScenario } from '../../suites/runner.ts';
+import { runCase } from '../../suites/runner.ts';
 import type { Scenario } from '../../suites/scenario.ts';
 import type { ClientAdapter } from '../adapter.ts';
 import { loadAdapter } from '../load.ts';
@@ -40,17 +40,17 @@ describe('scenarios', () => {
     { scenario: deleteIssuedSession, revision: '2025-06-18', verdict: 'warn' },
     { scenario: legacyNotification, revision: '2025-11-25', verdict: 'pass' },
   ])('$scenario.id @ $revision ends $verdict, after the server saw Mastra’s initialize', async ({ scenario, revision, verdict }) => {
-    const result = await runScenario(scenario, adapter, revision);
+    const result = await runCase(scenario, adapter, revision);
     expect(result.verdict, explain(result)).toBe(verdict);
     const initialize = result.evidence!.exchanges.flatMap((e) => e.requestMessages).find((m) => m.method === 'initialize');
     expect(initialize?.params?.clientInfo, explain(result)).toMatchObject({ name: 'conformance' });
   });
 
   test('pinned to 2026-07-28 it speaks the modern envelope: a probe, no initialize', async () => {
-    const result = await runScenario(modernEnvelope, adapter, '2026-07-28');
+    const result = await runCase(modernEnvelope, adapter, '2026-07-28');
     expect(result.verdict, explain(result)).toBe('pass');
     const methods = result.evidence!.exchanges.flatMap((e) => e.requestMessages).map((m) => m.method);
-    expect(methods).toContain('server/discover');
-    expect(methods).not.toContain('initialize');
+    expect(methods, explain(result)).toContain('server/discover');
+    expect(methods, explain(result)).not.toContain('initialize');
   });
 });

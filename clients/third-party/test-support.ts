@@ -3,7 +3,7 @@
 import { expect, test } from 'vitest';
 import type { Revision } from '../../protocol/revisions.ts';
 import { explain } from '../../suites/evidence.ts';
-import { runScenario } from '../../suites/runner.ts';
+import { runCase } from '../../suites/runner.ts';
 import type { Scenario } from '../../suites/scenario.ts';
 import type { ClientAdapter } from '../adapter.ts';
 
@@ -17,8 +17,9 @@ export interface SmokeCase {
 
 export function smokeCases(cases: readonly SmokeCase[]): void {
   test.for(cases.map((c) => ({ ...c, title: `${c.adapter.name}: ${c.scenario.id} @ ${c.revision}` })))('$title', async ({ adapter, scenario, revision, opening = 'initialize' }) => {
-    const result = await runScenario(scenario, adapter, revision);
-    expect(['pass', 'warn', 'fail'], `a verdict, not ${result.verdict}: ${result.reason}`).toContain(result.verdict);
+    // As the suites run it: bounds sized from the client's measured start-up, run again if time ran out.
+    const result = await runCase(scenario, adapter, revision);
+    expect(['pass', 'warn', 'fail'], `a verdict\n${explain(result)}`).toContain(result.verdict);
     const reached = result.evidence?.exchanges.some((exchange) => exchange.requestMessages.some((message) => message.method === opening));
     expect(reached, `the client's ${opening} reached the server\n${explain(result)}`).toBe(true);
   });
