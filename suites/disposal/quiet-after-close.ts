@@ -1,9 +1,12 @@
+import { isStreamable, L_AND_M } from '../../protocol/revisions.ts';
 import { delete405 } from '../../servers/personalities/delete-405.ts';
 import type { Personality } from '../../servers/personality.ts';
 import type { WireExchange } from '../../servers/wire-record.ts';
-import { check, clientCompleted } from '../checks.ts';
-import { defineScenario } from '../scenario.ts';
-import { after, holdsWithin, L_AND_M, labels, QUIET_MS, S, seqNow, shutdown, startCall } from './support.ts';
+import { check, clientCompleted, precondition } from '../checks.ts';
+import { holdsWithin, ordinaryRejection, startCall } from '../outcome.ts';
+import { defineScenario, type Evidence } from '../scenario.ts';
+import { shutdown } from '../spec.ts';
+import { after, labels, seqNow } from '../wire.ts';
 
 /** What closing itself may send: the DELETE and the cancellation of calls in flight (judged by other scenarios). */
 function closingTraffic(exchange: WireExchange): boolean {
@@ -25,10 +28,10 @@ export const quietAfterClose = defineScenario({
   setup(revision) {
     const personalities: Personality[] = [];
     // A server that keeps its sessions: the DELETE does not end the streams for the client, and a 405 must not send it elsewhere.
-    if ((S as readonly string[]).includes(revision)) personalities.push(delete405());
+    if (isStreamable(revision)) personalities.push(delete405());
     return { server: { personalities }, state: undefined };
   },
-  async run({ connect, bounded, server, observe }) {
+  async run({ connect, bounded, server, observe, time }) {
     const client = await connect();
     await bounded(client.listTools(), 'tools/list');
     // A call in flight (its response stream open) when the client closes.
@@ -38,37 +41,49 @@ export const quietAfterClose = defineScenario({
     try {
       await bounded(client.close(), 'close');
     } catch (error) {
-      // Whether closing may fail on a DELETE 405 is disposal/delete-issued-session's question, not this one's.
-      observe('closeError', error instanceof Error ? `${error.constructor.name}: ${error.message}` : String(error));
+      // Whether closing may fail on a DELETE 405 is disposal/delete-issued-session's question, not this one's; a hang
+      // or a broken contract is no such answer (thrown on: the client's error).
+      observe('closeError', ordinaryRejection(error));
     }
     // The quiet window is the check: it ends early only when something arrives that should not.
-    await holdsWithin(server.record, (record) => sentAfterClose(record.exchanges, closeFromSeq).length > 0, 'anything sent after close', QUIET_MS);
+    await holdsWithin(server.record, (record) => sentAfterClose(record.exchanges, closeFromSeq).length > 0, 'anything sent after close', time.ms.quiet);
   },
   judge(evidence) {
     const { revision } = evidence;
     const closeFromSeq = evidence.observed.closeFromSeq as number | undefined;
     const late = sentAfterClose(evidence.exchanges, closeFromSeq);
     const open = evidence.exchanges.filter((exchange) => exchange.endedBy === undefined);
+    const quiet = evidence.time.ms.quiet;
     return [
+      precondition(
+        'close-reached',
+        shutdown(revision, 'after shutdown nothing more is sent', 'SHOULD'),
+        closeFromSeq !== undefined,
+        closeFromSeq === undefined ? 'the script did not reach close() with the slow call running on the server' : 'the client closed with the slow call running on the server',
+      ),
       clientCompleted(evidence, shutdown(revision, 'the client closes a connection with calls in flight', 'MUST')),
       check(
         'nothing-sent-after-close',
         shutdown(revision, 'after shutdown nothing more is sent (no reconnecting GET, no retry); only the DELETE and the cancellation of calls in flight belong to closing', 'SHOULD'),
-        closeFromSeq !== undefined && late.length === 0,
-        closeFromSeq === undefined
-          ? 'the script did not reach close()'
-          : late.length === 0
-            ? `nothing but closing traffic arrived from close() until ${QUIET_MS} ms after it resolved`
-            : `sent after close(): ${labels(late)}`,
+        late.length === 0,
+        late.length === 0 ? `nothing but closing traffic arrived from close() until ${quiet} ms after it resolved` : `sent after close(): ${labels(late)}`,
         late,
       ),
       check(
         'connections-closed',
         shutdown(revision, 'shutdown is indicated by closing the HTTP connections: none stays open', 'SHOULD'),
         open.length === 0,
-        open.length === 0 ? `every exchange had ended ${QUIET_MS} ms after close() resolved` : `still open ${QUIET_MS} ms after close() resolved: ${labels(open)}`,
+        open.length === 0 ? `every exchange had ended ${quiet} ms after close() resolved` : `still open ${quiet} ms after close() resolved: ${labels(open)}`,
         open,
       ),
     ];
   },
+  doctored: [
+    {
+      check: 'close-reached',
+      unmet: true,
+      how: 'the script stopped before close()',
+      doctor: (e: Evidence) => ({ ...e, observed: { ...e.observed, closeFromSeq: undefined } }),
+    },
+  ],
 });
