@@ -4,6 +4,7 @@
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { Agent, request, type Dispatcher } from 'undici';
 import { afterEach, expect } from 'vitest';
+import { basePolicy } from '../config/settings.ts';
 import { createFixtureServer, FixtureState, REFERENCE_SERVER_INFO } from './fixtures.ts';
 import type { ReferenceServer } from './reference-server.ts';
 import { startReferenceServer, type ServerOptions } from './server.ts';
@@ -24,8 +25,10 @@ export const SERVER_INFO = REFERENCE_SERVER_INFO;
 export const RESULT_META = { 'io.modelcontextprotocol/serverInfo': SERVER_INFO };
 /** Resumable SSE event ids are `<stream id>:<n>` (servers/event-store.ts). */
 export const EVENT_ID = /^[0-9a-f-]{36}:\d+$/;
-/** How long any single wait of these helpers may take before it fails naming what it waited for. */
-export const WAIT_MS = 5_000;
+/** The suite's time policy (config/time.ts): every bound of these tests derives from it. */
+export const POLICY = basePolicy();
+/** How long any single wait of these helpers may take before it fails naming what it waited for: a safety net, never what a test measures. */
+export const WAIT_MS = POLICY.ms.operation;
 
 /** A whole HTTP answer. */
 export interface Answer {

@@ -261,8 +261,8 @@ describe('2026-07-28 reference server', () => {
     await expect(pending).rejects.toThrow();
     await server.fixtures.waitForRun((r) => r === run && r.abortedAt !== undefined, 'the slow handler to be aborted');
     expect(run).toMatchObject({ tool: 'slow', requestId: 19 });
-    // Aborted by the disconnect, not by the 60 s timer.
-    expect(run.abortedAt! - abortAt).toBeLessThan(1_000);
+    // Aborted by the disconnect (a run of its 60 s to the end is never marked aborted), after the client hung up.
+    expect(run.abortedAt!).toBeGreaterThanOrEqual(abortAt);
     await server.record.waitFor((r) => r.exchanges.at(-1)!.endedBy !== undefined, 'the aborted exchange to end');
     const exchange = server.record.exchanges.at(-1)!;
     expect(exchange.endedBy).toBe('client');

@@ -39,18 +39,18 @@ import { describe, expect, test } from 'vitest';
 import { failOnLeakedHandles } from '../../suites/leaks.ts';
 import { ERAS } from '../era.ts';
 import { DEFAULT_MAX_BODY_BYTES } from '../server.ts';
-import { Opened, type RawClient, type RequestHeaders } from '../test-support.ts';
+import { Opened, POLICY, type RawClient, type RequestHeaders } from '../test-support.ts';
 import { BODY_PROBLEM_NOTES, type BodyProblem, type WireExchange } from '../wire-record.ts';
 import { endpointName, ENDPOINTS, MiB, openChannel, RawConnection, rawClientFor, type Channel, type Endpoint } from './support.ts';
 
-/** Short, so the timeout cases stay fast; the server default is 10 s. */
-const BODY_TIMEOUT_MS = 500;
+/** Short, so the timeout cases stay fast (the policy's react base; the server default is 10 s). */
+const BODY_TIMEOUT_MS = POLICY.ms.react;
 /** Twice the body limit. */
 const OVERSIZED_TEXT = 'x'.repeat(8 * MiB);
-/** One byte this often: a body that would take seconds to arrive, far past BODY_TIMEOUT_MS. */
-const DRIBBLE_EVERY_MS = 50;
-/** How late past BODY_TIMEOUT_MS a 408 may come on a starved machine and still count as bounded by it. */
-const TIMEOUT_SLACK_MS = 2_500;
+/** One byte this often: a body that would take many times BODY_TIMEOUT_MS to arrive. */
+const DRIBBLE_EVERY_MS = Math.round(BODY_TIMEOUT_MS / 10);
+/** How long past BODY_TIMEOUT_MS the test waits for the 408 (a server without the timeout never sends one): a safety net, not a bound it measures. */
+const TIMEOUT_SLACK_MS = POLICY.ms.operation;
 
 failOnLeakedHandles();
 
@@ -131,10 +131,12 @@ async function truncatedPost(sent: Sent): Promise<RawConnection> {
   return connection;
 }
 
-/** A 408 must come once the deadline has passed, and not long after. */
-function expectWithinBodyTimeout(elapsedMs: number): void {
+/**
+ * A 408 must come once the deadline has passed (timers may fire a millisecond early against performance.now()). That
+ * it comes at all is the wait's; that it does not wait for the whole body, the dribble's count of bytes sent.
+ */
+function expectAfterBodyTimeout(elapsedMs: number): void {
   expect(elapsedMs, 'ms from the request head to the 408').toBeGreaterThanOrEqual(BODY_TIMEOUT_MS - 1);
-  expect(elapsedMs, 'ms from the request head to the 408').toBeLessThan(BODY_TIMEOUT_MS + TIMEOUT_SLACK_MS);
 }
 
 const BAD_INPUTS: readonly BadInput[] = [
@@ -204,7 +206,7 @@ const BAD_INPUTS: readonly BadInput[] = [
       const started = performance.now();
       try {
         const answer = await connection.answer('the answer to a stalled body', BODY_TIMEOUT_MS + TIMEOUT_SLACK_MS);
-        expectWithinBodyTimeout(performance.now() - started);
+        expectAfterBodyTimeout(performance.now() - started);
         return { status: answer.status, headers: answer.headers, text: answer.body };
       } finally {
         connection.close();
@@ -222,7 +224,7 @@ const BAD_INPUTS: readonly BadInput[] = [
         const started = performance.now();
         const dribble = connection.dribble(sent.valid, DRIBBLE_EVERY_MS);
         const answer = await connection.answer('the answer to a dribbled body', BODY_TIMEOUT_MS + TIMEOUT_SLACK_MS);
-        expectWithinBodyTimeout(performance.now() - started);
+        expectAfterBodyTimeout(performance.now() - started);
         expect(dribble.sent(), 'bytes dribbled before the server gave up (it must not wait for them all)').toBeLessThan(sent.valid.length);
         return { status: answer.status, headers: answer.headers, text: answer.body };
       } finally {

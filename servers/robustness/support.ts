@@ -17,6 +17,7 @@ import {
   toolCall,
   type RawClientOptions,
   within,
+  POLICY,
   WAIT_MS,
   type RequestHeaders,
 } from '../test-support.ts';
@@ -49,8 +50,8 @@ export const ENDPOINTS: readonly Endpoint[] = [
 
 export const endpointName = ({ era, kind }: Endpoint) => `${era} (${kind})`;
 
-/** The bound of any one answer here: seconds are seen under load on a starved machine, never this many. */
-export const ANSWER_WAIT_MS = 30_000;
+/** The bound of any one answer here (a safety net): seconds are seen under load on a starved machine, never this many. */
+export const ANSWER_WAIT_MS = 30_000 * POLICY.scale;
 
 /** What an HTTP+SSE client POSTs with: JSON, and no Streamable HTTP Accept header. */
 const HTTP_SSE_POST_HEADERS = { 'content-type': 'application/json' };
