@@ -33,6 +33,7 @@ export interface BrokenVariant extends ClientAdapter {
   readonly rule: RuleName;
   readonly breaks: readonly string[];
   readonly only?: VariantSpec['only'];
+  readonly unreached?: VariantSpec['unreached'];
 }
 
 export const referenceClient: ClientAdapter = referenceAdapter(
@@ -47,4 +48,5 @@ export const brokenVariants: readonly BrokenVariant[] = VARIANT_SPECS.map((spec)
   rule: spec.rule,
   breaks: spec.breaks,
   ...(spec.only ? { only: spec.only } : {}),
+  ...(spec.unreached ? { unreached: spec.unreached } : {}),
 }));

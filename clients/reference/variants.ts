@@ -21,6 +21,11 @@ export interface VariantSpec {
   breaks: readonly string[];
   /** Scenarios of `breaks` it fails only at some revisions. */
   only?: Readonly<Record<string, Narrowing>>;
+  /**
+   * Scenarios whose rule its broken rule keeps it from ever reaching, where (the scenario's stimulus never comes): the
+   * honest verdict there is inconclusive, neither pass nor fail.
+   */
+  unreached?: Readonly<Record<string, Narrowing>>;
 }
 
 /** The revisions from which `MCP-Protocol-Version` is required. */
@@ -86,6 +91,11 @@ export const VARIANT_SPECS: readonly VariantSpec[] = [
     only: {
       'negotiation/era-cached': { at: M, why: 'sending initialize to a 2026-07-28 server breaks that revision’s message schemas' },
       'negotiation/no-fallback-on-failure': { at: M, why: 'sending initialize to a 2026-07-28 server breaks that revision’s message schemas' },
+    },
+    unreached: {
+      'negotiation/auto-falls-back': { at: L, why: 'a legacy server answers its opening initialize: it never probes, so no probe gets a legacy answer' },
+      'negotiation/era-cached': { at: L, why: 'it never probes a legacy server: no era is learned by a probe, none cached' },
+      'negotiation/no-fallback-on-failure': { at: L, why: 'it never probes a legacy server: the failing probe never happens' },
     },
   },
   {
