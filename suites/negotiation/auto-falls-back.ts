@@ -1,14 +1,17 @@
+import { L } from '../../protocol/revisions.ts';
 import { ANSWERS, probeAnswers, type ProbeAnswer } from '../../servers/personalities/probe-answers.ts';
-import { LEGACY_REVISIONS } from '../../protocol/revisions.ts';
-import { check, clientCompleted } from '../checks.ts';
+import { clientCompleted } from '../checks.ts';
 import { defineScenario, type Evidence } from '../scenario.ts';
-import { answerTo, caseExchanges, carrying, describeOutcome, list, outcomeOf, requests, runCase, servedResult, serverName, versioning } from './support.ts';
+import { versioning } from '../spec.ts';
+import { answerTo, carrying, labels, requests, servedResult } from '../wire.ts';
+import { acrossCases, caseExchanges, caseOutcome, connectBound, connectCase, describeCase, ranOutOfTime, serverName, type CaseJudgement } from './support.ts';
 
 // Legacy answers a probe can get, each from its own server of the revision under test (so each connect is a
 // first contact with its origin). `era` is the server's own answer: 400 -32000 "Mcp-Session-Id header is
 // required" from a sessionful Streamable HTTP server, 404 text from an HTTP+SSE server.
 // `bodyless`: a 2xx with no JSON-RPC answer at all is no modern answer either ("anything else identifies a legacy
 // server"), but the HTTP binding spells out only the 4xx branch: that case is judged at SHOULD.
+// A case reaches the rule when its probe was answered; a client that opens with initialize never gets there.
 const CASES: readonly { name: string; what: string; answer?: ProbeAnswer; bodyless?: true }[] = [
   { name: 'era', what: "the era's own answer" },
   { name: 'method-not-found', what: '200 -32601 Method not found', answer: ANSWERS.methodNotFound() },
@@ -18,24 +21,26 @@ const CASES: readonly { name: string; what: string; answer?: ProbeAnswer; bodyle
 ];
 
 /** Case i runs on the scenario's server (i = 0) or on the (i-1)-th started one. */
-const exchangesOf = (evidence: Evidence, index: number) => caseExchanges(evidence, index - 1) ?? [];
+const exchangesOf = (evidence: Evidence, index: number) => caseExchanges(evidence, index - 1);
+
+const BACKWARD = 'backward-compatibility-with-initialization-based-versions';
 
 export const autoFallsBack = defineScenario<undefined>({
   id: 'negotiation/auto-falls-back',
   title: "Auto mode against a legacy-only server: the probe's legacy answer leads to initialize and a working session, after at most one probe",
-  revisions: LEGACY_REVISIONS,
+  revisions: L,
   requires: ['mode-auto'],
-  source: { spec: versioning('backward-compatibility-with-initialization-based-versions', 'Backward Compatibility: anything but a recognised modern error identifies a legacy server', 'MUST') },
+  source: { spec: versioning(BACKWARD, 'Backward Compatibility: anything but a recognised modern error identifies a legacy server', 'MUST') },
   async run(context) {
     for (const [index, { name, answer }] of CASES.entries()) {
       const target = index === 0 ? {} : { server: await context.startServer({ personalities: answer ? [probeAnswers(answer)] : [] }) };
       // A bound shorter than the runner's: a client that waits on a legacy answer fails within it.
-      await runCase(context, name, { negotiation: 'auto', timeoutMs: 2_000 }, target);
+      await connectCase(context, name, { negotiation: 'auto', timeoutMs: connectBound(context.time) }, target);
     }
   },
   judge(evidence) {
     const fallback = versioning(
-      'backward-compatibility-with-initialization-based-versions',
+      BACKWARD,
       'Backward Compatibility: any answer that is not a recognised modern error identifies a legacy server; the fallback MUST NOT be keyed to one error code (stdio binding)',
       'MUST',
     );
@@ -44,44 +49,50 @@ export const autoFallsBack = defineScenario<undefined>({
       const probes = carrying(exchanges, 'server/discover');
       const firstProbe = probes[0];
       const initializes = firstProbe ? requests(exchanges, 'initialize').filter((r) => r.exchange.seq > firstProbe.seq) : [];
-      const initialize = initializes[0];
       const handshake = initializes.some((r) => answerTo(exchanges, r)?.result !== undefined);
-      return { ...c, what: `${c.what} (${serverName(index - 1)})`, exchanges, probes, initialize, outcome: outcomeOf(evidence, c.name), working: handshake && servedResult(exchanges, 'tools/list') };
+      const outcome = caseOutcome(evidence, c.name);
+      const working = handshake && servedResult(exchanges, 'tools/list');
+      // A client that fell back (initialize after the probe) but whose connect ran out of its bound before the session
+      // worked was still under way: more time is what it needed, not a verdict.
+      const unreached =
+        firstProbe === undefined
+          ? `no probe reached it (${requests(exchanges, 'initialize').length > 0 ? 'the client opened with initialize' : describeCase(outcome)})`
+          : firstProbe.status === undefined
+            ? 'its probe was never answered'
+            : !working && initializes.length > 0 && ranOutOfTime(outcome, connectBound(evidence.time))
+              ? `it fell back (${labels(initializes.map((r) => r.exchange))}), but the connect bound of ${connectBound(evidence.time)} ms ran out first (${describeCase(outcome)})`
+              : undefined;
+      return { ...c, what: `${c.what} (${serverName(index - 1)})`, probes, initialize: initializes[0], outcome, unreached, working };
     });
-    const fallsBack = (name: string, spec: typeof fallback, group: typeof cases) => {
-      const probed = group.filter((c) => c.probes.length > 0);
-      const notFallenBack = probed.filter((c) => !c.working);
-      return check(
-        name,
-        spec,
-        notFallenBack.length === 0,
-        probed.length === 0
-          ? 'the client never probed (it went straight to initialize)'
-          : notFallenBack.length === 0
-            ? `every probe's legacy answer led to initialize and a working session (${probed.map((c) => c.what).join('; ')})`
-            : notFallenBack.map((c) => `${c.what}: ${c.initialize ? 'initialize was sent, but no working session' : 'no initialize followed'} — ${describeOutcome(c.outcome)}`).join('; '),
-        notFallenBack.flatMap((c) => c.probes.slice(0, 1)),
-      );
-    };
-    const repeated = cases.filter((c) => c.probes.length > 1);
+    const fallsBack = (group: typeof cases): CaseJudgement[] =>
+      group.map((c) => ({
+        what: c.what,
+        ...(c.unreached !== undefined ? { unreached: c.unreached } : {}),
+        ...(c.working ? {} : { broken: `${c.initialize ? 'initialize was sent, but no working session' : 'no initialize followed'} — ${describeCase(c.outcome)}` }),
+        exchanges: c.probes.slice(0, 1),
+      }));
+    const held = (group: typeof cases) => `every probe's legacy answer led to initialize and a working session (${group.map((c) => c.what).join('; ')})`;
+    const plain = cases.filter((c) => !c.bodyless);
+    const bodyless = cases.filter((c) => c.bodyless);
     return [
       clientCompleted(evidence, fallback),
-      fallsBack(
-        'falls-back-on-every-legacy-answer',
-        fallback,
-        cases.filter((c) => !c.bodyless),
-      ),
-      fallsBack(
+      acrossCases('falls-back-on-every-legacy-answer', fallback, fallsBack(plain), held(plain)),
+      acrossCases(
         'falls-back-on-bodyless-answer',
-        versioning('backward-compatibility-with-initialization-based-versions', 'Backward Compatibility: anything else (here a 2xx without any JSON-RPC answer) identifies a legacy server', 'SHOULD'),
-        cases.filter((c) => c.bodyless),
+        versioning(BACKWARD, 'Backward Compatibility: anything else (here a 2xx without any JSON-RPC answer) identifies a legacy server', 'SHOULD'),
+        fallsBack(bodyless),
+        held(bodyless),
       ),
-      check(
+      acrossCases(
         'at-most-one-probe',
-        versioning('backward-compatibility-with-initialization-based-versions', 'Backward Compatibility: the era is a property of the server, determined once', 'SHOULD'),
-        repeated.length === 0,
-        repeated.length === 0 ? 'at most one server/discover per connect' : repeated.map((c) => `${c.what}: ${list(c.probes)}`).join('; '),
-        repeated.flatMap((c) => c.probes),
+        versioning(BACKWARD, 'Backward Compatibility: the era is a property of the server, determined once', 'SHOULD'),
+        cases.map((c) => ({
+          what: c.what,
+          ...(c.probes.length === 0 ? { unreached: c.unreached ?? 'no probe reached it' } : {}),
+          ...(c.probes.length > 1 ? { broken: labels(c.probes) } : {}),
+          exchanges: c.probes,
+        })),
+        'at most one server/discover per connect',
       ),
     ];
   },

@@ -1,7 +1,11 @@
-import { ANSWERS, probeAnswers, type ProbeAnswer } from '../../servers/personalities/probe-answers.ts';
-import { check, clientCompleted } from '../checks.ts';
+import { META } from '../../protocol/http.ts';
+import { M, MODERN_REVISION } from '../../protocol/revisions.ts';
+import { ANSWERS, PROBE_ANSWER_NOTE, probeAnswers, type ProbeAnswer } from '../../servers/personalities/probe-answers.ts';
+import { checkIf, clientCompleted } from '../checks.ts';
 import { defineScenario, type Evidence } from '../scenario.ts';
-import { caseExchanges, carrying, describeOutcome, envelopeOf, list, META_VERSION, MODERN, outcomeOf, requests, servedResult, runCase, serverName, streamableHttp, versioning } from './support.ts';
+import { streamableHttp, versioning } from '../spec.ts';
+import { carrying, envelopeOf, labels, noted, requests, servedResult } from '../wire.ts';
+import { acrossCases, caseExchanges, caseOutcome, connectCase, describeCase, serverName } from './support.ts';
 
 // A 2026-07-28 server answers the first probe of each case with a recognised modern error (once: a retry reaches
 // the era). Each case has its own server, so each connect is a first contact with its origin.
@@ -10,73 +14,76 @@ import { caseExchanges, carrying, describeOutcome, envelopeOf, list, META_VERSIO
 //   -32020, -32021: the server is modern; the client may correct and retry, or surface the error, never fall back.
 // - `legacy-only` (revisions.md tension 4): -32022 naming only 2025-11-25. The spec's reading (a modern error:
 //   no fallback) is what this check enforces, informationally: some SDKs fall back here.
+// A case reaches its rule when the server gave its modern error (or the client sent initialize there anyway).
 const CASES: readonly { name: string; what: string; answer: ProbeAnswer }[] = [
-  { name: 'mutual', what: '-32022 naming 2026-07-28', answer: ANSWERS.unsupportedVersion([MODERN]) },
+  { name: 'mutual', what: `-32022 naming ${MODERN_REVISION}`, answer: ANSWERS.unsupportedVersion([MODERN_REVISION]) },
   { name: 'unknown-version', what: '-32022 naming only 2099-01-01', answer: ANSWERS.unsupportedVersion(['2099-01-01']) },
   { name: 'header-mismatch', what: '-32020 HeaderMismatch', answer: ANSWERS.headerMismatch() },
   { name: 'missing-capability', what: '-32021 MissingRequiredClientCapability', answer: ANSWERS.missingCapability() },
   { name: 'legacy-only', what: '-32022 naming only 2025-11-25', answer: ANSWERS.unsupportedVersion(['2025-11-25']) },
 ];
 
-const exchangesOf = (evidence: Evidence, index: number) => caseExchanges(evidence, index - 1) ?? [];
+const exchangesOf = (evidence: Evidence, index: number) => caseExchanges(evidence, index - 1);
 
 export const autoStaysModern = defineScenario<undefined>({
   id: 'negotiation/auto-stays-modern',
   title: 'Auto mode: -32022 naming a mutual version is retried with it; -32020/-32021 (and -32022 without one) never lead to initialize',
-  revisions: [MODERN],
+  revisions: M,
   requires: ['mode-auto'],
   setup: () => ({ server: { personalities: [probeAnswers({ ...CASES[0]!.answer, count: 1 })] }, state: undefined }),
   source: { spec: streamableHttp('backward-compatibility', 'Backward Compatibility: a recognised modern error means retry or correct, not fall back', 'SHOULD') },
   async run(context) {
     for (const [index, { name, answer }] of CASES.entries()) {
       const target = index === 0 ? {} : { server: await context.startServer({ personalities: [probeAnswers({ ...answer, count: 1 })] }) };
-      await runCase(context, name, { negotiation: 'auto' }, target);
+      await connectCase(context, name, { negotiation: 'auto' }, target);
     }
   },
   judge(evidence) {
     const noFallback = streamableHttp('backward-compatibility', 'Backward Compatibility: a recognised modern error identifies a modern server — retry or correct the request rather than falling back', 'SHOULD');
     const cases = CASES.map((c, index) => {
       const exchanges = exchangesOf(evidence, index);
-      return { ...c, what: `${c.what} (${serverName(index - 1)})`, exchanges, refused: carrying(exchanges, 'server/discover')[0], initializes: carrying(exchanges, 'initialize'), outcome: outcomeOf(evidence, c.name) };
+      const refused = noted(exchanges, PROBE_ANSWER_NOTE)[0];
+      const initializes = carrying(exchanges, 'initialize');
+      const outcome = caseOutcome(evidence, c.name);
+      const unreached = refused === undefined && initializes.length === 0 ? `the server never gave its modern error (${labels(exchanges)}; ${describeCase(outcome)})` : undefined;
+      return { ...c, what: `${c.what} (${serverName(index - 1)})`, exchanges, refused, initializes, outcome, unreached };
     });
-    const fellBack = (names: readonly string[]) => cases.filter((c) => names.includes(c.name) && c.initializes.length > 0);
+    const fallbacks = (names: readonly string[]) =>
+      cases
+        .filter((c) => names.includes(c.name))
+        .map((c) => ({
+          what: c.what,
+          ...(c.unreached !== undefined ? { unreached: c.unreached } : {}),
+          ...(c.initializes.length > 0 ? { broken: labels(c.initializes) } : {}),
+          exchanges: c.initializes,
+        }));
 
     const mutual = cases[0]!;
     const afterRefusal = mutual.refused ? requests(mutual.exchanges).filter((r) => r.exchange.seq > mutual.refused!.seq) : [];
     const retry = afterRefusal.find((r) => r.message.method !== 'initialize');
-    const retriedVersion = retry ? envelopeOf(retry.message)?.[META_VERSION] : undefined;
-    const retried = retry !== undefined && retriedVersion === MODERN && mutual.initializes.length === 0 && servedResult(mutual.exchanges, 'tools/list');
+    const retriedVersion = retry ? envelopeOf(retry.message)?.[META.version] : undefined;
+    const retried = retry !== undefined && retriedVersion === MODERN_REVISION && mutual.initializes.length === 0 && servedResult(mutual.exchanges, 'tools/list');
 
-    const strict = fellBack(['mutual', 'unknown-version', 'header-mismatch', 'missing-capability']);
-    const tension = fellBack(['legacy-only']);
+    const tension = cases[4]!;
     return [
       clientCompleted(evidence, noFallback),
-      check(
+      checkIf(
+        mutual.refused === undefined ? `${mutual.what}: ${mutual.unreached ?? 'the server never gave its modern error'}` : undefined,
         'retries-mutual-version',
         versioning('protocol-version-negotiation', 'Protocol Version Negotiation: the client SHOULD select a mutually supported version from `supported` and retry', 'SHOULD'),
-        retried,
-        mutual.refused === undefined
-          ? 'the client sent no server/discover'
-          : retried
-            ? `after ${mutual.what} the client retried declaring ${MODERN} and stayed modern (${describeOutcome(mutual.outcome)})`
-            : `after ${mutual.what}: ${retry ? `the next request declared ${String(retriedVersion)}` : 'no modern request followed'}; ${mutual.initializes.length > 0 ? `it fell back (${list(mutual.initializes)}); ` : ''}${describeOutcome(mutual.outcome)}`,
+        () => retried,
+        () =>
+          retried
+            ? `after ${mutual.what} the client retried declaring ${MODERN_REVISION} and stayed modern (${describeCase(mutual.outcome)})`
+            : `after ${mutual.what}: ${retry ? `the next request declared ${String(retriedVersion)}` : 'no modern request followed'}; ${mutual.initializes.length > 0 ? `it fell back (${labels(mutual.initializes)}); ` : ''}${describeCase(mutual.outcome)}`,
         [mutual.refused, retry?.exchange].filter((e) => e !== undefined),
       ),
-      check(
-        'no-fallback-on-modern-error',
-        noFallback,
-        strict.length === 0,
-        strict.length === 0
-          ? 'no modern error led to initialize'
-          : strict.map((c) => `${c.what}: ${list(c.initializes)}`).join('; '),
-        strict.flatMap((c) => c.initializes),
-      ),
-      check(
+      acrossCases('no-fallback-on-modern-error', noFallback, fallbacks(['mutual', 'unknown-version', 'header-mismatch', 'missing-capability']), 'no modern error led to initialize'),
+      acrossCases(
         'no-fallback-on-legacy-only-list',
         { ...noFallback, section: 'Streamable HTTP (2026-07-28) › Backward Compatibility: -32022 naming only legacy versions is still a modern error (revisions.md tension 4; informational)', level: 'MAY' },
-        tension.length === 0,
-        tension.length === 0 ? `${cases[4]!.what}: no initialize (${describeOutcome(cases[4]!.outcome)})` : `${cases[4]!.what}: the client fell back (${list(tension[0]!.initializes)})`,
-        tension.flatMap((c) => c.initializes),
+        fallbacks(['legacy-only']),
+        `${tension.what}: no initialize (${describeCase(tension.outcome)})`,
       ),
     ];
   },

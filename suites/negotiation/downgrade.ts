@@ -1,7 +1,9 @@
-import { requiresProtocolVersionHeader, specUrl, STREAMABLE_REVISIONS } from '../../protocol/revisions.ts';
-import { check, clientCompleted } from '../checks.ts';
+import { HEADERS } from '../../protocol/http.ts';
+import { requiresProtocolVersionHeader, S } from '../../protocol/revisions.ts';
+import { check, checkIf, clientCompleted, precondition } from '../checks.ts';
 import type { Check, Scenario } from '../scenario.ts';
-import { answerTo, lifecycle, requests } from './support.ts';
+import { lifecycle, protocolVersionHeader } from '../spec.ts';
+import { answerTo, labels, requests } from '../wire.ts';
 
 // The server of the revision under test is pinned to it: offered anything newer, it answers its own revision
 // (Lifecycle › Version Negotiation: otherwise the server MUST respond with another version it supports). A client
@@ -10,7 +12,7 @@ import { answerTo, lifecycle, requests } from './support.ts';
 export const downgrade: Scenario = {
   id: 'negotiation/downgrade',
   title: 'The client offers its latest revision; the server answers an older one it supports; the client adopts that one, in what it reports and in its headers',
-  revisions: STREAMABLE_REVISIONS,
+  revisions: S,
   requires: [],
   source: { spec: lifecycle('2025-06-18', 'version-negotiation', 'Version Negotiation', 'MUST') },
   async run({ connect, bounded, observe }) {
@@ -34,39 +36,30 @@ export const downgrade: Scenario = {
           : `the client offered ${String(offered)}, the server answered ${String(answered)}`;
     const reported = evidence.observed.negotiatedVersion;
     const checks: Check[] = [
+      precondition('handshake-answered', negotiation, handshake !== undefined, handshake ? `${labels([handshake.exchange])} was answered ${String(answered)}` : `no initialize was answered with a result (${labels(exchanges)})`, handshake ? [handshake.exchange] : []),
       clientCompleted(evidence, negotiation),
       reported === undefined
         ? check('adopts-answered-version', { ...negotiation, level: 'MAY' }, false, `${scene}; the client does not report the version it negotiated`, handshake ? [handshake.exchange] : [])
-        : check(
-            'adopts-answered-version',
-            negotiation,
-            handshake !== undefined && reported === answered,
-            `${scene}; the client reports ${String(reported)}`,
-            handshake ? [handshake.exchange] : [],
-          ),
+        : checkIf(handshake === undefined ? scene : undefined, 'adopts-answered-version', negotiation, () => reported === answered, () => `${scene}; the client reports ${String(reported)}`, handshake ? [handshake.exchange] : []),
     ];
     // Never a different version: a header that is sent names the answered one. A missing header is
     // negotiation/version-per-revision's concern.
     const later = handshake ? exchanges.filter((exchange) => exchange.seq > handshake.exchange.seq) : [];
-    const versioned = later.filter((exchange) => exchange.requestHeaders['mcp-protocol-version'] !== undefined);
-    const other = versioned.filter((exchange) => exchange.requestHeaders['mcp-protocol-version'] !== answered);
+    const versioned = later.filter((exchange) => exchange.requestHeaders[HEADERS.version] !== undefined);
+    const other = versioned.filter((exchange) => exchange.requestHeaders[HEADERS.version] !== answered);
     const header = requiresProtocolVersionHeader(revision)
-      ? { url: specUrl(revision, 'basic/transports', 'protocol-version-header'), section: 'Transports › Protocol Version Header: the version negotiated during initialization', level: 'MUST' as const }
-      : {
-          url: specUrl('2025-06-18', 'basic/transports', 'protocol-version-header'),
-          section: 'Transports › Protocol Version Header (defined from 2025-06-18; informational at 2025-03-26)',
-          level: 'MAY' as const,
-        };
+      ? protocolVersionHeader(revision, 'the version negotiated during initialization', 'MUST')
+      : protocolVersionHeader(revision, 'the version negotiated during initialization (defined from 2025-06-18; informational at 2025-03-26)', 'MAY');
     checks.push(
-      check(
+      checkIf(
+        handshake === undefined ? scene : later.length === 0 ? `${scene}; no request followed the handshake` : undefined,
         'headers-name-answered-version',
         header,
-        handshake !== undefined && other.length === 0,
-        handshake === undefined
-          ? scene
-          : other.length === 0
+        () => other.length === 0,
+        () =>
+          other.length === 0
             ? `${scene}; ${versioned.length} of ${later.length} later requests carried MCP-Protocol-Version, all ${String(answered)}`
-            : `${scene}; later requests named another version: ${other.map((e) => `#${e.seq} ${e.requestHeaders['mcp-protocol-version']}`).join(', ')}`,
+            : `${scene}; later requests named another version: ${other.map((e) => `#${e.seq} ${e.requestHeaders[HEADERS.version]}`).join(', ')}`,
         other,
       ),
     );
@@ -74,6 +67,7 @@ export const downgrade: Scenario = {
   },
   doctored: [
     { check: 'adopts-answered-version', how: 'the client reports the version it offered, 2099-01-01', doctor: (e) => ({ ...e, observed: { ...e.observed, negotiatedVersion: '2099-01-01' } }) },
+    { check: 'handshake-answered', unmet: true, how: 'the client gave up before the server answered its initialize', doctor: (e) => ({ ...e, exchanges: e.exchanges.map((x) => ({ ...x, responseMessages: [] })) }) },
     {
       check: 'headers-name-answered-version',
       how: 'tools/list carrying MCP-Protocol-Version: 2099-01-01',

@@ -1,41 +1,29 @@
+import { L, type Revision } from '../../protocol/revisions.ts';
 import type { ReferenceServer } from '../../servers/reference-server.ts';
-import { LEGACY_REVISIONS, type Revision } from '../../protocol/revisions.ts';
-import type { WireExchange } from '../../servers/wire-record.ts';
-import { check, clientCompleted } from '../checks.ts';
-import { withRefusedAttemptSharingId } from '../wire.ts';
+import type { SentMessage, WireExchange } from '../../servers/wire-record.ts';
+import { clientCompleted } from '../checks.ts';
 import { defineScenario, type Evidence } from '../scenario.ts';
-import {
-  answeredAt,
-  answerTo,
-  caseExchanges,
-  describeOutcome,
-  initializeRefusedUnless,
-  lifecycle,
-  list,
-  outcomeOf,
-  requests,
-  runCase,
-  serverName,
-  type Sent,
-} from './support.ts';
+import { lifecycle } from '../spec.ts';
+import { answeredAt, answerTo, labels, requests, withRefusedAttemptSharingId } from '../wire.ts';
+import { acrossCases, caseExchanges, caseOutcome, connectBound, connectCase, describeCase, initializeRefusedUnless, serverName, settledAt, type CaseJudgement } from './support.ts';
 
 /** A revision no client speaks: an error form listing only it leaves the client nothing to retry with. */
 const UNKNOWN = '1999-01-01';
-/** How soon after the error form a connect must settle: a client that handles it settles in milliseconds. */
-const PROMPT_MS = 750;
 
 // Two cases, each on its own server:
 // - `listed`: the server refuses an initialize offering anything but the revision under test, naming it in
 //   `data.supported`. A retry offering it reaches the era and succeeds; failing cleanly is also allowed. A client
 //   whose newest revision is the one under test is not refused at all (the case then only shows it connects).
 // - `unknown`: every initialize is refused naming only 1999-01-01: the client must fail, promptly.
+// A client reacts to the error form by retrying or by failing its connect; one that ignores it and waits for a
+// result hangs until its connect bound (support.ts connectBound), far beyond the time to react.
 const CASES = [
   { name: 'listed', server: -1 },
   { name: 'unknown', server: 0 },
 ] as const;
 
 interface Refusal {
-  request: Sent;
+  request: SentMessage;
   supported: unknown[];
   at: number | undefined;
 }
@@ -51,8 +39,8 @@ function refusals(exchanges: readonly WireExchange[]): Refusal[] {
 
 function casesOf(evidence: Evidence) {
   return CASES.map(({ name, server }) => {
-    const exchanges = caseExchanges(evidence, server) ?? [];
-    return { name: `${name} (${serverName(server)})`, key: name, exchanges, outcome: outcomeOf(evidence, name), refused: refusals(exchanges) };
+    const exchanges = caseExchanges(evidence, server);
+    return { name: `${name} (${serverName(server)})`, exchanges, outcome: caseOutcome(evidence, name), refused: refusals(exchanges) };
   });
 }
 
@@ -69,86 +57,92 @@ function withStrayAfterUnknown(evidence: Evidence): Evidence {
   };
 }
 
+/** Why a case never met the error form: no initialize of it reached its server (an unrefused one did not need to). */
+function unreached(c: ReturnType<typeof casesOf>[number]): string | undefined {
+  return requests(c.exchanges, 'initialize').length === 0 ? `no initialize reached it (${describeCase(c.outcome)})` : undefined;
+}
+
 export const errorForm = defineScenario<{ revision: Revision }>({
   id: 'negotiation/error-form',
   title: 'initialize answered with -32602 "Unsupported protocol version" and data.supported: the client fails cleanly or retries with a listed version; it never hangs',
-  revisions: LEGACY_REVISIONS,
+  revisions: L,
   requires: [],
   source: { spec: lifecycle('2025-06-18', 'error-handling', 'Error Handling: be prepared to handle a protocol version mismatch (the error form)', 'SHOULD') },
   setup: (revision) => ({ server: { personalities: [initializeRefusedUnless(revision, [revision])] }, state: { revision } }),
   async run(context) {
     const { state, startServer } = context;
-    // A short connect bound: a client that ignores the error form and waits for a result hangs until it.
-    const options = { timeoutMs: 1_500 };
-    await runCase(context, 'listed', options);
+    const options = { timeoutMs: connectBound(context.time) };
+    await connectCase(context, 'listed', options);
     const unknown: ReferenceServer = await startServer({ personalities: [initializeRefusedUnless(state.revision, [UNKNOWN])] });
-    await runCase(context, 'unknown', options, { server: unknown });
+    await connectCase(context, 'unknown', options, { server: unknown });
   },
   judge(evidence) {
     const { revision } = evidence;
     const handling = lifecycle(revision, 'error-handling', 'Error Handling: implementations SHOULD be prepared to handle a protocol version mismatch', 'SHOULD');
     const negotiation = lifecycle(revision, 'version-negotiation', 'Version Negotiation (the error form of the answer)', 'SHOULD');
+    const reactMs = evidence.time.ms.react;
     const cases = casesOf(evidence);
+    // Only a case the client was refused in says anything: one whose first initialize was accepted had nothing to handle.
+    const judged = (judge: (c: (typeof cases)[number], first: Refusal) => Omit<CaseJudgement, 'what'>): CaseJudgement[] =>
+      cases.flatMap((c) => {
+        const why = unreached(c);
+        if (why !== undefined) return [{ what: c.name, unreached: why }];
+        const first = c.refused[0];
+        return first === undefined ? [] : [{ what: c.name, ...judge(c, first) }];
+      });
 
-    const slow = cases.flatMap(({ name, outcome, refused }) => {
-      const first = refused[0];
-      if (first === undefined) return [];
-      if (outcome === undefined) return [`${name}: the case did not run`];
-      if (outcome.connect === 'hung') return [`${name}: the connect never settled`];
-      const took = first.at === undefined ? undefined : outcome.settledAt - first.at;
-      return took !== undefined && took > PROMPT_MS ? [`${name}: the connect settled ${Math.round(took)} ms after the error form`] : [];
+    // The reaction to the error form: the next initialize to the same server, or the connect settling, whichever came first.
+    const promptly = judged(({ exchanges, outcome }, first) => {
+      if (outcome === undefined) return { unreached: 'the case did not run' };
+      if (outcome.connect.hung) return { broken: describeCase(outcome), exchanges: [first.request.exchange] };
+      const retry = requests(exchanges, 'initialize').find((r) => r.exchange.seq > first.request.exchange.seq);
+      const reactedAt = Math.min(settledAt(outcome), retry?.exchange.startedAt ?? Infinity);
+      const took = first.at === undefined ? undefined : reactedAt - first.at;
+      const how = retry !== undefined && retry.exchange.startedAt <= settledAt(outcome) ? `retried with ${labels([retry.exchange])}` : describeCase(outcome);
+      return took !== undefined && took > reactMs
+        ? { broken: `the client reacted ${Math.round(took)} ms after the error form (${how}), more than ${reactMs} ms`, exchanges: [first.request.exchange] }
+        : { exchanges: [first.request.exchange] };
     });
 
-    const badRetries = cases.flatMap(({ name, refused, exchanges }) =>
-      refused.flatMap((refusal, index) => {
+    const retries = judged(({ refused, exchanges }) => {
+      const bad = refused.flatMap((refusal, index) => {
         const next = refused[index + 1]?.request ?? requests(exchanges, 'initialize').find((r) => r.exchange.seq > refusal.request.exchange.seq);
         const offered = next?.message.params?.['protocolVersion'];
-        return next !== undefined && !refusal.supported.includes(offered) ? [{ name, exchange: next.exchange, offered, supported: refusal.supported }] : [];
-      }),
-    );
-
-    // Without a successful handshake, nothing but initialize retries may follow the refusal.
-    const strays = cases.flatMap(({ exchanges, refused }) => {
-      const first = refused[0];
-      const succeeded = requests(exchanges, 'initialize').some((request) => answerTo(exchanges, request)?.result !== undefined);
-      if (first === undefined || succeeded) return [];
-      return exchanges.filter((exchange) => exchange.seq > first.request.exchange.seq && exchange.requestMessages.some((message) => message.method !== 'initialize'));
+        return next !== undefined && !refusal.supported.includes(offered) ? [{ exchange: next.exchange, offered, supported: refusal.supported }] : [];
+      });
+      return bad.length === 0
+        ? {}
+        : { broken: bad.map((b) => `#${b.exchange.seq} offered ${String(b.offered)}, not one of ${JSON.stringify(b.supported)}`).join('; '), exchanges: bad.map((b) => b.exchange) };
     });
 
-    const refusedAnywhere = cases.flatMap(({ refused }) => refused.map((r) => r.request.exchange));
+    // Without a successful handshake, nothing but initialize retries may follow the refusal.
+    const quiet = judged(({ exchanges }, first) => {
+      const succeeded = requests(exchanges, 'initialize').some((request) => answerTo(exchanges, request)?.result !== undefined);
+      const strays = succeeded ? [] : exchanges.filter((exchange) => exchange.seq > first.request.exchange.seq && exchange.requestMessages.some((message) => message.method !== 'initialize'));
+      return strays.length === 0 ? {} : { broken: `after the refusal the client sent ${labels(strays)}`, exchanges: strays };
+    });
 
     return [
       clientCompleted(evidence, handling),
-      check(
-        'settles-promptly',
-        handling,
-        refusedAnywhere.length > 0 && slow.length === 0,
-        refusedAnywhere.length === 0
-          ? 'no initialize was refused'
-          : slow.length === 0
-            ? cases.map(({ name, outcome }) => `${name}: ${describeOutcome(outcome)}`).join('; ')
-            : slow.join('; '),
-        refusedAnywhere,
-      ),
-      check(
-        'retry-offers-listed',
-        negotiation,
-        badRetries.length === 0,
-        badRetries.length === 0
-          ? 'every initialize after an error form offered a version it listed (or none followed)'
-          : badRetries.map((bad) => `${bad.name}: #${bad.exchange.seq} offered ${String(bad.offered)}, not one of ${JSON.stringify(bad.supported)}`).join('; '),
-        badRetries.map((bad) => bad.exchange),
-      ),
-      check(
+      acrossCases('settles-promptly', handling, promptly, `every error form was acted on within ${reactMs} ms (${cases.map(({ name, outcome }) => `${name}: ${describeCase(outcome)}`).join('; ')})`),
+      acrossCases('retry-offers-listed', negotiation, retries, 'every initialize after an error form offered a version it listed (or none followed)'),
+      acrossCases(
         'nothing-else-after-refusal',
         { ...negotiation, section: 'Lifecycle › Version Negotiation: a client that cannot agree on a version SHOULD disconnect' },
-        strays.length === 0,
-        strays.length === 0 ? 'after an error form left no handshake, nothing but initialize was sent' : `after the refusal the client sent ${list(strays)}`,
-        strays,
+        quiet,
+        'after an error form left no handshake, nothing but initialize was sent',
       ),
     ];
   },
   doctored: [
+    {
+      check: 'settles-promptly',
+      how: 'the unknown case connected late: it settled twice the time to react after the error form, without a retry',
+      doctor: (e) => {
+        const outcome = e.observed['case:unknown'] as { connect: { afterMs: number } };
+        return { ...e, observed: { ...e.observed, 'case:unknown': { ...outcome, connect: { ...outcome.connect, afterMs: outcome.connect.afterMs + 2 * e.time.ms.react } } } };
+      },
+    },
     {
       check: 'nothing-else-after-refusal',
       how: 'notifications/initialized sent after the unknown case was refused',

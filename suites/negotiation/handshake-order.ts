@@ -1,20 +1,18 @@
-import { LEGACY_REVISIONS, specUrl, type Revision } from '../../protocol/revisions.ts';
-import { check, clientCompleted } from '../checks.ts';
-import { initializeAnsweredAt, isRequest, sentMessages } from '../wire.ts';
-import type { Scenario, SpecRef } from '../scenario.ts';
+import { isHttpSse, L } from '../../protocol/revisions.ts';
+import { check, checkIf, clientCompleted } from '../checks.ts';
+import type { Scenario } from '../scenario.ts';
+import { lifecycle } from '../spec.ts';
+import { initializeAnsweredAt, isRequest, labels, sentMessages } from '../wire.ts';
 
-const LIFECYCLE = (revision: Revision, anchor: string, section: string, level: SpecRef['level']): SpecRef => ({
-  url: specUrl(revision, 'basic/lifecycle', anchor),
-  section,
-  level,
-});
+// No precondition: the rule is exactly "initialize first", so a client that sends nothing at all breaks it. The rules
+// about what follows the initialize result are exercised only once the server gave one.
 
 export const handshakeOrder: Scenario = {
   id: 'negotiation/handshake-order',
   title: '`initialize` first; `notifications/initialized` after its result and before any other request',
-  revisions: LEGACY_REVISIONS,
+  revisions: L,
   requires: [],
-  source: { spec: LIFECYCLE('2025-06-18', 'initialization', 'Lifecycle › Initialization', 'MUST') },
+  source: { spec: lifecycle('2025-06-18', 'initialization', 'Initialization', 'MUST') },
   async run({ connect, bounded }) {
     const client = await connect();
     await bounded(client.listTools(), 'tools/list');
@@ -33,59 +31,64 @@ export const handshakeOrder: Scenario = {
     const answered = initializeAnsweredAt(evidence);
     const laterRequests = sent.filter((s) => isRequest(s) && s.message.method !== 'initialize' && s.message.method !== 'ping');
     const beforeInitialized = initialized ? laterRequests.filter((s) => s.exchange.seq < initialized.exchange.seq) : laterRequests;
-    const beforeResult = answered ? laterRequests.filter((s) => s.exchange.startedAt < answered.at) : [];
+    const beforeResult = answered ? laterRequests.filter((s) => s.exchange.startedAt < answered.at) : laterRequests;
     // Streamable HTTP: nothing but probes may reach the server before the initialize POST — no GET for a stream, no
     // DELETE. (HTTP+SSE opens its GET /sse first by design: that is the transport, not an interaction.)
     const initializeExchange = all[firstInitialize]?.exchange;
     const earlierHttp = evidence.exchanges.filter((x) => (initializeExchange === undefined || x.seq < initializeExchange.seq) && !x.requestMessages.some((m) => m.method === 'server/discover' || m.method === 'initialize'));
     const noHttpBeforeInitialize = check(
       'no-http-before-initialize',
-      LIFECYCLE(evidence.revision, 'initialization', 'Lifecycle › Initialization: the initialization phase MUST be the first interaction (no stream GET or other request before the initialize POST)', 'MUST'),
+      lifecycle(evidence.revision, 'initialization', 'Initialization: the initialization phase MUST be the first interaction (no stream GET or other request before the initialize POST)', 'MUST'),
       earlierHttp.length === 0,
       earlierHttp.length === 0
         ? 'the initialize POST was the first exchange (after any server/discover probe)'
-        : `${earlierHttp.map((x) => `#${x.seq} ${x.method} ${x.path} → ${x.status ?? 'no answer'}`).join(', ')} before the initialize POST`,
+        : `${labels(earlierHttp)} before the initialize POST`,
       earlierHttp,
     );
     return [
-      clientCompleted(evidence, LIFECYCLE(evidence.revision, 'initialization', 'Lifecycle › Initialization', 'MUST')),
+      clientCompleted(evidence, lifecycle(evidence.revision, 'initialization', 'Initialization', 'MUST')),
       check(
         'initialize-first',
-        LIFECYCLE(evidence.revision, 'initialization', 'Lifecycle › Initialization: the initialization phase MUST be the first interaction', 'MUST'),
+        lifecycle(evidence.revision, 'initialization', 'Initialization: the initialization phase MUST be the first interaction', 'MUST'),
         first?.message.method === 'initialize',
         first ? `the first message was ${first.message.method ?? 'a response'}` : 'the client sent nothing',
         first ? [first.exchange] : [],
       ),
-      ...(evidence.revision === '2024-11-05' ? [] : [noHttpBeforeInitialize]),
-      check(
+      ...(isHttpSse(evidence.revision) ? [] : [noHttpBeforeInitialize]),
+      // Without an initialize result the notification has nothing to follow: sent anyway, it is early; not sent, unexercised.
+      checkIf(
+        answered === undefined && initialized === undefined ? 'initialize was never answered with a result: nothing for notifications/initialized to follow' : undefined,
         'initialized-sent',
-        LIFECYCLE(evidence.revision, 'initialization', 'Lifecycle › Initialization: the client MUST send an initialized notification', 'MUST'),
-        initialized !== undefined && answered !== undefined && initialized.exchange.startedAt >= answered.at,
-        initialized === undefined
-          ? 'no notifications/initialized was sent'
-          : answered === undefined
-            ? 'notifications/initialized was sent but initialize was never answered'
-            : initialized.exchange.startedAt >= answered.at
-              ? 'notifications/initialized followed the initialize result'
-              : 'notifications/initialized arrived before the initialize result was sent',
+        lifecycle(evidence.revision, 'initialization', 'Initialization: the client MUST send an initialized notification', 'MUST'),
+        () => initialized !== undefined && answered !== undefined && initialized.exchange.startedAt >= answered.at,
+        () =>
+          initialized === undefined
+            ? 'no notifications/initialized was sent'
+            : answered === undefined
+              ? 'notifications/initialized was sent but initialize was never answered'
+              : initialized.exchange.startedAt >= answered.at
+                ? 'notifications/initialized followed the initialize result'
+                : 'notifications/initialized arrived before the initialize result was sent',
         initialized ? [initialized.exchange] : [],
       ),
       check(
         'initialized-before-requests',
-        LIFECYCLE(evidence.revision, 'operation', 'Lifecycle › Operation begins after the initialized notification', 'MUST'),
+        lifecycle(evidence.revision, 'operation', 'Operation begins after the initialized notification', 'MUST'),
         beforeInitialized.length === 0,
         beforeInitialized.length === 0
           ? 'every request followed notifications/initialized'
           : `${beforeInitialized.map((s) => s.message.method).join(', ')} sent before notifications/initialized`,
         beforeInitialized.map((s) => s.exchange),
       ),
-      check(
+      checkIf(
+        answered === undefined && beforeResult.length === 0 ? 'initialize was never answered with a result' : undefined,
         'only-ping-before-result',
-        LIFECYCLE(evidence.revision, 'initialization', 'Lifecycle › Initialization: no requests but ping before the initialize result', 'SHOULD'),
-        beforeResult.length === 0,
-        beforeResult.length === 0
-          ? 'nothing but initialize was requested before its result'
-          : `${beforeResult.map((s) => s.message.method).join(', ')} sent before the initialize result`,
+        lifecycle(evidence.revision, 'initialization', 'Initialization: no requests but ping before the initialize result', 'SHOULD'),
+        () => beforeResult.length === 0,
+        () =>
+          beforeResult.length === 0
+            ? 'nothing but initialize was requested before its result'
+            : `${beforeResult.map((s) => s.message.method).join(', ')} sent before the initialize result`,
         beforeResult.map((s) => s.exchange),
       ),
     ];

@@ -1,24 +1,29 @@
-import type { WireExchange } from '../../servers/wire-record.ts';
-import { check, clientCompleted } from '../checks.ts';
+import { HEADERS, META } from '../../protocol/http.ts';
+import { M } from '../../protocol/revisions.ts';
+import type { SentMessage, WireExchange } from '../../servers/wire-record.ts';
+import { check, checkIf, clientCompleted, precondition } from '../checks.ts';
 import type { Scenario } from '../scenario.ts';
-import { envelopeOf, list, META_CAPABILITIES, META_CLIENT_INFO, META_VERSION, MODERN, requestMeta, requests, streamableHttp, versioning, type Sent } from './support.ts';
+import { requestMeta, streamableHttp, versioning } from '../spec.ts';
+import { envelopeOf, labels, requests } from '../wire.ts';
 
 const isObject = (value: unknown) => value !== null && typeof value === 'object' && !Array.isArray(value);
 
 /** Requests failing `ok`, each with what was wrong. */
-function failing(all: readonly Sent[], wrong: (request: Sent) => string | undefined): { exchange: WireExchange; why: string }[] {
+function failing(all: readonly SentMessage[], wrong: (request: SentMessage) => string | undefined): { exchange: WireExchange; why: string }[] {
   return all.flatMap((request) => {
     const why = wrong(request);
     return why === undefined ? [] : [{ exchange: request.exchange, why: `#${request.exchange.seq} ${request.message.method}: ${why}` }];
   });
 }
 
-function verdict(name: string, spec: Parameters<typeof check>[1], all: readonly Sent[], bad: { exchange: WireExchange; why: string }[], what: string) {
-  return check(
+/** A rule about every request of `all` (the POSTed requests, or the tools/calls among them). */
+function verdict(name: string, spec: Parameters<typeof check>[1], all: readonly SentMessage[], bad: { exchange: WireExchange; why: string }[], what: string, none = 'the client POSTed no request') {
+  return checkIf(
+    all.length === 0 ? none : undefined,
     name,
     spec,
-    all.length > 0 && bad.length === 0,
-    all.length === 0 ? 'the client sent no request' : bad.length === 0 ? `all ${all.length} requests ${what}` : bad.map((b) => b.why).join('; '),
+    () => bad.length === 0,
+    () => (bad.length === 0 ? `all ${all.length} requests ${what}` : bad.map((b) => b.why).join('; ')),
     bad.map((b) => b.exchange),
   );
 }
@@ -28,7 +33,7 @@ function verdict(name: string, spec: Parameters<typeof check>[1], all: readonly 
 export const modernEnvelope: Scenario = {
   id: 'negotiation/modern-envelope',
   title: 'Every 2026-07-28 request carries the _meta envelope, MCP-Protocol-Version equal to it, Mcp-Method, and Mcp-Name on tools/call; no initialize, GET, DELETE or session header',
-  revisions: [MODERN],
+  revisions: M,
   requires: [],
   source: { spec: streamableHttp('request-metadata', 'Request Metadata', 'MUST') },
   async run({ connect, bounded }) {
@@ -46,34 +51,37 @@ export const modernEnvelope: Scenario = {
       const meta = envelopeOf(message);
       if (meta === undefined) return 'no params._meta';
       const missing = [
-        typeof meta[META_VERSION] === 'string' ? undefined : META_VERSION,
-        isObject(meta[META_CAPABILITIES]) ? undefined : META_CAPABILITIES,
+        typeof meta[META.version] === 'string' ? undefined : META.version,
+        isObject(meta[META.capabilities]) ? undefined : META.capabilities,
       ].filter((key) => key !== undefined);
       return missing.length === 0 ? undefined : `_meta lacks ${missing.join(', ')}`;
     });
-    const missingInfo = failing(posts, ({ message }) => (isObject(envelopeOf(message)?.[META_CLIENT_INFO]) ? undefined : `_meta lacks ${META_CLIENT_INFO}`));
+    const missingInfo = failing(posts, ({ message }) => (isObject(envelopeOf(message)?.[META.clientInfo]) ? undefined : `_meta lacks ${META.clientInfo}`));
     const versionMismatch = failing(posts, ({ message, exchange }) => {
-      const declared = envelopeOf(message)?.[META_VERSION];
-      const header = exchange.requestHeaders['mcp-protocol-version'];
+      const declared = envelopeOf(message)?.[META.version];
+      const header = exchange.requestHeaders[HEADERS.version];
       return header !== undefined && header === declared ? undefined : `MCP-Protocol-Version: ${header ?? 'absent'}, _meta declares ${String(declared ?? 'nothing')}`;
     });
     const methodHeader = failing(posts, ({ message, exchange }) => {
-      const header = exchange.requestHeaders['mcp-method'];
+      const header = exchange.requestHeaders[HEADERS.method];
       return header === message.method ? undefined : `Mcp-Method: ${header ?? 'absent'}`;
     });
     const calls = posts.filter(({ message }) => message.method === 'tools/call');
     const nameHeader = failing(calls, ({ message, exchange }) => {
-      const header = exchange.requestHeaders['mcp-name'];
+      const header = exchange.requestHeaders[HEADERS.name];
       const name = message.params?.['name'];
       return header !== undefined && header === name ? undefined : `Mcp-Name: ${header ?? 'absent'}, params.name ${String(name)}`;
     });
     const initializes = exchanges.filter((exchange) => exchange.requestMessages.some((m) => m.method === 'initialize' || m.method === 'notifications/initialized'));
     const getsAndDeletes = exchanges.filter((exchange) => exchange.method === 'GET' || exchange.method === 'DELETE');
-    const withSession = exchanges.filter((exchange) => exchange.requestHeaders['mcp-session-id'] !== undefined);
+    const withSession = exchanges.filter((exchange) => exchange.requestHeaders[HEADERS.session] !== undefined);
 
+    const metadata = streamableHttp('request-metadata', 'Request Metadata', 'MUST');
     const earlier = streamableHttp('earlier-streamable-http-revisions', 'Earlier Streamable HTTP Revisions: sessions, GET streams and DELETE are not part of this revision', 'MUST');
     return [
-      clientCompleted(evidence, streamableHttp('request-metadata', 'Request Metadata', 'MUST')),
+      // Every rule here is about the client's requests: a client that never POSTed one showed nothing.
+      precondition('request-posted', metadata, posts.length > 0, posts.length > 0 ? `the client POSTed ${posts.length} requests` : `the client POSTed no request (${labels(exchanges)})`, posts.slice(0, 1).map((p) => p.exchange)),
+      clientCompleted(evidence, metadata),
       verdict(
         'envelope-required-fields',
         requestMeta('protocolVersion and clientCapabilities MUST be included on every request', 'MUST'),
@@ -96,25 +104,32 @@ export const modernEnvelope: Scenario = {
         calls,
         nameHeader,
         'tools/call carried Mcp-Name equal to params.name',
+        'the client POSTed no tools/call',
       ),
       check(
         'no-initialize',
         versioning('backward-compatibility-with-initialization-based-versions', 'Backward Compatibility: a client that reached a modern server stays modern', 'MUST'),
         initializes.length === 0,
-        initializes.length === 0 ? 'no initialize handshake' : `the client sent ${list(initializes)}`,
+        initializes.length === 0 ? 'no initialize handshake' : `the client sent ${labels(initializes)}`,
         initializes,
       ),
-      check('no-get-or-delete', earlier, getsAndDeletes.length === 0, getsAndDeletes.length === 0 ? 'only POSTs' : `the client sent ${list(getsAndDeletes)}`, getsAndDeletes),
+      check('no-get-or-delete', earlier, getsAndDeletes.length === 0, getsAndDeletes.length === 0 ? 'only POSTs' : `the client sent ${labels(getsAndDeletes)}`, getsAndDeletes),
       check(
         'no-session-header',
         earlier,
         withSession.length === 0,
-        withSession.length === 0 ? 'no request carried Mcp-Session-Id' : `Mcp-Session-Id on ${withSession.map((e) => `#${e.seq}: ${e.requestHeaders['mcp-session-id']}`).join(', ')}`,
+        withSession.length === 0 ? 'no request carried Mcp-Session-Id' : `Mcp-Session-Id on ${withSession.map((e) => `#${e.seq}: ${e.requestHeaders[HEADERS.session]}`).join(', ')}`,
         withSession,
       ),
     ];
   },
   doctored: [
+    {
+      check: 'request-posted',
+      unmet: true,
+      how: 'the client never reached the server (its start-up outlasted the connect)',
+      doctor: (e) => ({ ...e, exchanges: [] }),
+    },
     {
       check: 'envelope-required-fields',
       how: 'tools/list without io.modelcontextprotocol/clientCapabilities',
@@ -126,7 +141,7 @@ export const modernEnvelope: Scenario = {
                 ...x,
                 requestMessages: x.requestMessages.map((m) => {
                   const meta = { ...(m.params?.['_meta'] as Record<string, unknown>) };
-                  delete meta[META_CAPABILITIES];
+                  delete meta[META.capabilities];
                   return { ...m, params: { ...m.params, _meta: meta } };
                 }),
               }
@@ -138,7 +153,7 @@ export const modernEnvelope: Scenario = {
       check: name,
       how: `tools/call without its ${name === 'version-header-matches' ? 'MCP-Protocol-Version' : name === 'method-header' ? 'Mcp-Method' : 'Mcp-Name'} header`,
       doctor: (e: Parameters<NonNullable<Scenario['doctored']>[number]['doctor']>[0]) => {
-        const header = name === 'version-header-matches' ? 'mcp-protocol-version' : name === 'method-header' ? 'mcp-method' : 'mcp-name';
+        const header = name === 'version-header-matches' ? HEADERS.version : name === 'method-header' ? HEADERS.method : HEADERS.name;
         return {
           ...e,
           exchanges: e.exchanges.map((x) => {
@@ -165,7 +180,7 @@ export const modernEnvelope: Scenario = {
       how: 'tools/list carrying Mcp-Session-Id',
       doctor: (e) => ({
         ...e,
-        exchanges: e.exchanges.map((x) => (x.requestMessages.some((m) => m.method === 'tools/list') ? { ...x, requestHeaders: { ...x.requestHeaders, 'mcp-session-id': 'doctored' } } : x)),
+        exchanges: e.exchanges.map((x) => (x.requestMessages.some((m) => m.method === 'tools/list') ? { ...x, requestHeaders: { ...x.requestHeaders, [HEADERS.session]: 'doctored' } } : x)),
       }),
     },
   ],

@@ -1,184 +1,135 @@
-// What the negotiation scenarios share: spec references, reading the wire record, running one case (a connect that
-// may be meant to fail) with what it ended in observed, and the per-era server answers they script.
-import type { ClientConnection, ConnectOptions } from '../../clients/adapter.ts';
+// What is truly the negotiation suite's: running one connect that may be meant to fail (several cases, each on its own
+// server) with what it came to observed, judging a rule over such cases, and the per-era answers to initialize the
+// scenarios script. Citations are suites/spec.ts's, wire queries suites/wire.ts's, outcomes suites/outcome.ts's.
+import type { ConnectOptions } from '../../clients/adapter.ts';
+import type { TimePolicy } from '../../config/time.ts';
+import { isHttpSse, type Revision } from '../../protocol/revisions.ts';
 import { initializeAnswers } from '../../servers/personalities/initialize-answers.ts';
 import { ANSWERS, probeAnswers } from '../../servers/personalities/probe-answers.ts';
 import type { Personality } from '../../servers/personality.ts';
-import type { ReferenceServer } from '../../servers/reference-server.ts';
-import { specUrl, type Revision } from '../../protocol/revisions.ts';
-import type { JsonRpcMessage, WireExchange } from '../../servers/wire-record.ts';
-import { answerOf } from '../wire.ts';
-import { ClientHung } from '../outcome.ts';
-import type { ConnectTarget, Evidence, Level, ScenarioContext, SpecRef } from '../scenario.ts';
+import type { WireExchange } from '../../servers/wire-record.ts';
+import { check, unexercised } from '../checks.ts';
+import { settle, type Outcome } from '../outcome.ts';
+import type { Check, ConnectTarget, Evidence, ScenarioContext, SpecRef } from '../scenario.ts';
 
-export const MODERN = '2026-07-28' as const;
-
-// — spec references —
-
-/** A section of the legacy lifecycle page at the revision under test. */
-export function lifecycle(revision: Revision, anchor: string, section: string, level: Level): SpecRef {
-  return { url: specUrl(revision, 'basic/lifecycle', anchor), section: `Lifecycle › ${section}`, level };
-}
+// — time —
 
 /**
- * The 2026-07-28 versioning page. Dual-era rules (probe, fallback, era cache) exist only from 2026-07-28 on, so
- * they are cited there even when the server under test speaks a legacy revision.
+ * The connect bound of a case whose client must act on an answer (fail, retry, fall back) rather than wait for another:
+ * this client's start-up (calibrated) and room to react, so a slow starter still reaches the answer and a client that
+ * waits on it gives up well before the runner's bound.
  */
-export function versioning(anchor: 'protocol-version-negotiation' | 'backward-compatibility-with-initialization-based-versions', section: string, level: Level): SpecRef {
-  return { url: specUrl(MODERN, 'basic/versioning', anchor), section: `Versioning › ${section}`, level };
-}
-
-/** The 2026-07-28 Streamable HTTP page. */
-export function streamableHttp(anchor: string, section: string, level: Level): SpecRef {
-  return { url: specUrl(MODERN, 'basic/transports/streamable-http', anchor), section: `Streamable HTTP (2026-07-28) › ${section}`, level };
-}
-
-/** The 2026-07-28 `_meta` per-request fields. */
-export function requestMeta(section: string, level: Level): SpecRef {
-  return { url: specUrl(MODERN, 'basic/index', 'meta'), section: `Basic › _meta: ${section}`, level };
-}
-
-// — the wire —
-
-export const META_VERSION = 'io.modelcontextprotocol/protocolVersion';
-export const META_CAPABILITIES = 'io.modelcontextprotocol/clientCapabilities';
-export const META_CLIENT_INFO = 'io.modelcontextprotocol/clientInfo';
-
-export interface Sent {
-  message: JsonRpcMessage;
-  exchange: WireExchange;
-}
-
-/** Every JSON-RPC message the client sent in these exchanges, in arrival order. */
-export function sent(exchanges: readonly WireExchange[]): Sent[] {
-  return exchanges.flatMap((exchange) => exchange.requestMessages.map((message) => ({ message, exchange })));
-}
-
-/** Requests (a method and an id) of `method`, or of every method. */
-export function requests(exchanges: readonly WireExchange[], method?: string): Sent[] {
-  return sent(exchanges).filter(({ message }) => message.method !== undefined && message.id !== undefined && (method === undefined || message.method === method));
-}
-
-/** The exchanges carrying a message of `method`. */
-export function carrying(exchanges: readonly WireExchange[], method: string): WireExchange[] {
-  return exchanges.filter((exchange) => exchange.requestMessages.some((message) => message.method === method));
-}
-
-/** The server's answer to a request on the connection that carried it (HTTP+SSE: the stream that named its endpoint). */
-export function answerTo(exchanges: readonly WireExchange[], request: Sent): JsonRpcMessage | undefined {
-  return answerOf(exchanges, request)?.message;
-}
-
-/** When an answer was written (for the time a client took to react to it); without one, when the response head was. */
-export function answeredAt(exchanges: readonly WireExchange[], request: Sent): number | undefined {
-  return answerOf(exchanges, request)?.at ?? request.exchange.headersAt;
-}
-
-/** True when a request of `method` was answered with a result. */
-export function servedResult(exchanges: readonly WireExchange[], method: string): boolean {
-  return requests(exchanges, method).some((request) => answerTo(exchanges, request)?.result !== undefined);
-}
-
-/** The `_meta` envelope of a 2026-07-28 request, if it carries one. */
-export function envelopeOf(message: JsonRpcMessage): Record<string, unknown> | undefined {
-  const meta = message.params?.['_meta'];
-  return meta !== null && typeof meta === 'object' ? (meta as Record<string, unknown>) : undefined;
-}
-
-/** `#3 POST initialize → 200`, for details. */
-export function describeExchange(exchange: WireExchange): string {
-  const methods = exchange.requestMessages.map((message) => message.method ?? 'response').join(',');
-  return `#${exchange.seq} ${exchange.method}${methods ? ` ${methods}` : ''} → ${exchange.status ?? (exchange.endedBy === 'server-dropped' ? 'dropped' : 'no answer')}`;
-}
-
-export function list(exchanges: readonly WireExchange[]): string {
-  return exchanges.length === 0 ? 'nothing' : exchanges.map(describeExchange).join(', ');
-}
+export const connectBound = (time: TimePolicy): number => time.ms.startup + 2 * time.ms.react;
 
 // — running a case —
 
-/** What one case ended in, as the script observed it (times on the case's server clock). */
+/** What one case came to, as the script observed it. */
 export interface CaseOutcome {
-  /** `connected`: the connect resolved; `failed`: it rejected; `hung`: the runner's bound gave up on it. */
-  connect: 'connected' | 'failed' | 'hung';
-  error?: string;
+  /** The connect: resolved (connected), rejected (it failed), or pending and `hung` (the runner's bound gave up). */
+  connect: Outcome;
+  /** When the connect began, on the case server's clock (the judge compares it with the times of the server's answers). */
+  startedAt: number;
   /** What `info()` reported, when connected. */
   negotiatedVersion?: string;
   era?: string;
-  /** `ok`, or the error of the `tools/list` made after connecting. */
-  listTools?: string;
-  startedAt: number;
-  settledAt: number;
+  /** What `info()` and the `tools/list` after connecting came to. */
+  listTools?: Outcome;
 }
 
-const describeError = (error: unknown) => (error instanceof Error ? `${error.constructor.name}: ${error.message}` : String(error));
+/**
+ * The connect did not complete within `boundMs`, the bound the script gave it: it was still under way when time ran out
+ * (on a loaded machine, say), which says nothing about what the client would have done with more time.
+ */
+export const ranOutOfTime = (outcome: CaseOutcome | undefined, boundMs: number): boolean =>
+  outcome !== undefined && outcome.connect.state !== 'resolved' && (outcome.connect.hung === true || outcome.connect.afterMs >= boundMs);
+
+/** When the connect settled, on the case server's clock. */
+export const settledAt = (outcome: CaseOutcome): number => outcome.startedAt + outcome.connect.afterMs;
 
 /**
- * Connects (to `target.server`, default the scenario's server), reports what the connect ended in, and when it
- * connected lists the tools and closes. A failed or hung connect is an outcome, not a client error: the judge
- * decides. Failures of `info()`, `listTools` or `close` after a successful connect are outcomes too (`listTools`),
- * except a hung close, which is the client's error.
+ * Connects (to `target.server`, default the scenario's server), records what the connect came to under `case:<name>`,
+ * and when it connected asks `info()`, lists the tools and closes. A failed or hung connect is an outcome, not a client
+ * error: the judge decides. So is a failed `info()` or `tools/list`; a close that fails is the client's error.
  */
-export async function runCase(
-  context: ScenarioContext<unknown>,
-  name: string,
-  options: Partial<ConnectOptions>,
-  target: ConnectTarget = {},
-  afterConnect?: (connection: ClientConnection) => Promise<void>,
-): Promise<CaseOutcome> {
+export async function connectCase(context: ScenarioContext<unknown>, name: string, options: Partial<ConnectOptions>, target: ConnectTarget = {}): Promise<CaseOutcome> {
   const server = target.server ?? context.server;
+  const since = performance.now();
   const startedAt = server.record.now();
-  let outcome: CaseOutcome;
-  let connection: ClientConnection | undefined;
-  try {
-    connection = await context.connect(options, target);
-    outcome = { connect: 'connected', startedAt, settledAt: server.record.now() };
-  } catch (error) {
-    outcome = { connect: error instanceof ClientHung ? 'hung' : 'failed', error: describeError(error), startedAt, settledAt: server.record.now() };
-  }
+  let connection: Awaited<ReturnType<typeof context.connect>> | undefined;
+  const outcome: CaseOutcome = {
+    connect: await settle(context.connect(options, target).then((connected) => (connection = connected)), since),
+    startedAt,
+  };
   if (connection) {
-    try {
-      const info = await context.bounded(connection.info(), `info (${name})`);
-      if (info.negotiatedVersion !== undefined) outcome.negotiatedVersion = info.negotiatedVersion;
-      if (info.era !== undefined) outcome.era = info.era;
-      await context.bounded(connection.listTools(), `tools/list (${name})`);
-      outcome.listTools = 'ok';
-      await afterConnect?.(connection);
-    } catch (error) {
-      outcome.listTools = describeError(error);
-    }
-    await context.bounded(connection.close(), `close (${name})`);
+    const client = connection;
+    outcome.listTools = await settle(
+      (async () => {
+        const info = await context.bounded(client.info(), `info (${name})`);
+        if (info.negotiatedVersion !== undefined) outcome.negotiatedVersion = info.negotiatedVersion;
+        if (info.era !== undefined) outcome.era = info.era;
+        await context.bounded(client.listTools(), `tools/list (${name})`);
+      })(),
+    );
+    await context.bounded(client.close(), `close (${name})`);
   }
   context.observe(`case:${name}`, outcome);
   return outcome;
 }
 
-export function outcomeOf(evidence: Evidence, name: string): CaseOutcome | undefined {
+export function caseOutcome(evidence: Evidence, name: string): CaseOutcome | undefined {
   return evidence.observed[`case:${name}`] as CaseOutcome | undefined;
 }
 
-export function describeOutcome(outcome: CaseOutcome | undefined): string {
+/** `connected (legacy 2025-06-18), tools/list answered`, `the connect failed (Error: …)`, `the connect never settled`. */
+export function describeCase(outcome: CaseOutcome | undefined): string {
   if (outcome === undefined) return 'the case did not run';
-  if (outcome.connect !== 'connected') return `the connect ${outcome.connect === 'hung' ? 'hung' : `failed (${outcome.error})`}`;
-  return `connected${outcome.era ? ` (${outcome.era}${outcome.negotiatedVersion ? ` ${outcome.negotiatedVersion}` : ''})` : ''}${outcome.listTools === 'ok' ? ', tools/list answered' : outcome.listTools ? `, tools/list failed (${outcome.listTools})` : ''}`;
+  const { connect, listTools } = outcome;
+  if (connect.hung) return `the connect never settled (${connect.detail ?? 'the runner gave up'})`;
+  if (connect.state === 'rejected') return `the connect failed after ${connect.afterMs} ms (${connect.detail})`;
+  if (connect.state === 'pending') return 'the connect had not settled';
+  const era = outcome.era ? ` (${outcome.era}${outcome.negotiatedVersion ? ` ${outcome.negotiatedVersion}` : ''})` : '';
+  const list = listTools === undefined ? '' : listTools.state === 'resolved' ? ', tools/list answered' : `, tools/list ${listTools.hung ? 'never settled' : `failed (${listTools.detail})`}`;
+  return `connected${era}${list}`;
 }
 
-/**
- * A quiet window: waits up to `ms` for `predicate` to become true on the server's record (something the client
- * must not send), and returns early when it does. The one timed wait the scenarios use; short on purpose.
- */
-export async function quietWindow(server: ReferenceServer, what: string, predicate: (exchanges: readonly WireExchange[]) => boolean, ms = 150): Promise<void> {
-  await server.record.waitFor((record) => predicate(record.exchanges), what, ms).catch(() => {});
-}
-
-/** How the evidence explanation names a case's server: `server 1` is the scenario's own (`index` -1). */
+/** How details name a case's server: `server 1` is the scenario's own (`index` -1), `server 2` the first started. */
 export function serverName(index: number): string {
   return `server ${index + 2}`;
 }
 
 /** The exchanges of one case's server: the scenario's own (`index` -1) or the one started `index`-th. */
-export function caseExchanges(evidence: Evidence, index: number): readonly WireExchange[] | undefined {
-  return index < 0 ? evidence.exchanges : evidence.otherServers[index]?.exchanges;
+export function caseExchanges(evidence: Evidence, index: number): readonly WireExchange[] {
+  return (index < 0 ? evidence.exchanges : evidence.otherServers[index]?.exchanges) ?? [];
+}
+
+// — judging a rule over several cases —
+
+/** One case of a rule judged over several. */
+export interface CaseJudgement {
+  /** The case, for details: `503 with Retry-After (server 2)`. */
+  what: string;
+  /** Why the case never reached the rule (its stimulus was never delivered), or undefined when it did. */
+  unreached?: string;
+  /** What broke the rule in this case, or undefined when it held. */
+  broken?: string;
+  /** The exchanges that show it. */
+  exchanges?: readonly WireExchange[];
+}
+
+/**
+ * A rule over several cases, each on its own server: it fails when it broke in any case that reached it, passes when
+ * every case reached it and it held there (`held` says how), and is otherwise not exercised, naming the cases that
+ * never got there. One case the suite could not drive never hides another case's failure.
+ */
+export function acrossCases(name: string, spec: SpecRef, cases: readonly CaseJudgement[], held: string): Check {
+  const reached = cases.filter((c) => c.unreached === undefined);
+  const broken = reached.filter((c) => c.broken !== undefined);
+  if (broken.length > 0) return check(name, spec, false, broken.map((c) => `${c.what}: ${c.broken}`).join('; '), broken.flatMap((c) => c.exchanges ?? []));
+  const unreached = cases.filter((c) => c.unreached !== undefined);
+  if (unreached.length > 0 || cases.length === 0) {
+    return unexercised(name, spec, cases.length === 0 ? 'no case reached the rule' : unreached.map((c) => `${c.what}: ${c.unreached}`).join('; '));
+  }
+  return check(name, spec, true, held, reached.flatMap((c) => c.exchanges ?? []));
 }
 
 // — era-appropriate answers to initialize —
@@ -188,7 +139,7 @@ const inSseSession = (request: { sseSession?: string }) => request.sseSession !=
 
 /** `initialize` answered with a well-formed result naming `revision`, whatever was offered. */
 export function initializeAnsweredWith(era: Revision, revision: string): Personality {
-  if (era !== '2024-11-05') return initializeAnswers({ revision });
+  if (!isHttpSse(era)) return initializeAnswers({ revision });
   return probeAnswers({ ...ANSWERS.initializeResult(revision), when: inSseSession });
 }
 
@@ -197,7 +148,7 @@ export function initializeAnsweredWith(era: Revision, revision: string): Persona
  * not in `supported`: a retry offering a listed version reaches the era.
  */
 export function initializeRefusedUnless(era: Revision, supported: readonly string[]): Personality {
-  if (era !== '2024-11-05') return initializeAnswers({ error: { supported } });
+  if (!isHttpSse(era)) return initializeAnswers({ error: { supported } });
   return probeAnswers({
     ...ANSWERS.initializeErrorForm(supported),
     when: (request) => {

@@ -1,15 +1,17 @@
-import { LEGACY_REVISIONS, requiresProtocolVersionHeader, specUrl } from '../../protocol/revisions.ts';
+import { HEADERS } from '../../protocol/http.ts';
+import { L, requiresProtocolVersionHeader } from '../../protocol/revisions.ts';
 import type { WireExchange } from '../../servers/wire-record.ts';
-import { check, clientCompleted } from '../checks.ts';
-import { mcpExchanges, withThrowawaySession } from '../wire.ts';
+import { check, checkIf, clientCompleted, precondition } from '../checks.ts';
 import type { Check, Scenario } from '../scenario.ts';
+import { lifecycle, protocolVersionHeader } from '../spec.ts';
+import { initializeAnsweredAt, labels, mcpExchanges, withThrowawaySession } from '../wire.ts';
 
 export const versionPerRevision: Scenario = {
   id: 'negotiation/version-per-revision',
   title: 'Against a server pinned to revision X the client reports X and sends `MCP-Protocol-Version: X` on every later request',
-  revisions: LEGACY_REVISIONS,
+  revisions: L,
   requires: [],
-  source: { spec: { url: specUrl('2025-06-18', 'basic/transports', 'protocol-version-header'), section: 'Transports › Protocol Version Header', level: 'MUST' } },
+  source: { spec: protocolVersionHeader('2025-06-18', 'the negotiated version on every request after initialize', 'MUST') },
   async run({ connect, bounded, observe }) {
     const client = await connect();
     observe('negotiatedVersion', (await bounded(client.info(), 'info')).negotiatedVersion);
@@ -19,9 +21,18 @@ export const versionPerRevision: Scenario = {
   },
   judge(evidence) {
     const { revision } = evidence;
-    const negotiation = { url: specUrl(revision, 'basic/lifecycle', 'version-negotiation'), section: 'Lifecycle › Version Negotiation', level: 'MUST' as const };
+    const negotiation = lifecycle(revision, 'version-negotiation', 'Version Negotiation', 'MUST');
     const reported = evidence.observed.negotiatedVersion;
+    // Both rules are about what follows a handshake: a client that never got an initialize result showed nothing.
+    const handshake = initializeAnsweredAt(evidence);
     const checks: Check[] = [
+      precondition(
+        'handshake-answered',
+        negotiation,
+        handshake !== undefined,
+        handshake ? `${labels([handshake.exchange])} was answered with a result` : `no initialize was answered with a result (${labels(evidence.exchanges)})`,
+        handshake ? [handshake.exchange] : [],
+      ),
       clientCompleted(evidence, negotiation),
       // A client that does not expose the version it negotiated cannot be judged on it: informational.
       reported === undefined
@@ -35,18 +46,18 @@ export const versionPerRevision: Scenario = {
       const isInitialize = (exchange: WireExchange) => exchange.requestMessages.some((m) => m.method === 'initialize');
       const first = evidence.exchanges.find(isInitialize);
       const later = first === undefined ? [] : mcpExchanges(evidence.exchanges, revision).filter((exchange) => exchange.seq > first.seq && !isInitialize(exchange));
-      const wrong = later.filter((exchange) => exchange.requestHeaders['mcp-protocol-version'] !== revision);
+      const wrong = later.filter((exchange) => exchange.requestHeaders[HEADERS.version] !== revision);
       checks.push(
-        check(
+        checkIf(
+          later.length === 0 ? `no request followed initialize (${labels(evidence.exchanges)})` : undefined,
           'header-on-every-request',
-          { url: specUrl(revision, 'basic/transports', 'protocol-version-header'), section: 'Transports › Protocol Version Header', level: 'MUST' },
-          later.length > 0 && wrong.length === 0,
-          later.length === 0
-            ? 'no request followed initialize'
-            : wrong.length === 0
+          protocolVersionHeader(revision, 'the negotiated version on every request after initialize', 'MUST'),
+          () => wrong.length === 0,
+          () =>
+            wrong.length === 0
               ? `all ${later.length} requests after initialize carried MCP-Protocol-Version: ${revision}`
               : `${wrong.length} of ${later.length} requests after initialize lacked MCP-Protocol-Version: ${revision} (${wrong
-                  .map((e) => `${e.method} #${e.seq}: ${e.requestHeaders['mcp-protocol-version'] ?? 'absent'}`)
+                  .map((e) => `${e.method} #${e.seq}: ${e.requestHeaders[HEADERS.version] ?? 'absent'}`)
                   .join(', ')})`,
           wrong,
         ),
@@ -61,11 +72,17 @@ export const versionPerRevision: Scenario = {
       doctor: (e) => {
         const opened = withThrowawaySession(e);
         const unversioned = (x: WireExchange): WireExchange => {
-          const { ['mcp-protocol-version']: _omitted, ...requestHeaders } = x.requestHeaders;
+          const { [HEADERS.version]: _omitted, ...requestHeaders } = x.requestHeaders;
           return { ...x, requestHeaders };
         };
         return { ...opened, exchanges: opened.exchanges.map((x) => (x.requestMessages.some((m) => m.method === 'tools/call') ? unversioned(x) : x)) };
       },
+    },
+    {
+      check: 'handshake-answered',
+      unmet: true,
+      how: 'the client gave up before the server answered its initialize',
+      doctor: (e) => ({ ...e, exchanges: e.exchanges.map((x) => ({ ...x, responseMessages: [] })) }),
     },
     { check: 'reported-version', how: 'the client reports 1999-01-01', doctor: (e) => ({ ...e, observed: { ...e.observed, negotiatedVersion: '1999-01-01' } }) },
   ],
