@@ -202,7 +202,7 @@ export async function runScenario(scenario: Scenario, adapter: ClientAdapter, re
   const base = options.time ?? basePolicy();
   const time: TimePolicy = options.operationTimeoutMs === undefined ? base : { ...base, ms: { ...base.ms, operation: options.operationTimeoutMs } };
   const operationTimeoutMs = time.ms.operation;
-  const setup = scenario.setup?.(revision) ?? { server: {}, state: undefined };
+  const setup = scenario.setup?.(revision, time) ?? { server: {}, state: undefined };
   const serve = (server: ServerSetup) => startReferenceServer({ era: server.era ?? revision, personalities: server.personalities ?? [] });
   const server = await serve(setup.server);
   const otherServers: { server: ReferenceServer; setup: ServerSetup }[] = [];

@@ -40,9 +40,10 @@ export interface Scenario<State = unknown> {
   source: { spec: SpecRef; seed?: string };
   /**
    * The server it runs against and what the script needs from setting it up (its personalities, to
-   * control them). Default: the plain era server of the revision, and no state.
+   * control them). Default: the plain era server of the revision, and no state. `time` is the case's policy, so a
+   * personality's hold or interval is sized like every other bound of the case.
    */
-  setup?(revision: Revision): { server: ServerSetup; state: State };
+  setup?(revision: Revision, time: TimePolicy): { server: ServerSetup; state: State };
   /** Drives the client. Throwing records a client error that the judge sees. */
   run(context: ScenarioContext<State>): Promise<void>;
   /** Decides from the evidence alone (pure, so doctored evidence can prove it fails). */
