@@ -1,50 +1,32 @@
+import type { TimePolicy } from '../../config/time.ts';
+import { isModern, L_AND_M, type Revision } from '../../protocol/revisions.ts';
 import { slowResponses, type SlowResponses } from '../../servers/personalities/slow-responses.ts';
-import type { Revision } from '../../protocol/revisions.ts';
 import type { WireExchange } from '../../servers/wire-record.ts';
-import { check, clientCompleted } from '../checks.ts';
-import type { Check } from '../scenario.ts';
-import { defineScenario, type Evidence } from '../scenario.ts';
-import {
-  after,
-  cancelNotifications,
-  cancellation,
-  carrying,
-  describeSettlement,
-  holdsWithin,
-  idOf,
-  isModern,
-  L_AND_M,
-  label,
-  labels,
-  PROMPTLY_MS,
-  seqNow,
-  settlementOf,
-  shutdown,
-  timeouts,
-  type Settlement,
-} from './support.ts';
+import { check, clientCompleted, precondition } from '../checks.ts';
+import { describeOutcome, holdsWithin, outcomeOf, rejectedWithin, settle, type Outcome } from '../outcome.ts';
+import { defineScenario, type Check, type Evidence } from '../scenario.ts';
+import { cancellation, shutdown, timeouts } from '../spec.ts';
+import { after, cancelNotifications, carrying, idOf, label, labels, noted, seqNow } from '../wire.ts';
 
 /**
  * There is no client handle before connect() resolves, so the client gives up by itself: its connect timeout
  * (ConnectOptions.timeoutMs) runs out while the server holds the first request. The runner disposes the
  * client instance only after the evidence is taken, so what the client does on its own is what is judged.
  */
-// Long enough that a client slow to start (a proxy process) or CPU-starved has sent its first request before it gives up.
-export const CONNECT_TIMEOUT_MS = 1_000;
-/**
- * How long the server holds the first request: well past the timeout, so a client that does not abort it gets an
- * answer late, while one that does has time to close the exchange even when starved of CPU (with 600 ms, a busy
- * machine's matrix run saw a v2 client's abort arrive after the answer).
- */
-export const HOLD_MS = 2_500;
-/** After the hold, how long late traffic is looked for. */
-const LATE_MARGIN_MS = 100;
+function bounds(time: TimePolicy) {
+  // What this client needs to start and connect (calibrated per client): it has sent its first request before it gives up.
+  const connectTimeoutMs = time.ms.startup;
+  // Well past the timeout, so a client that does not abort gets its answer late, while one that does has time to close
+  // the exchange even when starved of CPU (with 600 ms, a busy machine saw a v2 client's abort arrive after the answer).
+  const holdMs = connectTimeoutMs + 3 * time.ms.react;
+  return { connectTimeoutMs, holdMs };
+}
 
 /** The request a connect starts with: initialize in the legacy revisions, the server/discover probe in 2026-07-28. */
 export const firstRequest = (revision: Revision): string => (isModern(revision) ? 'server/discover' : 'initialize');
 
-/** The exchange carrying the first request (the one held). */
-const held = (evidence: Evidence): WireExchange | undefined => carrying(evidence.exchanges, firstRequest(evidence.revision))[0];
+/** The exchange carrying the first request, held by the server. */
+const held = (evidence: Evidence): WireExchange | undefined => carrying(noted(evidence.exchanges, 'slowed'), firstRequest(evidence.revision))[0];
 
 export const closeDuringConnect = defineScenario<{ slow: SlowResponses }>({
   id: 'disposal/close-during-connect',
@@ -52,40 +34,47 @@ export const closeDuringConnect = defineScenario<{ slow: SlowResponses }>({
   revisions: L_AND_M,
   requires: [],
   source: { spec: shutdown('2025-06-18', 'over HTTP, giving up is closing the connection: nothing is sent afterwards', 'SHOULD') },
-  setup(revision) {
-    const slow = slowResponses({ method: firstRequest(revision), ms: HOLD_MS, count: 1 });
+  setup() {
+    const slow = slowResponses();
     return { server: { personalities: [slow] }, state: { slow } };
   },
-  async run({ connect, server, observe }) {
+  async run({ connect, server, observe, revision, state, time }) {
+    const { connectTimeoutMs, holdMs } = bounds(time);
+    state.slow.slowNext(1, { method: firstRequest(revision), ms: holdMs });
     const started = performance.now();
-    let settlement: Settlement;
-    try {
-      await connect({ timeoutMs: CONNECT_TIMEOUT_MS });
-      settlement = { outcome: 'resolved', afterMs: Math.round(performance.now() - started) };
-    } catch (error) {
-      settlement = { outcome: 'rejected', afterMs: Math.round(performance.now() - started), detail: error instanceof Error ? `${error.constructor.name}: ${error.message}` : String(error) };
-    }
     // Measured from the moment the connect should have given up.
-    observe('connect', { ...settlement, afterMs: (settlement.afterMs ?? 0) - CONNECT_TIMEOUT_MS } satisfies Settlement);
-    // Late traffic can only come once the hold is over: watch until then and a margin, ending early on anything late.
+    observe('connect', await settle(connect({ timeoutMs: connectTimeoutMs }), started + connectTimeoutMs));
+    // Late traffic can only come once the hold is over: watch until then and a quiet window, ending early on anything late.
     const gaveUpAtSeq = seqNow(server.record);
     observe('gaveUpAtSeq', gaveUpAtSeq);
-    const remaining = Math.max(0, HOLD_MS + LATE_MARGIN_MS - (performance.now() - started));
+    const remaining = Math.max(0, holdMs + time.ms.quiet - (performance.now() - started));
     await holdsWithin(server.record, (record) => after(record.exchanges, gaveUpAtSeq).length > 0, 'anything sent after the connect gave up', remaining);
   },
   judge(evidence) {
     const { revision } = evidence;
-    const connect = settlementOf(evidence, 'connect');
+    const { connectTimeoutMs, holdMs } = bounds(evidence.time);
+    const connect = outcomeOf(evidence, 'connect');
     const exchange = held(evidence);
     const late = after(evidence.exchanges, evidence.observed.gaveUpAtSeq as number | undefined);
     const what = firstRequest(revision);
     const checks: Check[] = [
+      precondition(
+        'first-request-held',
+        shutdown(revision, 'a connect given up closes the connection of its first request', 'SHOULD'),
+        exchange !== undefined && connect !== undefined,
+        exchange === undefined
+          ? `no ${what} reached the server before the client's ${connectTimeoutMs} ms connect timeout: it never got as far as the behaviour under test`
+          : connect === undefined
+            ? 'the script did not see the connect settle'
+            : `the server held ${label(exchange)} while the connect timed out`,
+        exchange ? [exchange] : [],
+      ),
       clientCompleted(evidence, shutdown(revision, 'the client gives up a connect', 'MUST')),
       check(
         'connect-settled',
         timeouts(revision, 'a request that times out stops being waited for (the connect gives up at its timeout)', 'SHOULD'),
-        connect?.outcome === 'rejected' && (connect.afterMs ?? Infinity) <= PROMPTLY_MS,
-        `${describeSettlement(connect, `connect with a ${CONNECT_TIMEOUT_MS} ms timeout`)}${connect?.afterMs !== undefined ? ' past its timeout' : ''}; the server held ${what} for ${HOLD_MS} ms`,
+        rejectedWithin(connect, evidence.time.ms.react),
+        `${describeOutcome(connect, `connect with a ${connectTimeoutMs} ms timeout`)}${connect?.state === 'pending' ? '' : ' past its timeout'}; the server held ${what} for ${holdMs} ms`,
         exchange ? [exchange] : [],
       ),
       check(
@@ -98,14 +87,14 @@ export const closeDuringConnect = defineScenario<{ slow: SlowResponses }>({
             ? `the client closed ${label(exchange)} when it gave up`
             : exchange.endedBy === undefined
               ? `${label(exchange)} was still open`
-              : `${label(exchange)} was left open until the server answered it after its ${HOLD_MS} ms hold`,
+              : `${label(exchange)} was left open until the server answered it after its ${holdMs} ms hold`,
         exchange ? [exchange] : [],
       ),
       check(
         'no-late-requests',
         shutdown(revision, 'a connect given up sends nothing afterwards', 'SHOULD'),
-        evidence.observed.gaveUpAtSeq !== undefined && late.length === 0,
-        late.length === 0 ? `nothing arrived from when the connect gave up until ${LATE_MARGIN_MS} ms after the hold ended` : `sent after the connect gave up: ${labels(late)}`,
+        late.length === 0,
+        late.length === 0 ? `nothing arrived from when the connect gave up until ${evidence.time.ms.quiet} ms after the hold ended` : `sent after the connect gave up: ${labels(late)}`,
         late,
       ),
     ];
@@ -128,7 +117,13 @@ export const closeDuringConnect = defineScenario<{ slow: SlowResponses }>({
     {
       check: 'connect-settled',
       how: 'the connect resolved after the hold',
-      doctor: (e: Evidence) => ({ ...e, observed: { ...e.observed, connect: { outcome: 'resolved', afterMs: HOLD_MS } satisfies Settlement } }),
+      doctor: (e: Evidence) => ({ ...e, observed: { ...e.observed, connect: { state: 'resolved', afterMs: bounds(e.time).holdMs } satisfies Outcome } }),
+    },
+    {
+      check: 'first-request-held',
+      unmet: true,
+      how: 'the client gave up before its first request reached the server (a slow start)',
+      doctor: (e: Evidence) => ({ ...e, exchanges: e.exchanges.filter((x) => !x.requestMessages.some((m) => m.method === firstRequest(e.revision))) }),
     },
   ],
 });
