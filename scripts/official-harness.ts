@@ -26,6 +26,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { basePolicy } from '../config/settings.ts';
 import type { Era } from '../servers/era.ts';
 import type { ReferenceServer } from '../servers/reference-server.ts';
 import { startReferenceServer } from '../servers/server.ts';
@@ -36,8 +37,9 @@ const PACKAGE_DIR = fileURLToPath(new URL('../node_modules/@modelcontextprotocol
 const HARNESS = join(PACKAGE_DIR, 'dist/index.js');
 const LIFECYCLE_SCENARIOS = ['server-initialize', 'server-session-lifecycle', 'ping', 'tools-list', 'dns-rebinding-protection'];
 const LIFECYCLE_REVISIONS = ['2025-03-26', '2025-06-18'] as const;
-const REQUIREMENTS_TIMEOUT_MS = 5 * 60_000;
-const SCENARIO_TIMEOUT_MS = 60_000;
+// Safety nets on each harness run, scaled like every bound (MCP_CONFORMANCE_TIME_SCALE).
+const REQUIREMENTS_TIMEOUT_MS = 5 * 60_000 * basePolicy().scale;
+const SCENARIO_TIMEOUT_MS = 60_000 * basePolicy().scale;
 const KILL_GRACE_MS = 2_000;
 
 type Status = 'SUCCESS' | 'FAILURE' | 'WARNING' | 'INFO' | 'SKIPPED';

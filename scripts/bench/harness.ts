@@ -147,6 +147,8 @@ async function ours(scenarioId: string, adapter: ClientAdapter, runs: number) {
   if (!scenario) throw new Error(`no scenario ${scenarioId}`);
   const times: number[] = [];
   const verdicts: Record<string, number> = {};
+  /** Why each run that did not pass came out as it did. */
+  const notPassed: string[] = [];
   // The runner's own findings after the script: a client that leaves connections open costs the runner its drain
   // wait (the time policy's drain) in every run, which shows in the times.
   const cleanupFindings: Record<string, number> = {};
@@ -158,11 +160,12 @@ async function ours(scenarioId: string, adapter: ClientAdapter, runs: number) {
     const elapsed = performance.now() - started;
     if (result.verdict === 'n/a') throw new Error(`${scenarioId} is not applicable to ${adapter.name} at ${REVISION}: ${result.reason}`);
     verdicts[result.verdict] = (verdicts[result.verdict] ?? 0) + 1;
+    if (result.verdict !== 'pass') notPassed.push(`${result.verdict}${result.reason ? ` (${result.reason})` : ''}`);
     for (const check of result.checks) if (check.outcome === 'fail' && cleanupNames.includes(check.name)) cleanupFindings[check.name] = (cleanupFindings[check.name] ?? 0) + 1;
     if (i === 0) firstRunMs = elapsed;
     else times.push(elapsed);
   }
-  return { adapter: adapter.name, ...summarize(times), firstRunMs, verdicts, cleanupFindings };
+  return { adapter: adapter.name, ...summarize(times), firstRunMs, verdicts, notPassed, cleanupFindings };
 }
 
 /** The median of each field. */

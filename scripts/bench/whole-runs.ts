@@ -67,7 +67,9 @@ async function matrixRun(selection: MatrixSelection, shard?: string) {
     const results = JSON.parse(readFileSync(join(out, 'results.json'), 'utf8')) as MatrixResults;
     const verdicts: Record<string, number> = {};
     for (const cell of results.cells) verdicts[cell.verdict] = (verdicts[cell.verdict] ?? 0) + 1;
-    return { wallMs: run.ms, vitestMs: results.run.durationMs, cells: results.cells.length, verdicts };
+    // Why each cell that did not pass came out as it did, so a caller can say.
+    const notPassed = results.cells.filter((cell) => cell.verdict !== 'pass').map((cell) => `${cell.client} ${cell.scenario} @ ${cell.revision}: ${cell.verdict}${cell.reason ? ` (${cell.reason})` : ''}`);
+    return { wallMs: run.ms, vitestMs: results.run.durationMs, cells: results.cells.length, verdicts, notPassed };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
