@@ -1,14 +1,36 @@
 // The command line with adapters from elsewhere, as a user runs it: `run --adapter-command "<program>"` and
 // `run --adapter ./module.ts` end to end, one exact line and exit code 2 for each bad input, and no program left
 // behind when the command line is interrupted.
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { readdirSync, readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { relative } from 'node:path';
-import { afterAll, describe, expect, test } from 'vitest';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { basePolicy, readSettings } from '../../config/settings.ts';
 import { SCENARIOS } from '../../suites/index.ts';
 import { plannedCases } from '../../suites/plan.ts';
 import { BASIC_SCENARIO_IDS, CLI, eventually, MISBEHAVING, NO_PYTHON, NODE, NODE_DRIVER, PYTHON_DRIVER, ROOT } from './test-support.ts';
+
+/** At most `size` jobs at once, the rest in order. */
+class Semaphore {
+  private free: number;
+  private readonly waiting: (() => void)[] = [];
+  constructor(size: number) {
+    this.free = size;
+  }
+  async run<T>(job: () => Promise<T>): Promise<T> {
+    if (this.free > 0) this.free--;
+    else await new Promise<void>((resolve) => this.waiting.push(resolve));
+    try {
+      return await job();
+    } finally {
+      const next = this.waiting.shift();
+      if (next) next();
+      else this.free++;
+    }
+  }
+}
 
 // Tests here run concurrently: a leftover child is killed after them all, not after each.
 const children: ReturnType<typeof spawn>[] = [];
@@ -17,22 +39,61 @@ afterAll(() => {
 });
 
 const rel = (path: string) => relative(ROOT, path);
+const time = basePolicy();
 
-function cli(args: string[], env: Record<string, string> = {}) {
-  const child = spawn(NODE, [CLI, ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  children.push(child);
+// Each command line loads the whole suite before it does anything: more of them at once than there are cores only
+// share the cores, and each then takes several times longer (8 at once on two busy cores outran a 30 s bound).
+const slots = new Semaphore(availableParallelism());
+
+/** How much longer than a bare `run` (measured first, in this run) a command line may take to load, on a machine whose load changes. */
+const LOAD_HEADROOM = 4;
+/** What a bare `run` (no adapter: it loads, prints one line, exits 2) took, measured before the tests. */
+let loadMs = 0;
+beforeAll(async () => {
+  const begun = performance.now();
+  const { code } = await cli(['run'], { boundMs: Number.POSITIVE_INFINITY }).finished;
+  loadMs = performance.now() - begun;
+  expect(code).toBe(2);
+}, 0);
+
+/** The bound on a run of these scenarios beyond loading: the program's hello, then each planned case's operations (time policy). */
+const casesBound = (ids: readonly string[]) => time.ms.hello + plannedCases(SCENARIOS.filter((s) => ids.includes(s.id))).length * 2 * time.ms.operation;
+
+/**
+ * Runs the command line to its exit, one per core at a time, bounded by LOAD_HEADROOM times the bare run measured
+ * above plus `boundMs` (what the run does beyond loading; default: nothing but a one-line answer). The tests that
+ * call it have no timeout of their own (0): this bound, relative to this machine's speed now, is theirs.
+ */
+function cli(args: string[], { env = {}, boundMs = 0 }: { env?: Record<string, string>; boundMs?: number } = {}) {
   let stdout = '';
   let stderr = '';
-  child.stdout!.on('data', (chunk) => (stdout += chunk));
-  child.stderr!.on('data', (chunk) => (stderr += chunk));
-  const finished = (async () => {
-    const [code, signal] = (await Promise.race([
-      // 'close', not 'exit': the last output may arrive after the exit.
-      once(child, 'close'),
-      new Promise((_, reject) => setTimeout(() => reject(new Error(`cli ${args.join(' ')} did not exit within 20 s`)), 20_000).unref()),
-    ])) as [number | null, string | null];
-    return { code, signal, stdout, stderr };
-  })();
+  let started: (child: ChildProcess) => void;
+  const child = new Promise<ChildProcess>((resolve) => (started = resolve));
+  const finished = slots.run(async () => {
+    const spawned = spawn(NODE, [CLI, ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    children.push(spawned);
+    started(spawned);
+    spawned.stdout!.on('data', (chunk) => (stdout += chunk));
+    spawned.stderr!.on('data', (chunk) => (stderr += chunk));
+    const limit = LOAD_HEADROOM * loadMs + boundMs;
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      const [code, signal] = (await Promise.race([
+        // 'close', not 'exit': the last output may arrive after the exit.
+        once(spawned, 'close'),
+        new Promise((_, reject) => {
+          if (!Number.isFinite(limit)) return;
+          timer = setTimeout(() => {
+            spawned.kill('SIGKILL');
+            reject(new Error(`cli ${args.join(' ')} did not exit within ${Math.round(limit)} ms (${LOAD_HEADROOM} × the ${Math.round(loadMs)} ms a bare run took, plus ${boundMs} ms for its cases)`));
+          }, limit);
+        }),
+      ])) as [number | null, string | null];
+      return { code, signal, stdout, stderr };
+    } finally {
+      clearTimeout(timer);
+    }
+  });
   return { child, finished };
 }
 
@@ -49,28 +110,36 @@ function expectPassingTable(stdout: string, ids: string[]): void {
 }
 
 describe('run against an adapter from elsewhere', () => {
-  test.skipIf(NO_PYTHON).concurrent('--adapter-command with the Python driver prints the verdict table and exits 0', async () => {
-    const { code, stdout, stderr } = await cli(['run', '--adapter-command', `python3 ${rel(PYTHON_DRIVER)}`, ...only(BASIC_SCENARIO_IDS)]).finished;
-    expect(stderr).toBe('');
-    expectPassingTable(stdout, BASIC_SCENARIO_IDS);
-    expect(code).toBe(0);
-  });
+  test.skipIf(NO_PYTHON).concurrent(
+    '--adapter-command with the Python driver prints the verdict table and exits 0',
+    async () => {
+      const { code, stdout, stderr } = await cli(['run', '--adapter-command', `python3 ${rel(PYTHON_DRIVER)}`, ...only(BASIC_SCENARIO_IDS)], { boundMs: casesBound(BASIC_SCENARIO_IDS) }).finished;
+      expect(stderr).toBe('');
+      expectPassingTable(stdout, BASIC_SCENARIO_IDS);
+      expect(code).toBe(0);
+    },
+    0,
+  );
 
-  test.concurrent.each([
+  test.concurrent.for([
     ['--adapter-command with the Node driver', ['--adapter-command', `${NODE} ${rel(NODE_DRIVER)} --adapter sdk-v1`], ['negotiation/version-per-revision']],
     ['--adapter with a module exporting a ClientAdapter', ['--adapter', './clients/process/testdata/modules/reference-copy.ts'], ['negotiation/handshake-order']],
     ['--adapter with a module exporting a processAdapter config', ['--adapter', './clients/process/testdata/modules/driver-config.ts'], ['disposal/delete-issued-session']],
-  ])('%s prints the verdict table and exits 0', async (_what, args, ids) => {
-    const { code, stdout, stderr } = await cli(['run', ...args, ...only(ids)]).finished;
-    expect(stderr).toBe('');
-    expectPassingTable(stdout, ids);
-    expect(code).toBe(0);
-  });
+  ] as [string, string[], string[]][])(
+    '%s prints the verdict table and exits 0',
+    { timeout: 0 },
+    async ([, args, ids]) => {
+      const { code, stdout, stderr } = await cli(['run', ...args, ...only(ids)], { boundMs: casesBound(ids) }).finished;
+      expect(stderr).toBe('');
+      expectPassingTable(stdout, ids);
+      expect(code).toBe(0);
+    },
+  );
 });
 
 describe('each bad input is one line on stderr and exit code 2', () => {
   const modules = './clients/process/testdata/modules';
-  test.concurrent.each([
+  test.concurrent.for([
     ['a missing file', ['--adapter', './no/such-adapter.ts'], {}, `adapter module ./no/such-adapter.ts not found (looked for ${ROOT}/no/such-adapter.ts)`],
     ['a module that does not parse', ['--adapter', `${modules}/broken-syntax.mjs`], {}, `adapter module ${modules}/broken-syntax.mjs failed to load: SyntaxError: Unexpected token '{'`],
     [
@@ -88,14 +157,16 @@ describe('each bad input is one line on stderr and exit code 2', () => {
     [
       'a program that prints no hello within the timeout',
       ['--adapter-command', `${NODE} ${rel(MISBEHAVING)} --no-hello`],
-      { MCP_CONFORMANCE_HELLO_TIMEOUT_MS: '300' },
-      `client "${NODE} ${rel(MISBEHAVING)} --no-hello" printed no hello within 300 ms (does it flush stdout after each line?)`,
+      { MCP_CONFORMANCE_HELLO_TIMEOUT_MS: String(time.ms.react) },
+      // An override is scaled like every base (MCP_CONFORMANCE_TIME_SCALE, if the tests run with one).
+      `client "${NODE} ${rel(MISBEHAVING)} --no-hello" printed no hello within ${basePolicy(readSettings({ ...process.env, MCP_CONFORMANCE_HELLO_TIMEOUT_MS: String(time.ms.react) })).ms.hello} ms (does it flush stdout after each line?)`,
     ],
     ['a program that does not exist', ['--adapter-command', 'no-such-program-anywhere'], {}, 'cannot start client "no-such-program-anywhere": spawn no-such-program-anywhere ENOENT'],
     ['both --adapter and --adapter-command', ['--adapter', 'reference', '--adapter-command', 'python3 x.py'], {}, 'give --adapter or --adapter-command, not both'],
     ['neither', [], {}, 'run needs --adapter <name or module> or --adapter-command "<program>"; see `mcp-client-conformance adapters`'],
-  ] as const)('%s', async (_what, args, env, message) => {
-    const { code, stdout, stderr } = await cli(['run', ...args], env).finished;
+  ] as const)('%s', { timeout: 0 }, async ([, args, env, message]) => {
+    // A program that says no hello is waited for up to its hello bound.
+    const { code, stdout, stderr } = await cli(['run', ...args], { env, boundMs: time.ms.hello }).finished;
     expect(stderr).toBe(`mcp-client-conformance: ${message}\n`);
     expect(stdout).toBe('');
     expect(code).toBe(2);
@@ -118,14 +189,21 @@ function runningWith(marker: string): number[] {
   return found;
 }
 
-test('Ctrl-C during a run leaves no client program behind', async () => {
+test('Ctrl-C during a run leaves no client program behind', { timeout: 0 }, async () => {
   const marker = `cli-interrupt-${process.pid}-${Date.now()}`;
-  const { child, finished } = cli(['run', '--adapter-command', `${NODE} ${rel(MISBEHAVING)} --stubborn --hang listTools --tag ${marker}`], { MCP_CONFORMANCE_OPERATION_TIMEOUT_MS: '20000' });
+  // A program that hangs for longer than the run may take: the interrupt, not a deadline, ends the run.
+  const hangMs = 4 * time.ms.hello;
+  const run = cli(['run', '--adapter-command', `${NODE} ${rel(MISBEHAVING)} --stubborn --hang listTools --tag ${marker}`], {
+    env: { MCP_CONFORMANCE_OPERATION_TIMEOUT_MS: String(hangMs) },
+    boundMs: hangMs,
+  });
+  const child = await run.child;
   // The command line itself carries the marker too (in its --adapter-command); the program is the other one.
   const program = () => runningWith(marker).filter((pid) => pid !== child.pid);
-  await eventually(() => program().length === 1, 'the client program to start', 10_000);
+  // The command line loads the suite, then starts the program, which has its hello bound.
+  await eventually(() => program().length === 1, 'the client program to start', LOAD_HEADROOM * loadMs + time.ms.hello);
   child.kill('SIGINT');
-  const { signal } = await finished;
+  const { signal } = await run.finished;
   expect(signal).toBe('SIGINT');
-  await eventually(() => program().length === 0, 'the client program to be gone', 1_000);
+  await eventually(() => program().length === 0, 'the client program to be gone');
 });
