@@ -1,6 +1,8 @@
-// `npm run flakes -- [--runs 20] [--out reports/flakes.json] [-- <vitest filters>]`: runs the test suite again and
-// again, each time in a different shuffled order (vitest --sequence.shuffle with its own seed), and reports every
-// test whose outcome was not the same in all runs. A flaky verdict is a bug in the suite, to fix, never to retry.
+// `npm run flakes -- [--runs 20] [--hog 0] [--out reports/flakes.json] [-- <vitest filters>]`: runs the test suite
+// again and again, each time in a different shuffled order (vitest --sequence.shuffle with its own seed), and reports
+// every test whose outcome was not the same in all runs. A flaky verdict is a bug in the suite, to fix, never to retry.
+// `--hog N`: the last N runs beside a CPU hog of twice the cores (scripts/ci/with-cpu-hog.sh, Debian's stress-ng), so
+// `--runs 10 --hog 5` is ten runs, five of them on a machine as busy as a loaded CI runner.
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -14,18 +16,27 @@ interface JsonReport {
 }
 
 const { values, positionals } = parseArgs({
-  options: { runs: { type: 'string', default: '20' }, out: { type: 'string', default: join(ROOT, 'reports', 'flakes.json') }, 'first-seed': { type: 'string', default: '1' } },
+  options: {
+    runs: { type: 'string', default: '20' },
+    hog: { type: 'string', default: '0' },
+    out: { type: 'string', default: join(ROOT, 'reports', 'flakes.json') },
+    'first-seed': { type: 'string', default: '1' },
+  },
   allowPositionals: true,
 });
 const runs = Number(values.runs);
+const hogRuns = Number(values.hog);
+if (!Number.isInteger(hogRuns) || hogRuns < 0 || hogRuns > runs) throw new Error(`--hog must be a whole number from 0 to --runs (${runs}), not ${values.hog}`);
 const firstSeed = Number(values['first-seed']);
+const WITH_CPU_HOG = join(ROOT, 'scripts', 'ci', 'with-cpu-hog.sh');
 const work = mkdtempSync(join(tmpdir(), 'flakes-'));
 
-function vitestRun(seed: number, output: string): Promise<{ code: number | null; ms: number }> {
+function vitestRun(seed: number, output: string, hog: boolean): Promise<{ code: number | null; ms: number }> {
   const started = performance.now();
-  const args = [join(ROOT, 'node_modules', 'vitest', 'vitest.mjs'), 'run', '--sequence.shuffle', `--sequence.seed=${seed}`, '--reporter=json', `--outputFile=${output}`, ...positionals];
+  const vitest = [process.execPath, join(ROOT, 'node_modules', 'vitest', 'vitest.mjs'), 'run', '--sequence.shuffle', `--sequence.seed=${seed}`, '--reporter=json', `--outputFile=${output}`, ...positionals];
+  const [command, ...args] = hog ? ['bash', WITH_CPU_HOG, ...vitest] : vitest;
   return new Promise((done) => {
-    const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
+    const child = spawn(command!, args, { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
     child.on('close', (code) => done({ code, ms: performance.now() - started }));
   });
 }
@@ -46,13 +57,14 @@ function outcomes(report: JsonReport): Map<string, { status: string; message?: s
   return map;
 }
 
-const perRun: { seed: number; ms: number; exitCode: number | null; passed: number; failed: number; skipped: number; load: number }[] = [];
+const perRun: { seed: number; hog: boolean; ms: number; exitCode: number | null; passed: number; failed: number; skipped: number; load: number }[] = [];
 const byTest = new Map<string, { status: string; message?: string; seed: number }[]>();
 for (let index = 0; index < runs; index++) {
   const seed = firstSeed + index;
   const output = join(work, `run-${seed}.json`);
   const load = loadavg()[0]!;
-  const { code, ms } = await vitestRun(seed, output);
+  const hog = index >= runs - hogRuns;
+  const { code, ms } = await vitestRun(seed, output, hog);
   let report: JsonReport;
   try {
     report = JSON.parse(readFileSync(output, 'utf8')) as JsonReport;
@@ -62,14 +74,14 @@ for (let index = 0; index < runs; index++) {
   }
   const seen = outcomes(report);
   const count = (status: string) => [...seen.values()].filter((o) => o.status === status).length;
-  perRun.push({ seed, ms: Math.round(ms), exitCode: code, passed: count('passed'), failed: count('failed'), skipped: count('skipped') + count('pending'), load });
+  perRun.push({ seed, hog, ms: Math.round(ms), exitCode: code, passed: count('passed'), failed: count('failed'), skipped: count('skipped') + count('pending'), load });
   for (const [name, outcome] of seen) {
     const list = byTest.get(name) ?? [];
     list.push({ ...outcome, seed });
     byTest.set(name, list);
   }
   const last = perRun.at(-1)!;
-  console.log(`flakes: run ${index + 1}/${runs} seed ${seed}: ${last.passed} passed, ${last.failed} failed, ${last.skipped} skipped in ${(ms / 1000).toFixed(1)} s (load ${load.toFixed(1)})`);
+  console.log(`flakes: run ${index + 1}/${runs} seed ${seed}${hog ? ' beside the CPU hog' : ''}: ${last.passed} passed, ${last.failed} failed, ${last.skipped} skipped in ${(ms / 1000).toFixed(1)} s (load ${load.toFixed(1)} at its start)`);
 }
 rmSync(work, { recursive: true, force: true });
 
