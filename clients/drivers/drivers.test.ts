@@ -10,7 +10,8 @@ import { createInterface } from 'node:readline';
 import { afterEach, describe, expect, test } from 'vitest';
 import { startReferenceServer } from '../../servers/server.ts';
 import { runScenario } from '../../suites/runner.ts';
-import { processAdapter, type ProcessAdapter } from '../process/adapter.ts';
+import { basePolicy } from '../../config/settings.ts';
+import { processAdapter, programOperationMs, type ProcessAdapter } from '../process/adapter.ts';
 import { BASIC_SCENARIOS, groupExists, NO_PYTHON, NODE, NODE_DRIVER, PYTHON_DRIVER } from '../process/test-support.ts';
 
 const DRIVERS = [
@@ -18,9 +19,12 @@ const DRIVERS = [
   { driver: 'python', command: 'python3', args: [PYTHON_DRIVER], skip: NO_PYTHON },
 ];
 
+/** Every bound here from the time policy (config/settings.ts): the drivers get the deadlines a run gives them. */
+const time = basePolicy();
+
 const adapters: ProcessAdapter[] = [];
 async function start(command: string, args: string[]): Promise<ProcessAdapter> {
-  const adapter = await processAdapter({ command, args, operationTimeoutMs: 4_000 });
+  const adapter = await processAdapter({ command, args });
   adapters.push(adapter);
   return adapter;
 }
@@ -28,12 +32,12 @@ afterEach(async () => {
   await Promise.all(adapters.splice(0).map((adapter) => adapter.shutdown()));
 });
 
-/** The driver as a bare child process: its stdout lines one by one, bounded. */
+/** The driver as a bare child process: its stdout lines one by one, each bounded by the hello's bound (the first one is the hello). */
 function raw(command: string, args: string[]) {
   const child = spawn(command, args, { stdio: ['pipe', 'pipe', 'pipe'], detached: true });
   const lines = createInterface({ input: child.stdout! })[Symbol.asyncIterator]();
   const next = async (): Promise<Record<string, unknown>> => {
-    const read = await Promise.race([lines.next(), new Promise<never>((_, reject) => setTimeout(() => reject(new Error('no line within 5 s')), 5_000).unref())]);
+    const read = await Promise.race([lines.next(), new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`no line within ${time.ms.hello} ms`)), time.ms.hello).unref())]);
     return JSON.parse(read.value as string);
   };
   const send = (message: unknown) => child.stdin!.write(`${JSON.stringify(message)}\n`);
@@ -54,9 +58,9 @@ describe.each(DRIVERS)('the $driver driver', ({ command, args, skip }) => {
     const server = await startReferenceServer({ era: '2025-11-25' });
     try {
       const client = await adapter.start('cancel');
-      const connection = await client.connect(server.url, { timeoutMs: 4_000 });
+      const connection = await client.connect(server.url, { timeoutMs: time.ms.operation });
       const abort = new AbortController();
-      const call = connection.callTool('slow', { ms: 30_000 }, { signal: abort.signal });
+      const call = connection.callTool('slow', { ms: 6 * time.ms.operation }, { signal: abort.signal });
       const run = await server.fixtures.waitForRun((r) => r.tool === 'slow', 'the slow call to start');
       const begun = performance.now();
       abort.abort();
@@ -66,7 +70,8 @@ describe.each(DRIVERS)('the $driver driver', ({ command, args, skip }) => {
       );
       expect(error, 'the cancelled call rejects').toBeInstanceOf(Error);
       expect(error!.constructor.name).not.toBe('ClientProcessError');
-      expect(performance.now() - begun).toBeLessThan(1_000);
+      // Settled on the cancel: sooner than the deadline that would have ended it otherwise.
+      expect(performance.now() - begun).toBeLessThan(programOperationMs(time));
       await server.fixtures.waitForRun((r) => r === run && r.abortedAt !== undefined, 'the slow handler to be aborted');
       const cancelled = server.record.notifications('notifications/cancelled').map(({ message }) => message.params?.requestId);
       expect(cancelled).toEqual([run.requestId]);
@@ -89,7 +94,7 @@ describe.each(DRIVERS)('the $driver driver', ({ command, args, skip }) => {
       expect(await driver.next()).toMatchObject({ id: 2, error: { code: 'unknown-case' } });
       const exited = once(driver.child, 'exit');
       driver.child.stdin!.end();
-      const [code] = (await Promise.race([exited, new Promise((_, reject) => setTimeout(() => reject(new Error('no exit within 3 s')), 3_000).unref())])) as [number];
+      const [code] = (await Promise.race([exited, new Promise((_, reject) => setTimeout(() => reject(new Error(`no exit within ${time.ms.operation} ms`)), time.ms.operation).unref())])) as [number];
       expect(code).toBe(0);
       expect(groupExists(driver.child.pid!)).toBe(false);
     } finally {
@@ -140,7 +145,7 @@ describe.skipIf(NO_PYTHON)('the python driver', () => {
     const server = await fakeServer('2025-06-18');
     try {
       const client = await adapter.start('json');
-      const connection = await client.connect(server.url, { timeoutMs: 4_000, negotiation: 'legacy' });
+      const connection = await client.connect(server.url, { timeoutMs: time.ms.operation, negotiation: 'legacy' });
       expect(await connection.info()).toEqual({
         negotiatedVersion: '2025-06-18',
         era: 'legacy',
@@ -174,10 +179,10 @@ describe.skipIf(NO_PYTHON)('the python driver', () => {
     const unknown = await fakeServer('1999-01-01');
     try {
       const client = await adapter.start('versions');
-      const connection = await client.connect(old.url, { timeoutMs: 4_000 });
+      const connection = await client.connect(old.url, { timeoutMs: time.ms.operation });
       await connection.close();
       expect(old.received.map((r) => r.headers['mcp-protocol-version'])).toEqual([undefined, undefined, undefined]);
-      const refused = await client.connect(unknown.url, { timeoutMs: 4_000 }).catch((error: Error) => error);
+      const refused = await client.connect(unknown.url, { timeoutMs: time.ms.operation }).catch((error: Error) => error);
       expect(refused).toBeInstanceOf(Error);
       expect(`${(refused as Error).constructor.name}: ${(refused as Error).message}`).toBe("ClientError: server answered unsupported protocol version '1999-01-01'");
       await client.dispose();
@@ -197,7 +202,7 @@ describe('the node driver', () => {
   });
 
   test('refuses an adapter it cannot load, before its hello', async () => {
-    await expect(processAdapter({ command: NODE, args: [NODE_DRIVER, '--adapter', 'nope'], operationTimeoutMs: 1_000 })).rejects.toThrow(
+    await expect(processAdapter({ command: NODE, args: [NODE_DRIVER, '--adapter', 'nope'] })).rejects.toThrow(
       `exited with code 2 before its hello; last stderr lines: node driver: no built-in adapter named "nope"; see \`mcp-client-conformance adapters\``,
     );
   });

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 // ajv is not a dependency of this project; it is installed with the official harness and the SDK. Tests only.
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, test } from 'vitest';
+import { basePolicy } from '../../config/settings.ts';
 import { REVISIONS } from '../../protocol/revisions.ts';
 import { startReferenceServer } from '../../servers/server.ts';
 import { runScenario } from '../../suites/runner.ts';
@@ -13,6 +14,7 @@ import { FEATURES } from '../adapter.ts';
 import { processAdapter } from './adapter.ts';
 import { BASIC_SCENARIOS, NO_PYTHON, NODE, NODE_DRIVER, PYTHON_DRIVER, ROOT } from './test-support.ts';
 
+const time = basePolicy();
 const schema = JSON.parse(readFileSync(join(import.meta.dirname, 'line-protocol.schema.json'), 'utf8'));
 const ajv = new Ajv2020({ strict: true, allErrors: true });
 ajv.addSchema(schema);
@@ -47,7 +49,7 @@ describe.each([
 ])('every line the $driver driver and the harness exchange is valid', ({ command, args, skip }) => {
   test.skipIf(skip)('over a scenario at each revision and a cancelled call', async () => {
     const lines: { direction: 'out' | 'in'; line: string }[] = [];
-    const adapter = await processAdapter({ command, args, operationTimeoutMs: 4_000, trace: (direction, line) => lines.push({ direction, line }) });
+    const adapter = await processAdapter({ command, args, trace: (direction, line) => lines.push({ direction, line }) });
     try {
       for (const revision of ['2025-03-26', '2025-06-18', '2025-11-25'] as const) {
         for (const scenario of BASIC_SCENARIOS) expect((await runScenario(scenario, adapter, revision)).verdict).toBe('pass');
@@ -55,13 +57,14 @@ describe.each([
       const server = await startReferenceServer({ era: '2025-06-18' });
       try {
         const client = await adapter.start('cancel');
-        const connection = await client.connect(server.url, { timeoutMs: 4_000 });
+        const connection = await client.connect(server.url, { timeoutMs: time.ms.operation });
         const abort = new AbortController();
-        const call = connection.callTool('slow', { ms: 30_000 }, { signal: abort.signal, timeoutMs: 20_000 });
+        // Work and a client timeout longer than the test waits: the cancel ends the call.
+        const call = connection.callTool('slow', { ms: 6 * time.ms.operation }, { signal: abort.signal, timeoutMs: 4 * time.ms.operation });
         await server.fixtures.waitForRun((run) => run.tool === 'slow', 'the slow call to start');
         abort.abort();
         await expect(call).rejects.toThrow();
-        expect(await connection.listTools({ timeoutMs: 2_000 })).toContainEqual({ name: 'echo' });
+        expect(await connection.listTools({ timeoutMs: time.ms.operation })).toContainEqual({ name: 'echo' });
         await connection.close();
         await client.dispose();
       } finally {
