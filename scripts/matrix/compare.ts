@@ -1,17 +1,19 @@
-// Compares two matrix runs: which cells got worse (regressions), which got better, which clients came, went or changed
-// version, which cells are new or gone. Cells are matched by client name + scenario + revision. The verdict order and
+// Compares two matrix runs: which cells got worse (regressions), which got better, which the suite could judge in one
+// run and not in the other, which clients came, went or changed version, which cells are new or gone. Cells are matched by client name + scenario + revision. The verdict order and
 // what counts as a regression are documented in docs/matrix-results.md.
 import { readFile, writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
-import { isProblem, markdownCode, markdownText, packageLabel, printable, VERDICTS } from './report-markdown.ts';
-import { parseResults, verdictCounts, type Cell, type CellVerdict, type ClientInfo, type MatrixResults } from './results.ts';
+import { incompleteLine, isProblem, markdownCode, markdownText, packageLabel, printable } from './report-markdown.ts';
+import { attemptsNote, cellKey, parseResults, verdictCounts, VERDICTS, type Cell, type CellVerdict, type ClientInfo, type MatrixResults } from './results.ts';
 
 /**
- * How bad a verdict is: pass < warn < fail < error. `error` ranks worst because the case could not be judged at all
- * (the client did not load or crashed): a client that stops loading must show up as regressions. `n/a` is outside the
- * order: a case that becomes applicable or stops being so is reported as such, never as a regression or improvement.
+ * How bad a verdict is: pass < warn < fail < error. `error` ranks worst because the case could not be run at all
+ * (the client did not load or crashed): a client that stops loading must show up as regressions. `n/a` and
+ * `inconclusive` are outside the order: a case that becomes applicable or stops being so is reported as such, and one
+ * the suite could not judge in one of the runs is listed as "could not judge" — never as a regression or improvement,
+ * since one of the two runs says nothing about the client.
  */
-export const VERDICT_RANK: Readonly<Record<CellVerdict, number | undefined>> = { pass: 0, warn: 1, fail: 2, error: 3, 'n/a': undefined };
+export const VERDICT_RANK: Readonly<Record<CellVerdict, number | undefined>> = { pass: 0, warn: 1, fail: 2, error: 3, inconclusive: undefined, 'n/a': undefined };
 
 export interface CellChange {
   client: string;
@@ -23,6 +25,8 @@ export interface CellChange {
   reason?: string;
   /** The checks that fail now and did not before. */
   newlyFailedChecks: string[];
+  /** What the current cell's reruns say ("judged at time scale 2 after 1 inconclusive run: …"), if it had any. */
+  attempts?: string;
 }
 
 export interface VersionChange {
@@ -42,6 +46,8 @@ export interface Comparison {
   nowApplicable: CellChange[];
   /** Cells that had a verdict and are now n/a: coverage lost, whatever the verdict was. */
   noLongerApplicable: CellChange[];
+  /** Cells the suite could judge in one run and not in the other (→ inconclusive, or inconclusive →). */
+  couldNotJudge: CellChange[];
   /** Cells whose verdict stayed fail or warn but with more failed checks than before. */
   newlyFailingChecks: CellChange[];
   newClients: ClientInfo[];
@@ -52,7 +58,7 @@ export interface Comparison {
   /** Cells of clients in both runs that only the current run has (a new scenario or revision, say), and the reverse. */
   newCells: Cell[];
   removedCells: Cell[];
-  /** Differences between the runs that change how to read the comparison (strict mode, say). */
+  /** Differences between the runs that change how to read the comparison (strict mode, an incomplete run, say). */
   notes: string[];
 }
 
@@ -65,7 +71,7 @@ export interface RunSummary {
   counts: Record<CellVerdict, number>;
 }
 
-const key = (cell: Pick<Cell, 'client' | 'scenario' | 'revision'>) => `${cell.client}\u0000${cell.scenario}\u0000${cell.revision}`;
+const key = cellKey;
 
 function summary(results: MatrixResults): RunSummary {
   return {
@@ -79,7 +85,8 @@ function summary(results: MatrixResults): RunSummary {
 }
 
 function change(before: Cell, after: Cell): CellChange {
-  const failedBefore = new Set(before.checks.filter((check) => !check.ok).map((check) => check.name));
+  const failedBefore = new Set(before.checks.filter((check) => check.outcome === 'fail').map((check) => check.name));
+  const attempts = attemptsNote(after);
   return {
     client: after.client,
     scenario: after.scenario,
@@ -87,7 +94,8 @@ function change(before: Cell, after: Cell): CellChange {
     from: before.verdict,
     to: after.verdict,
     ...(after.reason !== undefined ? { reason: after.reason } : {}),
-    newlyFailedChecks: after.checks.filter((check) => !check.ok && !failedBefore.has(check.name)).map((check) => check.name),
+    newlyFailedChecks: after.checks.filter((check) => check.outcome === 'fail' && !failedBefore.has(check.name)).map((check) => check.name),
+    ...(attempts !== undefined ? { attempts } : {}),
   };
 }
 
@@ -105,6 +113,7 @@ export function compare(previous: MatrixResults, current: MatrixResults): Compar
     improvements: [],
     nowApplicable: [],
     noLongerApplicable: [],
+    couldNotJudge: [],
     newlyFailingChecks: [],
     newClients: current.clients.filter((client) => !previousClients.has(client.name)),
     removedClients: previous.clients.filter((client) => !currentClients.has(client.name)),
@@ -119,9 +128,10 @@ export function compare(previous: MatrixResults, current: MatrixResults): Compar
     if (!then) continue;
     const rankThen = VERDICT_RANK[then.verdict];
     const rankNow = VERDICT_RANK[now.verdict];
-    if (rankThen === undefined && rankNow === undefined) continue;
-    if (rankThen === undefined) comparison.nowApplicable.push(change(then, now));
-    else if (rankNow === undefined) comparison.noLongerApplicable.push(change(then, now));
+    if (then.verdict === now.verdict && rankNow === undefined) continue;
+    if (then.verdict === 'n/a') comparison.nowApplicable.push(change(then, now));
+    else if (now.verdict === 'n/a') comparison.noLongerApplicable.push(change(then, now));
+    else if (rankThen === undefined || rankNow === undefined) comparison.couldNotJudge.push(change(then, now));
     else if (rankNow > rankThen) comparison.regressions.push(change(then, now));
     else if (rankNow < rankThen) comparison.improvements.push(change(then, now));
     else if (isProblem(now) && now.verdict !== 'error') {
@@ -135,6 +145,10 @@ export function compare(previous: MatrixResults, current: MatrixResults): Compar
     const from = packageLabel(earlier) ?? '(no package)';
     const to = packageLabel(client) ?? '(no package)';
     if (from !== to) comparison.versionChanges.push({ client: name, from, to });
+  }
+  for (const [which, results] of [['previous', previous], ['current', current]] as const) {
+    const incomplete = incompleteLine(results);
+    if (incomplete !== undefined) comparison.notes.push(`the ${which} run is an ${incomplete}: those cells show as ${which === 'current' ? 'removed' : 'new'} cells, not as changes`);
   }
   if (previous.run.strict !== current.run.strict) {
     comparison.notes.push(`the previous run was ${previous.run.strict ? '' : 'not '}strict and this one is ${current.run.strict ? '' : 'not '}strict: a failed SHOULD check is a fail in one and a warn in the other, so warn ↔ fail changes may come from that alone`);
@@ -213,14 +227,15 @@ function changeLines(changes: CellChange[], comparison: Comparison, style: Style
     const loadError = notLoaded.get(client);
     const why = loadError !== undefined ? ` — not loaded: ${style.text(loadError.split('\n')[0]!)}` : '';
     lines.push(style.item(`${style.code(client)}${version ? ` (${style.code(version.from)} → ${style.code(version.to)})` : ''}: ${plural(cells.length, 'cell')}${why}`));
-    for (const same of Map.groupBy(cells, (c) => [c.scenario, c.from, c.to, ...c.newlyFailedChecks].join('\u0000')).values()) {
+    for (const same of Map.groupBy(cells, (c) => [c.scenario, c.from, c.to, c.attempts ?? '', ...c.newlyFailedChecks].join('\u0000')).values()) {
       const [first] = same as [CellChange];
       const revisions = same.map((cell) => cell.revision).join(', ');
       // A client that did not load has the same reason everywhere: said once, above.
       const shown = first.reason && first.to !== 'pass' && loadError === undefined ? first.reason : undefined;
       const reason = shown ? ` — ${style.text(shown.length > REASON_CHARS ? `${shown.slice(0, REASON_CHARS)}…` : shown)}${same.length > 1 ? ` (at ${first.revision})` : ''}` : '';
-      const checks = first.newlyFailedChecks.length > 0 && first.to !== 'n/a' ? ` [newly failed: ${first.newlyFailedChecks.map(style.code).join(', ')}]` : '';
-      lines.push(style.item(`${style.code(`${first.scenario} @ ${revisions}`)}: ${first.from} → ${first.to}${checks}${reason}`, 1));
+      const checks = first.newlyFailedChecks.length > 0 && first.to !== 'n/a' && first.to !== 'inconclusive' ? ` [newly failed: ${first.newlyFailedChecks.map(style.code).join(', ')}]` : '';
+      const attempts = first.attempts !== undefined ? ` (${style.text(first.attempts.length > REASON_CHARS ? `${first.attempts.slice(0, REASON_CHARS)}…` : first.attempts)})` : '';
+      lines.push(style.item(`${style.code(`${first.scenario} @ ${revisions}`)}: ${first.from} → ${first.to}${checks}${reason}${attempts}`, 1));
     }
   }
   return lines;
@@ -245,13 +260,15 @@ function clientLines(clients: ClientInfo[], results: MatrixResults | undefined, 
 function render(comparison: Comparison, current: MatrixResults | undefined, style: Style): string {
   const { regressions, improvements } = comparison;
   const newPasses = improvements.filter((change) => change.to === 'pass').length;
-  const verdict = regressions.length > 0 ? plural(regressions.length, 'regression') : 'no regressions';
+  const unjudged = comparison.couldNotJudge.length;
+  // Cells the suite could not judge are never "nothing changed": the title says how many.
+  const verdict = `${regressions.length > 0 ? plural(regressions.length, 'regression') : 'no regressions'}${unjudged > 0 ? `, ${plural(unjudged, 'cell')} could not be judged in one of the runs` : ''}`;
   const lines = [
     style.title(verdict),
     '',
     style.item(`previous: ${runText(comparison.previous, style)}`),
     style.item(`current:  ${runText(comparison.current, style)}`),
-    style.item(`${plural(improvements.length, 'improvement')} (${plural(newPasses, 'new pass', 'new passes')}), ${plural(comparison.newClients.length, 'new client')}, ${comparison.removedClients.length} removed, ${plural(comparison.versionChanges.length, 'version change')}`),
+    style.item(`${plural(improvements.length, 'improvement')} (${plural(newPasses, 'new pass', 'new passes')}), ${unjudged} could not judge, ${plural(comparison.newClients.length, 'new client')}, ${comparison.removedClients.length} removed, ${plural(comparison.versionChanges.length, 'version change')}`),
   ];
   const section = (title: string, body: string[]) => {
     if (body.length > 0) lines.push(style.heading(title), ...body);
@@ -259,6 +276,7 @@ function render(comparison: Comparison, current: MatrixResults | undefined, styl
   section('Notes', comparison.notes.map((note) => style.item(style.text(note))));
   section(`Regressions (${regressions.length}): verdicts that got worse`, changeLines(regressions, comparison, style));
   section(`Improvements (${improvements.length}): verdicts that got better`, changeLines(improvements, comparison, style));
+  section(`Could not judge (${unjudged}): inconclusive in one of the runs, so neither a regression nor an improvement`, changeLines(comparison.couldNotJudge, comparison, style));
   section(`Newly failing checks (${comparison.newlyFailingChecks.length}): same verdict, more checks failed`, changeLines(comparison.newlyFailingChecks, comparison, style));
   section(`Now applicable (${comparison.nowApplicable.length}): n/a before`, changeLines(comparison.nowApplicable, comparison, style));
   section(`No longer applicable (${comparison.noLongerApplicable.length}): coverage lost`, changeLines(comparison.noLongerApplicable, comparison, style));

@@ -1,6 +1,6 @@
 // The HTML report in a real browser (Debian's Chromium through playwright-core): it makes no request, logs no error,
-// draws one cell per result in its verdict's colour, filters, opens a cell's details with its rule, reason and
-// evidence, stays quick at full size, and its screenshot shows the verdict colours. Also checks with Chromium's XML
+// draws one cell per result in its verdict's colour (inconclusive its own), filters, opens a cell's details with its
+// rule, reason, checks (preconditions marked), reruns and evidence, says when the run is incomplete, stays quick at full size, and its screenshot shows the verdict colours. Also checks with Chromium's XML
 // parser that junit.xml is well-formed.
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
@@ -13,7 +13,7 @@ import { failOnLeakedHandles } from '../../suites/leaks.ts';
 import { renderHtml, VERDICT_COLOURS } from './report-html.ts';
 import { renderJunit } from './report-junit.ts';
 import type { CellVerdict, MatrixResults } from './results.ts';
-import { buildFixture, fullSizeResults, HOSTILE_TEXT } from './testdata/fixture.ts';
+import { buildFixture, DEAD_REASON, fullSizeResults, HOSTILE_TEXT, incomplete, RERUN_REASON } from './testdata/fixture.ts';
 
 // Page functions run in Chromium; this project's TypeScript lib has no DOM, so what they touch is declared here.
 type Dom = any;
@@ -108,6 +108,7 @@ describe.skipIf(!haveChromium)(`report.html in Chromium (${haveChromium ? CHROMI
     browser = await launching;
     pages['/'] = renderHtml(results);
     pages['/full'] = renderHtml(fullSizeResults(results));
+    pages['/incomplete'] = renderHtml(incomplete(results));
     server = createServer((request, response) => {
       served.push(request.url ?? '');
       const body = pages[request.url ?? ''];
@@ -151,7 +152,7 @@ describe.skipIf(!haveChromium)(`report.html in Chromium (${haveChromium ? CHROMI
 
   // Each test starts from the report as loaded: every filter on, no details open.
   beforeEach(async () => {
-    // After the full-size test (tests run in any order), the small report is opened again.
+    // After the full-size or the incomplete run's test (tests run in any order), the small report is opened again.
     if (!page.url().endsWith('/')) return void (await open('/'));
     await page.keyboard.press('Escape');
     await page.click('text=Show all');
@@ -183,7 +184,7 @@ describe.skipIf(!haveChromium)(`report.html in Chromium (${haveChromium ? CHROMI
     }
     expect(await page.$$eval('th.ch', (ths) => ths.map((th) => (th as Dom).innerText.replace(/\s+/g, ' ').trim()))).toEqual(results.clients.map((client) => [client.name, client.package && `${client.package}${client.version ? `@${client.version}` : ''}`].filter(Boolean).join(' ')));
     const summary = await page.$$eval('#clients tbody tr', (rows) => rows.map((row) => Array.from((row as Dom).cells as Dom[]).slice(4).map((td) => td.textContent)));
-    expect(summary[6]).toEqual(['5', '4', '0', '0', '8']);
+    expect(summary[6]).toEqual(['5', '4', '0', '0', '0', '8']);
     // Keyboard: one tab stop for the grid, on the first cell.
     expect(await page.$$eval('td.c[tabindex="0"]', (tds) => tds.length)).toBe(1);
   });
@@ -210,7 +211,7 @@ describe.skipIf(!haveChromium)(`report.html in Chromium (${haveChromium ? CHROMI
     const withProblems = all.filter((c) => results.cells.some((cell) => `${cell.scenario}@${cell.revision}` === c && cell.verdict !== 'pass'));
     expect(await shownRows()).toEqual(withProblems);
     await page.click('text=Problems only');
-    expect(await shownCells()).toBe(results.cells.filter((cell) => ['fail', 'warn', 'error'].includes(cell.verdict)).length);
+    expect(await shownCells()).toBe(results.cells.filter((cell) => ['fail', 'warn', 'inconclusive', 'error'].includes(cell.verdict)).length);
     expect(await page.textContent('#status')).toBe(`showing ${withProblems.length} of ${all.length} cases, ${await shownCells()} of ${results.cells.length} cells`);
     await page.click('text=Show all');
     expect(await shownCells()).toBe(results.cells.length);
@@ -231,7 +232,7 @@ describe.skipIf(!haveChromium)(`report.html in Chromium (${haveChromium ? CHROMI
     expect(await panel.locator('.reason').textContent()).toBe(cell.reason);
     expect(await panel.locator('pre.evidence').textContent()).toBe(cell.evidence);
     const checks = await panel.locator('ul.checks li').evaluateAll((items) => items.map((li) => ({ mark: li.querySelector('.mark')!.textContent, name: li.querySelector('code')!.textContent, href: li.querySelector('a')!.getAttribute('href') })));
-    expect(checks).toEqual(cell.checks.map((check) => ({ mark: check.ok ? '✓' : '✗', name: check.name, href: check.url })));
+    expect(checks).toEqual(cell.checks.map((check) => ({ mark: { pass: '✓', fail: '✗', inconclusive: '?' }[check.outcome], name: check.name, href: check.url })));
     expect(await page.locator(`td[data-i="${index}"]`).evaluate((td) => td === document.activeElement)).toBe(true);
     await page.screenshot({ path: join(SHOTS, 'details.png') });
 
@@ -245,6 +246,38 @@ describe.skipIf(!haveChromium)(`report.html in Chromium (${haveChromium ? CHROMI
     expect(await panel.locator('h2').textContent()).toBe(`${next.scenario} @ ${next.revision}`);
     expect(await panel.locator('.badge').textContent()).toBe(next.verdict);
     await page.keyboard.press('Escape');
+  });
+
+  test('an inconclusive cell says why the suite could not judge it, its precondition marked; a rerun cell lists its runs', async () => {
+    const index = results.cells.findIndex((cell) => cell.client === 'dead-client' && cell.verdict === 'inconclusive');
+    const cell = results.cells[index]!;
+    expect(await page.locator(`td[data-i="${index}"]`).textContent()).toBe('?');
+    await page.click(`td[data-i="${index}"]`);
+    const panel = page.locator('#detail');
+    await expect.poll(() => panel.isVisible()).toBe(true);
+    expect(await panel.locator('.badge').textContent()).toBe('inconclusive');
+    expect(await panel.locator('h3').first().textContent()).toBe('Could not judge because');
+    expect(await panel.locator('.reason').textContent()).toBe(cell.reason);
+    expect(cell.reason).toContain(DEAD_REASON);
+    const running = panel.locator('ul.checks li', { hasText: 'client-running' });
+    expect(await running.getAttribute('data-outcome')).toBe('inconclusive');
+    expect(await running.locator('.mark').textContent()).toBe('?');
+    expect(await running.locator('.tag').textContent()).toBe('precondition');
+    expect(await panel.locator('pre.evidence').textContent()).toBe(cell.evidence);
+    await page.screenshot({ path: join(SHOTS, 'inconclusive.png') });
+
+    const rerun = results.cells.findIndex((c) => c.attempts !== undefined);
+    await page.click(`td[data-i="${rerun}"]`);
+    expect(await panel.locator('ol.attempts li').allTextContents()).toEqual([`inconclusive at time scale 1: ${RERUN_REASON}`, 'pass at time scale 2 (this verdict)']);
+    expect(await panel.locator('dd', { hasText: 'judged at time scale 2' }).textContent()).toMatch(/^pass in [\d.]+ ms, judged at time scale 2 after 1 inconclusive run: /);
+    await page.keyboard.press('Escape');
+  });
+
+  test('an incomplete run says so above the grid, with how many cells are missing and how to resume', async () => {
+    expect(await page.locator('#incomplete').count()).toBe(0);
+    await open('/incomplete');
+    expect(await page.locator('#incomplete').textContent()).toBe('incomplete run: 5 of 170 planned cells have no result (interrupted by SIGINT): mcp-client-conformance matrix --resume <reports folder> runs only those.');
+    expect(await page.locator('td.c[data-i]').count()).toBe(165);
   });
 
   test('text a crashing client printed is shown as text, never run as markup', async () => {
@@ -267,7 +300,9 @@ describe.skipIf(!haveChromium)(`report.html in Chromium (${haveChromium ? CHROMI
       return { error: error?.textContent ?? null, suites: document.querySelectorAll('testsuite').length, cases: document.querySelectorAll('testcase').length, failures: document.querySelectorAll('failure').length, errors: document.querySelectorAll('error').length, skipped: document.querySelectorAll('skipped').length, warned: document.querySelectorAll('system-out').length };
     }, renderJunit(results));
     const count = (verdict: CellVerdict) => results.cells.filter((cell) => cell.verdict === verdict).length;
-    expect(parsed).toEqual({ error: null, suites: results.clients.length, cases: results.cells.length, failures: count('fail'), errors: count('error'), skipped: count('n/a'), warned: count('warn') });
+    // <system-out>: a warning, why a case could not be judged, or what a rerun said.
+    const withOutput = results.cells.filter((cell) => cell.verdict === 'warn' || cell.verdict === 'inconclusive' || cell.attempts !== undefined).length;
+    expect(parsed).toEqual({ error: null, suites: results.clients.length, cases: results.cells.length, failures: count('fail'), errors: count('error'), skipped: count('n/a') + count('inconclusive'), warned: withOutput });
   });
 
   test('at full size (30 clients × 148 cases) it loads, filters and opens a cell, and the screenshot shows the verdict colours', async () => {

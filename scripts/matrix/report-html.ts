@@ -1,11 +1,11 @@
 // The matrix as one self-contained HTML page (report.html): inline CSS and JS, the results embedded as JSON, no request
 // to anything (a Content-Security-Policy forbids it). A grid of scenario cases (rows, by suite) × clients (columns),
-// each cell coloured by verdict; filters by suite, era/revision and verdict; a cell opens a panel with its checks,
-// spec links and wire evidence. The grid is built from the JSON in one pass, and filters only toggle row and table
+// each cell coloured by verdict; filters by suite, era/revision and verdict; a cell opens a panel with its checks
+// (preconditions marked), spec links, reruns and wire evidence; an incomplete run says so above the grid. The grid is built from the JSON in one pass, and filters only toggle row and table
 // classes, so ~5,000 cells stay quick.
 import { LEGACY_REVISIONS, STREAMABLE_REVISIONS } from '../../protocol/revisions.ts';
-import { escapeMarkup, packageLabel, runLine, VERDICTS } from './report-markdown.ts';
-import { verdictCounts, type MatrixResults } from './results.ts';
+import { escapeMarkup, incompleteLine, packageLabel, RESUME_COMMAND, runLine } from './report-markdown.ts';
+import { attemptsNote, verdictCounts, VERDICTS, type CellVerdict, type MatrixResults } from './results.ts';
 
 /** The transport era a revision belongs to, for the era filter. */
 export function eraOf(revision: string): string {
@@ -20,10 +20,14 @@ function embedJson(value: unknown): string {
   return JSON.stringify(value).replace(/</g, '\\u003c').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
 }
 
-export const VERDICT_COLOURS = { pass: '#1f883d', warn: '#e3a008', fail: '#cf222e', 'n/a': '#c6cfd8', error: '#8250df' } as const;
+/** One colour per verdict, each far from the others (inconclusive is blue: informational, neither good nor bad). */
+export const VERDICT_COLOURS: Readonly<Record<CellVerdict, string>> = { pass: '#1f883d', warn: '#e3a008', fail: '#cf222e', inconclusive: '#2f81f7', 'n/a': '#c6cfd8', error: '#8250df' };
+
+/** The CSS class of a verdict (`n/a` → `v-na`). */
+const verdictClass = (verdict: CellVerdict) => `v-${verdict === 'n/a' ? 'na' : verdict}`;
 
 const CSS = String.raw`
-:root { --pass: ${VERDICT_COLOURS.pass}; --warn: ${VERDICT_COLOURS.warn}; --fail: ${VERDICT_COLOURS.fail}; --na: ${VERDICT_COLOURS['n/a']}; --error: ${VERDICT_COLOURS.error};
+:root { --pass: ${VERDICT_COLOURS.pass}; --warn: ${VERDICT_COLOURS.warn}; --fail: ${VERDICT_COLOURS.fail}; --inconclusive: ${VERDICT_COLOURS.inconclusive}; --na: ${VERDICT_COLOURS['n/a']}; --error: ${VERDICT_COLOURS.error};
   --fg: #1f2328; --muted: #59636e; --line: #d1d9e0; --soft: #f6f8fa; --accent: #0969da; --sc: 270px; --rv: 92px; }
 * { box-sizing: border-box; }
 body { margin: 0; font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", sans-serif; color: var(--fg); background: #fff; }
@@ -35,7 +39,8 @@ h1 { font-size: 21px; margin: 0 0 4px; }
 main { padding: 0 24px 24px; }
 .totals { margin: 10px 0 6px; font-size: 15px; }
 .swatch { display: inline-block; width: 12px; height: 12px; border-radius: 3px; vertical-align: -1px; margin-right: 4px; }
-.v-pass { background: var(--pass); } .v-warn { background: var(--warn); } .v-fail { background: var(--fail); } .v-na { background: var(--na); } .v-error { background: var(--error); }
+.v-pass { background: var(--pass); } .v-warn { background: var(--warn); } .v-fail { background: var(--fail); } .v-inconclusive { background: var(--inconclusive); } .v-na { background: var(--na); } .v-error { background: var(--error); }
+.incomplete { margin: 10px 0 6px; padding: 8px 12px; border-radius: 6px; background: #fff8e5; border: 1px solid #f2d07a; font-weight: 600; }
 details.clients { margin: 10px 0 14px; }
 details.clients > summary { cursor: pointer; font-weight: 600; padding: 4px 0; }
 table.summary { border-collapse: collapse; margin-top: 6px; }
@@ -85,7 +90,7 @@ td.c.v-none { background: repeating-linear-gradient(45deg, #fff, #fff 3px, var(-
 td.c:hover { filter: brightness(1.1); }
 td.c:focus { outline: 2px solid var(--accent); outline-offset: -1px; box-shadow: inset 0 0 0 2px #fff; }
 td.c.sel { outline: 3px solid var(--fg); outline-offset: -2px; box-shadow: inset 0 0 0 3px #fff; }
-.grid.hide-pass td.v-pass, .grid.hide-fail td.v-fail, .grid.hide-warn td.v-warn, .grid.hide-na td.v-na, .grid.hide-error td.v-error { visibility: hidden; }
+.grid.hide-pass td.v-pass, .grid.hide-fail td.v-fail, .grid.hide-warn td.v-warn, .grid.hide-inconclusive td.v-inconclusive, .grid.hide-na td.v-na, .grid.hide-error td.v-error { visibility: hidden; }
 aside.detail { position: fixed; top: 0; right: 0; bottom: 0; width: min(640px, 94vw); background: #fff; box-shadow: -10px 0 30px rgba(31, 35, 40, .18); border-left: 1px solid var(--line); overflow: auto; padding: 16px 22px 28px; z-index: 10; }
 aside.detail[hidden] { display: none; }
 .detail .head { display: flex; align-items: flex-start; gap: 10px; }
@@ -99,14 +104,16 @@ aside.detail[hidden] { display: none; }
 .detail dd { margin: 0; word-break: break-word; }
 .detail h3 { font-size: 13px; margin: 16px 0 6px; text-transform: uppercase; letter-spacing: .04em; color: var(--muted); }
 .detail .reason { white-space: pre-wrap; word-break: break-word; margin: 0; padding: 8px 10px; border-radius: 6px; background: #fff6f5; border: 1px solid #ffd8d3; }
-.detail .reason.is-warn { background: #fff8e5; border-color: #f2d07a; } .detail .reason.is-na { background: var(--soft); border-color: var(--line); } .detail .reason.is-error { background: #fbf7ff; border-color: #d8c8f5; }
+.detail .reason.is-warn { background: #fff8e5; border-color: #f2d07a; } .detail .reason.is-inconclusive { background: #f0f6ff; border-color: #b6d4fb; } .detail .reason.is-na { background: var(--soft); border-color: var(--line); } .detail .reason.is-error { background: #fbf7ff; border-color: #d8c8f5; }
 .detail .about { display: block; color: var(--muted); font-size: 12px; }
 .level { display: inline-block; font-size: 11px; font-weight: 700; border: 1px solid var(--line); border-radius: 4px; padding: 0 4px; color: var(--muted); }
 .level.MUST { color: var(--fail); border-color: #ffc1ba; } .level.SHOULD { color: #9a6700; border-color: #f2d07a; }
 ul.checks { list-style: none; padding: 0; margin: 0; }
 ul.checks li { padding: 6px 0; border-bottom: 1px solid var(--soft); }
 ul.checks .mark { display: inline-block; width: 18px; font-weight: 700; }
-ul.checks li.ok .mark { color: var(--pass); } ul.checks li.bad .mark { color: var(--fail); }
+ul.checks li.ok .mark { color: var(--pass); } ul.checks li.bad .mark { color: var(--fail); } ul.checks li.unknown .mark { color: var(--inconclusive); }
+.tag { display: inline-block; font-size: 11px; border-radius: 4px; padding: 0 4px; background: var(--soft); color: var(--muted); border: 1px solid var(--line); }
+ol.attempts { margin: 0; padding-left: 22px; } ol.attempts li { padding: 2px 0; word-break: break-word; }
 ul.checks .check-detail { margin: 2px 0 0 18px; color: var(--fg); word-break: break-word; }
 ul.checks .exchanges { margin-left: 18px; color: var(--muted); font-size: 12px; }
 pre.evidence { white-space: pre-wrap; overflow-wrap: anywhere; background: var(--soft); border: 1px solid var(--line); border-radius: 6px; padding: 10px 12px; margin: 0; line-height: 1.5; }
@@ -119,11 +126,11 @@ const SCRIPT = String.raw`
   var started = performance.now();
   var data = JSON.parse(document.getElementById('matrix-results').textContent);
   var eras = JSON.parse(document.getElementById('matrix-eras').textContent);
-  var VERDICTS = ['pass', 'fail', 'warn', 'n/a', 'error'];
-  var CLS = { pass: 'v-pass', fail: 'v-fail', warn: 'v-warn', 'n/a': 'v-na', error: 'v-error' };
-  var HIDE = { pass: 'hide-pass', fail: 'hide-fail', warn: 'hide-warn', 'n/a': 'hide-na', error: 'hide-error' };
-  var GLYPH = { pass: '\u2713', fail: '\u2717', warn: '!', 'n/a': '', error: '\u26a1' };
-  var NAME = { pass: 'pass', fail: 'fail', warn: 'warn', 'n/a': 'n/a', error: 'error' };
+  var VERDICTS = JSON.parse(document.getElementById('matrix-verdicts').textContent);
+  var CLS = {}, HIDE = {};
+  VERDICTS.forEach(function (v) { CLS[v] = 'v-' + (v === 'n/a' ? 'na' : v); HIDE[v] = 'hide-' + (v === 'n/a' ? 'na' : v); });
+  var GLYPH = { pass: '\u2713', fail: '\u2717', warn: '!', inconclusive: '?', 'n/a': '', error: '\u26a1' };
+  var PROBLEMS = ['fail', 'warn', 'inconclusive', 'error'];
 
   function el(tag, className, text) {
     var node = document.createElement(tag);
@@ -152,7 +159,9 @@ const SCRIPT = String.raw`
     });
     return node;
   }
-  function zero() { return { pass: 0, fail: 0, warn: 0, 'n/a': 0, error: 0 }; }
+  function zero() { var counts = {}; VERDICTS.forEach(function (v) { counts[v] = 0; }); return counts; }
+  /** What the reruns of a case say, in results.ts attemptsNote's words (worked out when the page was written). */
+  var notes = JSON.parse(document.getElementById('matrix-notes').textContent);
   function countsText(counts) {
     return VERDICTS.filter(function (v) { return counts[v] > 0; }).map(function (v) { return counts[v] + ' ' + v; }).join(', ');
   }
@@ -256,7 +265,7 @@ const SCRIPT = String.raw`
   var verdictGroup = group('Verdict');
   var verdictInputs = {};
   VERDICTS.forEach(function (v) {
-    var c = chip(NAME[v], totals[v], true, function (on) { if (on) hiddenVerdicts.delete(v); else hiddenVerdicts.add(v); apply(); }, 'verdict', CLS[v]);
+    var c = chip(v, totals[v], true, function (on) { if (on) hiddenVerdicts.delete(v); else hiddenVerdicts.add(v); apply(); }, 'verdict', CLS[v]);
     c.label.dataset.verdict = v;
     verdictInputs[v] = c.input;
     verdictGroup.appendChild(c.label);
@@ -295,7 +304,7 @@ const SCRIPT = String.raw`
   var problemsOnly = el('button', 'link', 'Problems only');
   problemsOnly.type = 'button';
   problemsOnly.addEventListener('click', function () {
-    VERDICTS.forEach(function (v) { var show = v === 'fail' || v === 'warn' || v === 'error'; verdictInputs[v].checked = show; if (show) hiddenVerdicts.delete(v); else hiddenVerdicts.add(v); });
+    VERDICTS.forEach(function (v) { var show = PROBLEMS.indexOf(v) >= 0; verdictInputs[v].checked = show; if (show) hiddenVerdicts.delete(v); else hiddenVerdicts.add(v); });
     apply();
   });
   var showAll = el('button', 'link', 'Show all');
@@ -378,7 +387,7 @@ const SCRIPT = String.raw`
         td.textContent = GLYPH[cell.verdict];
         td.dataset.i = String(index);
         td.tabIndex = -1;
-        td.title = cell.client + ' \u00b7 ' + where + ': ' + cell.verdict + (cell.reason ? '\n' + (cell.reason.length > 240 ? cell.reason.slice(0, 240) + '\u2026' : cell.reason) : '');
+        td.title = cell.client + ' \u00b7 ' + where + ': ' + cell.verdict + (cell.reason ? '\n' + (cell.reason.length > 240 ? cell.reason.slice(0, 240) + '\u2026' : cell.reason) : '') + (notes[index] ? '\n' + notes[index] : '');
         td.setAttribute('aria-label', cell.client + ', ' + where + ': ' + cell.verdict);
       }
       tr.appendChild(td);
@@ -519,7 +528,7 @@ const SCRIPT = String.raw`
     if (client.description) who.appendChild(el('span', 'about', client.description));
     row('Client', who);
     row('Revision', cell.revision + ' (' + (eras[cell.revision] || 'Other') + ')');
-    row('Verdict', cell.verdict + (cell.durationMs > 0 ? ' in ' + cell.durationMs + ' ms' : ''));
+    row('Verdict', cell.verdict + (cell.durationMs > 0 ? ' in ' + cell.durationMs + ' ms' : '') + (notes[td.dataset.i] ? ', ' + notes[td.dataset.i] : ''));
     if (info) {
       var rule = el('span', 'spec');
       rule.appendChild(link(info.spec.section, info.spec.url));
@@ -530,22 +539,34 @@ const SCRIPT = String.raw`
     }
     panel.appendChild(dl);
     if (cell.reason) {
-      panel.appendChild(el('h3', null, cell.verdict === 'n/a' ? 'Not applicable because' : cell.verdict === 'error' ? 'Error' : 'Reason'));
+      panel.appendChild(el('h3', null, cell.verdict === 'n/a' ? 'Not applicable because' : cell.verdict === 'inconclusive' ? 'Could not judge because' : cell.verdict === 'error' ? 'Error' : 'Reason'));
       panel.appendChild(el('p', 'reason is-' + CLS[cell.verdict].slice(2), cell.reason));
     }
     if (client.loadError !== undefined) {
       panel.appendChild(el('h3', null, 'Why the client was not loaded'));
       panel.appendChild(el('pre', 'evidence', client.loadError));
     }
+    if (cell.attempts) {
+      panel.appendChild(el('h3', null, 'Runs (' + (cell.attempts.length + 1) + ')'));
+      var runs = el('ol', 'attempts');
+      cell.attempts.forEach(function (a) { runs.appendChild(el('li', null, a.verdict + ' at time scale ' + a.scale + (a.reason ? ': ' + a.reason : ''))); });
+      runs.appendChild(el('li', null, cell.verdict + (cell.timeScale !== undefined ? ' at time scale ' + cell.timeScale : '') + ' (this verdict)'));
+      panel.appendChild(runs);
+    }
     if (cell.checks.length > 0) {
-      var failed = cell.checks.filter(function (check) { return !check.ok; }).length;
-      panel.appendChild(el('h3', null, 'Checks (' + cell.checks.length + (failed ? ', ' + failed + ' failed' : '') + ')'));
+      var failed = cell.checks.filter(function (check) { return check.outcome === 'fail'; }).length;
+      var unknown = cell.checks.filter(function (check) { return check.outcome === 'inconclusive'; }).length;
+      panel.appendChild(el('h3', null, 'Checks (' + cell.checks.length + (failed ? ', ' + failed + ' failed' : '') + (unknown ? ', ' + unknown + ' inconclusive' : '') + ')'));
       var list = el('ul', 'checks');
+      var MARKS = { pass: ['ok', '\u2713'], fail: ['bad', '\u2717'], inconclusive: ['unknown', '?'] };
       cell.checks.forEach(function (check) {
-        var li = el('li', check.ok ? 'ok' : 'bad');
-        li.appendChild(el('span', 'mark', check.ok ? '\u2713' : '\u2717'));
+        var mark = MARKS[check.outcome] || MARKS.inconclusive;
+        var li = el('li', mark[0]);
+        li.dataset.outcome = check.outcome;
+        li.appendChild(el('span', 'mark', mark[1]));
         li.appendChild(el('code', null, check.name));
         li.appendChild(document.createTextNode(' '));
+        if (check.precondition) { li.appendChild(el('span', 'tag', 'precondition')); li.appendChild(document.createTextNode(' ')); }
         li.appendChild(el('span', 'level ' + check.level, check.level));
         li.appendChild(document.createTextNode(' '));
         li.appendChild(link(check.section, check.url));
@@ -578,8 +599,9 @@ const SCRIPT = String.raw`
 export function renderHtml(results: MatrixResults): string {
   const counts = verdictCounts(results.cells);
   const eras = Object.fromEntries([...new Set(results.cells.map((cell) => cell.revision))].map((revision) => [revision, eraOf(revision)]));
-  const totals = VERDICTS.map((verdict) => `<span class="swatch v-${verdict === 'n/a' ? 'na' : verdict}"></span>${counts[verdict]} ${verdict}`)
-    .join(' &nbsp; ');
+  const totals = VERDICTS.map((verdict) => `<span class="swatch ${verdictClass(verdict)}"></span>${counts[verdict]} ${verdict}`).join(' &nbsp; ');
+  const incomplete = incompleteLine(results);
+  const notes = Object.fromEntries(results.cells.flatMap((cell, index) => (cell.attempts !== undefined ? [[index, attemptsNote(cell)]] : [])));
   const title = `MCP client conformance matrix · ${results.generatedAt.slice(0, 10)}`;
   const clientsWithPackages = results.clients.filter((client) => packageLabel(client) !== undefined).length;
   return `<!doctype html>
@@ -599,18 +621,20 @@ export function renderHtml(results: MatrixResults): string {
 <p class="run">${escapeMarkup(runLine(results))}</p>
 </header>
 <main>
-<p class="totals"><strong>${results.clients.length}</strong> clients (${clientsWithPackages} published packages) · <strong>${results.cells.length}</strong> cells: ${totals} · <a href="#clients-summary">per client</a></p>
+${incomplete !== undefined ? `<p class="incomplete" id="incomplete">${escapeMarkup(incomplete)}: <code>${escapeMarkup(RESUME_COMMAND)}</code> runs only those.</p>\n` : ''}<p class="totals"><strong>${results.clients.length}</strong> clients (${clientsWithPackages} published packages) · <strong>${results.cells.length}</strong> cells: ${totals} · <a href="#clients-summary">per client</a></p>
 <noscript><p>This report draws its grid with JavaScript; the same results are in results.json, summary.md and junit.xml.</p></noscript>
 <div class="controls" id="controls" aria-label="Filters"></div>
 <div class="grid-wrap"><table class="grid" id="grid" role="grid" aria-label="Verdict of every client (columns) on every scenario case (rows)"></table></div>
 <aside class="detail" id="detail" role="region" aria-labelledby="detail-title" hidden></aside>
 <details class="clients" id="clients-summary" open>
 <summary>Clients (<span id="clients-count">${results.clients.length}</span>)</summary>
-<table class="summary" id="clients"><thead><tr><th>client</th><th>package</th><th>kind</th><th>results</th><th>pass</th><th>fail</th><th>warn</th><th>n/a</th><th>error</th></tr></thead><tbody></tbody></table>
+<table class="summary" id="clients"><thead><tr><th>client</th><th>package</th><th>kind</th><th>results</th>${VERDICTS.map((verdict) => `<th>${verdict}</th>`).join('')}</tr></thead><tbody></tbody></table>
 </details>
 </main>
 <script type="application/json" id="matrix-results">${embedJson(results)}</script>
 <script type="application/json" id="matrix-eras">${embedJson(eras)}</script>
+<script type="application/json" id="matrix-verdicts">${embedJson(VERDICTS)}</script>
+<script type="application/json" id="matrix-notes">${embedJson(notes)}</script>
 <script>${SCRIPT}</script>
 </body>
 </html>

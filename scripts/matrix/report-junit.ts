@@ -1,9 +1,10 @@
 // The matrix as JUnit XML (junit.xml) for CI test views: one <testsuite> per client, one <testcase> per cell
-// (classname = client, name = `scenario @ revision`). fail → <failure>, error → <error>, n/a → <skipped>, and a warn
-// passes with its warning in <system-out>. Evidence is whatever a client sent or printed, so every text is escaped and
+// (classname = client, name = `scenario @ revision`). fail → <failure>, error → <error>, n/a → <skipped>,
+// inconclusive → <skipped message="inconclusive: …"> (the suite could not judge: never a failure), and a warn passes
+// with its warning in <system-out>, where a case run again also says so. Evidence is whatever a client sent or printed, so every text is escaped and
 // the characters XML 1.0 forbids are written out (`printable`).
-import { cellsByClient, escapeMarkup, packageLabel } from './report-markdown.ts';
-import { verdictCounts, type Cell, type ClientInfo, type MatrixResults } from './results.ts';
+import { cellsByClient, escapeMarkup, incompleteLine, packageLabel } from './report-markdown.ts';
+import { attemptsNote, decidingChecks, verdictCounts, type Cell, type CellVerdict, type ClientInfo, type MatrixResults } from './results.ts';
 
 /** Escapes an attribute value; tab, newline and carriage return as references, or parsers would fold them to spaces. */
 function escapeAttribute(value: string): string {
@@ -19,32 +20,53 @@ function attributes(values: Record<string, string | number | undefined>): string
 
 const seconds = (ms: number) => (ms / 1000).toFixed(3);
 
-/** The failed checks of a cell, one line each with level and rule. */
-function failedChecks(cell: Cell): string {
-  return cell.checks
-    .filter((check) => !check.ok)
-    .map((check) => `✗ ${check.name} [${check.level}, ${check.section}: ${check.url}]\n  ${check.detail}`)
+/** The checks that decided a cell, one line each with level and rule. */
+function decidedBy(cell: Cell): string {
+  return decidingChecks(cell)
+    .map((check) => `${check.outcome === 'fail' ? '✗' : '?'} ${check.name}${check.precondition ? ' (precondition)' : ''} [${check.level}, ${check.section}: ${check.url}]\n  ${check.detail}`)
     .join('\n');
+}
+
+/** What a test case's <system-out> holds: a warning or why it could not be judged, and what its reruns say. */
+function output(cell: Cell): string | undefined {
+  const note = attemptsNote(cell);
+  const parts = [
+    ...(note !== undefined ? [note] : []),
+    ...(cell.verdict === 'warn' ? [`warning (SHOULD): ${cell.reason ?? ''}`, cell.evidence ?? decidedBy(cell)] : []),
+    ...(cell.verdict === 'inconclusive' ? [cell.evidence ?? decidedBy(cell)] : []),
+  ];
+  return parts.length > 0 ? parts.join('\n\n') : undefined;
+}
+
+/** The element that carries a cell's verdict, or undefined for a pass. */
+function outcomeElement(cell: Cell): string | undefined {
+  const reason = cell.reason ?? '';
+  switch (cell.verdict) {
+    case 'pass':
+    case 'warn':
+      return undefined;
+    case 'n/a':
+      return `<skipped${attributes({ message: `not applicable: ${reason}` })}/>`;
+    case 'inconclusive':
+      return `<skipped${attributes({ message: `inconclusive: ${reason}` })}/>`;
+    case 'error':
+      return `<error${attributes({ message: reason, type: 'error' })}>${escapeMarkup(cell.evidence ?? reason)}</error>`;
+    case 'fail': {
+      const levels = [...new Set(decidingChecks(cell).map((check) => check.level))].join(', ');
+      return `<failure${attributes({ message: reason, type: levels || 'fail' })}>${escapeMarkup(cell.evidence ?? decidedBy(cell))}</failure>`;
+    }
+  }
 }
 
 function testcase(cell: Cell): string {
   const head = `    <testcase${attributes({ classname: cell.client, name: `${cell.scenario} @ ${cell.revision}`, time: seconds(cell.durationMs) })}`;
-  const reason = cell.reason ?? '';
-  switch (cell.verdict) {
-    case 'pass':
-      return `${head}/>`;
-    case 'n/a':
-      return `${head}>\n      <skipped${attributes({ message: `not applicable: ${reason}` })}/>\n    </testcase>`;
-    case 'error':
-      return `${head}>\n      <error${attributes({ message: reason, type: 'error' })}>${escapeMarkup(cell.evidence ?? reason)}</error>\n    </testcase>`;
-    case 'fail': {
-      const levels = [...new Set(cell.checks.filter((check) => !check.ok).map((check) => check.level))].join(', ');
-      return `${head}>\n      <failure${attributes({ message: reason, type: levels || 'fail' })}>${escapeMarkup(cell.evidence ?? failedChecks(cell))}</failure>\n    </testcase>`;
-    }
-    case 'warn':
-      return `${head}>\n      <system-out>${escapeMarkup(`warning (SHOULD): ${reason}\n\n${cell.evidence ?? failedChecks(cell)}`)}</system-out>\n    </testcase>`;
-  }
+  const out = output(cell);
+  const children = [outcomeElement(cell), out !== undefined ? `<system-out>${escapeMarkup(out)}</system-out>` : undefined].filter((child) => child !== undefined);
+  return children.length === 0 ? `${head}/>` : `${head}>\n${children.map((child) => `      ${child}`).join('\n')}\n    </testcase>`;
 }
+
+/** JUnit's skipped count: cases not applicable and cases the suite could not judge. */
+const skipped = (counts: Record<CellVerdict, number>) => counts['n/a'] + counts.inconclusive;
 
 function testsuite(client: ClientInfo | undefined, name: string, cells: Cell[], results: MatrixResults): string {
   const counts = verdictCounts(cells);
@@ -60,10 +82,12 @@ function testsuite(client: ClientInfo | undefined, name: string, cells: Cell[], 
     'suite.commit': results.run.commit,
     node: results.run.node,
     strict: String(results.run.strict),
+    'run.complete': String(results.run.complete),
+    'run.incomplete': incompleteLine(results),
   };
   const label = client ? packageLabel(client) : undefined;
   return [
-    `  <testsuite${attributes({ name: label ? `${name} (${label})` : name, tests: cells.length, failures: counts.fail, errors: counts.error, skipped: counts['n/a'], time: seconds(time), timestamp: results.generatedAt })}>`,
+    `  <testsuite${attributes({ name: label ? `${name} (${label})` : name, tests: cells.length, failures: counts.fail, errors: counts.error, skipped: skipped(counts), time: seconds(time), timestamp: results.generatedAt })}>`,
     '    <properties>',
     ...Object.entries(properties)
       .filter(([, value]) => value !== undefined && value !== '')
@@ -80,7 +104,7 @@ export function renderJunit(results: MatrixResults): string {
   const clients = new Map(results.clients.map((client) => [client.name, client]));
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',
-    `<testsuites${attributes({ name: 'mcp-client-conformance matrix', tests: results.cells.length, failures: counts.fail, errors: counts.error, skipped: counts['n/a'], time: seconds(results.run.durationMs), timestamp: results.generatedAt })}>`,
+    `<testsuites${attributes({ name: 'mcp-client-conformance matrix', tests: results.cells.length, failures: counts.fail, errors: counts.error, skipped: skipped(counts), time: seconds(results.run.durationMs), timestamp: results.generatedAt })}>`,
     ...[...cellsByClient(results)].map(([name, cells]) => testsuite(clients.get(name), name, cells, results)),
     '</testsuites>',
     '',

@@ -1,11 +1,9 @@
-// The matrix as Markdown (summary.md; a CI job summary or a pull-request comment): the run, a table of clients with
-// their verdict counts, then each client's failures, warnings and errors by scenario with the rule each one breaks.
-import { verdictCounts, type Cell, type CellVerdict, type ClientInfo, type MatrixResults } from './results.ts';
+// The matrix as Markdown (summary.md; a CI job summary or a pull-request comment): the run (and whether it is
+// complete), a table of clients with their verdict counts, then each client's failures, warnings, inconclusive cases
+// and errors by scenario with the rule each one breaks or could not judge, and the cases judged only on a rerun.
+import { attemptsNote, decidingChecks, verdictCounts, VERDICTS, type Cell, type CellVerdict, type ClientInfo, type MatrixResults } from './results.ts';
 
-/** Verdicts in the order every report lists them. */
-export const VERDICTS: readonly CellVerdict[] = ['pass', 'fail', 'warn', 'n/a', 'error'];
-
-const MARK: Record<CellVerdict, string> = { pass: '✅', fail: '❌', warn: '⚠️', 'n/a': '➖', error: '💥' };
+const MARK: Record<CellVerdict, string> = { pass: '✅', fail: '❌', warn: '⚠️', inconclusive: '❔', 'n/a': '➖', error: '💥' };
 
 /** `package@version`, the package alone, or undefined for a client that is no published package. */
 export function packageLabel(client: Pick<ClientInfo, 'package' | 'version'>): string | undefined {
@@ -13,9 +11,19 @@ export function packageLabel(client: Pick<ClientInfo, 'package' | 'version'>): s
   return client.version === undefined ? client.package : `${client.package}@${client.version}`;
 }
 
-/** Cells a reader has to look at: failures, warnings and errors. */
+/** Cells a reader has to look at: failures, warnings, cases the suite could not judge, and errors. */
 export function isProblem(cell: Cell): boolean {
-  return cell.verdict === 'fail' || cell.verdict === 'warn' || cell.verdict === 'error';
+  return cell.verdict === 'fail' || cell.verdict === 'warn' || cell.verdict === 'inconclusive' || cell.verdict === 'error';
+}
+
+/** The command that runs only the cells an incomplete run lacks. */
+export const RESUME_COMMAND = 'mcp-client-conformance matrix --resume <reports folder>';
+
+/** "incomplete run: 12 of 148 planned cells have no result (interrupted by SIGINT)"; undefined for a complete run. */
+export function incompleteLine(results: MatrixResults): string | undefined {
+  const { run } = results;
+  if (run.complete) return undefined;
+  return `incomplete run: ${run.missingCells} of ${run.plannedCells} planned cells have no result${run.interruption !== undefined ? ` (${run.interruption})` : ''}`;
 }
 
 /** Cells grouped by client, every client of the run present (in run order) even without cells. */
@@ -118,12 +126,20 @@ function withCode(value: string): string {
     .join('');
 }
 
-/** The rows of one problem cell: a row per failed check (revision and verdict on the first), or the reason of an error. */
+/**
+ * The rows of one problem cell: a row per check that decided it (revision and verdict on the first) — failed checks,
+ * or for an inconclusive cell its unmet preconditions or the rules never exercised — or the reason of an error; then
+ * what its reruns say, if it had any.
+ */
 function cellRows(cell: Cell): string[] {
   const first = `${text(cell.revision)} | ${MARK[cell.verdict]} ${cell.verdict}`;
-  const failed = cell.checks.filter((check) => !check.ok && check.level !== 'MAY');
-  if (failed.length === 0) return [`| ${first} | — | — | — | ${text(cell.reason ?? '')} |`];
-  return failed.map((check, index) => `| ${index === 0 ? first : ' | '} | ${code(check.name)} | ${check.level} | ${link(check.section, check.url)} | ${text(check.detail)} |`);
+  const deciding = decidingChecks(cell);
+  const rows =
+    deciding.length === 0
+      ? [`| ${first} | — | — | — | ${text(cell.reason ?? '')} |`]
+      : deciding.map((check, index) => `| ${index === 0 ? first : ' | '} | ${code(check.name)}${check.precondition ? ' (precondition)' : ''} | ${check.level} | ${link(check.section, check.url)} | ${text(check.detail)} |`);
+  const note = attemptsNote(cell);
+  return note === undefined ? rows : [...rows, `|  |  | — | — | — | ${text(note)} |`];
 }
 
 function clientProblems(client: string, cells: Cell[], titles: Map<string, string>): string[] {
@@ -139,6 +155,19 @@ function clientProblems(client: string, cells: Cell[], titles: Map<string, strin
   return lines;
 }
 
+/** The most cases listed under "Judged on a rerun" (a busy night can rerun hundreds); the rest are counted. */
+const MAX_RERUN_LINES = 100;
+
+/** The passing cases that were inconclusive first and judged on a rerun with larger bounds (problem cells say it in their rows). */
+function rerunLines(results: MatrixResults): string[] {
+  const rerun = results.cells.filter((cell) => cell.attempts !== undefined && !isProblem(cell));
+  if (rerun.length === 0) return [];
+  const lines = ['## Judged on a rerun', '', 'Inconclusive at first (time ran out, say), then judged with larger bounds.', ''];
+  lines.push(...rerun.slice(0, MAX_RERUN_LINES).map((cell) => `- **${text(cell.client)}** ${code(`${cell.scenario} @ ${cell.revision}`)}: ${MARK[cell.verdict]} ${cell.verdict} — ${text(attemptsNote(cell)!)}`));
+  if (rerun.length > MAX_RERUN_LINES) lines.push(`- and ${rerun.length - MAX_RERUN_LINES} more (results.json has them all)`);
+  return [...lines, ''];
+}
+
 /** GitHub refuses a job summary over 1 MiB; the details stop short of that (in UTF-8 bytes), saying so. */
 export const MARKDOWN_MAX_BYTES = 1_000_000;
 
@@ -146,11 +175,14 @@ export function renderMarkdown(results: MatrixResults, maxBytes = MARKDOWN_MAX_B
   const byClient = cellsByClient(results);
   const titles = new Map(results.scenarios.map((scenario) => [scenario.id, scenario.title]));
   const cases = new Set(results.cells.map((cell) => `${cell.scenario}@${cell.revision}`)).size;
+  const incomplete = incompleteLine(results);
+  const reruns = rerunLines(results);
   const lines = [
     '# MCP client conformance matrix',
     '',
     text(runLine(results)),
     '',
+    ...(incomplete !== undefined ? [`**${text(incomplete)}**: ${code(RESUME_COMMAND)} runs only those.`, ''] : []),
     `${results.clients.length} clients × ${cases} scenario cases = ${results.cells.length} cells: ${countsLine(verdictCounts(results.cells))}`,
     '',
     ...clientTable(results, byClient),
@@ -164,11 +196,12 @@ export function renderMarkdown(results: MatrixResults, maxBytes = MARKDOWN_MAX_B
   // A client that did not load has one error for every case; its load error above says it all.
   const sections = [...byClient].filter(([name]) => !unloaded.some((client) => client.name === name)).map(([name, cells]) => clientProblems(name, cells, titles).join('\n')).filter(Boolean);
   if (sections.length > 0) {
-    lines.push('## Failures, warnings and errors', '', 'Each failed check with the rule it breaks (MUST fails, SHOULD warns); errors are cases the suite could not judge.', '');
-    let size = Buffer.byteLength(lines.join('\n'));
+    lines.push('## Failures, warnings, inconclusive cases and errors', '', 'Each failed check with the rule it breaks (MUST fails, SHOULD warns); an inconclusive case names what the suite could not set up or drive (never blamed on the client); errors are cases the suite could not run.', '');
+    let size = Buffer.byteLength(lines.join('\n')) + Buffer.byteLength(reruns.join('\n'));
     const kept = sections.findIndex((section) => (size += Buffer.byteLength(section) + 1) > maxBytes - 300);
     lines.push(...(kept === -1 ? sections : sections.slice(0, kept)));
     if (kept !== -1) lines.push(`The details of ${sections.length - kept} more clients are left out to keep this summary under ${Math.round(maxBytes / 1000)} kB; report.html and junit.xml have them all.`, '');
-  } else if (results.cells.length > 0) lines.push('No failures, warnings or errors.', '');
+  } else if (results.cells.length > 0) lines.push('No failures, warnings, inconclusive cases or errors.', '');
+  lines.push(...reruns);
   return `${lines.join('\n').trimEnd()}\n`;
 }

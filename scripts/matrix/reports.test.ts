@@ -1,6 +1,7 @@
 // The matrix reports (Markdown, JUnit XML), the results schema and the comparison of two runs, on results from a
 // real small matrix run (testdata/fixture.ts): the reference client, broken variants, a client that declares less,
-// one whose process crashed and one that could not be loaded.
+// one whose process crashed, one whose process is dead (inconclusive), one judged on a rerun and one that could not
+// be loaded; and the same run as an interrupted one leaves it (incomplete).
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,9 +10,9 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { failOnLeakedHandles } from '../../suites/leaks.ts';
 import { compare, renderComparisonMarkdown, renderComparisonText, runCompare, VERDICT_RANK, type CellChange } from './compare.ts';
 import { renderJunit } from './report-junit.ts';
-import { MARKDOWN_MAX_BYTES, packageLabel, printable, renderMarkdown } from './report-markdown.ts';
-import { RESULTS_FORMAT_VERSION, verdictCounts, type Cell, type MatrixResults } from './results.ts';
-import { asClient, buildFixture, fullSizeResults, HOSTILE_TEXT, runOf } from './testdata/fixture.ts';
+import { MARKDOWN_MAX_BYTES, markdownText, packageLabel, printable, renderMarkdown } from './report-markdown.ts';
+import { attemptsNote, decidingChecks, RESULTS_FORMAT_VERSION, verdictCounts, VERDICTS, type Cell, type MatrixResults } from './results.ts';
+import { asClient, buildFixture, DEAD_REASON, fullSizeResults, HOSTILE_TEXT, incomplete, RERUN_REASON, runOf } from './testdata/fixture.ts';
 
 failOnLeakedHandles();
 
@@ -20,10 +21,7 @@ const work = mkdtempSync(join(tmpdir(), 'matrix-reports-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 beforeAll(async () => {
-  const started = performance.now();
   results = await buildFixture();
-  // Kept small on purpose; a slow fixture makes every report test slow.
-  expect(performance.now() - started, 'building the fixture').toBeLessThan(5_000);
 });
 
 const cellsOf = (client: string) => results.cells.filter((cell) => cell.client === client);
@@ -31,13 +29,18 @@ const verdictsOf = (client: string, scenario: string) => Object.fromEntries(cell
 
 describe('the fixture', () => {
   test('is a real run with every verdict where the variants say', () => {
-    expect(verdictCounts(results.cells)).toEqual({ pass: 86, fail: 12, warn: 8, 'n/a': 5, error: 25 });
-    expect(verdictCounts(cellsOf('reference'))).toEqual({ pass: 17, fail: 0, warn: 0, 'n/a': 0, error: 0 });
+    expect(verdictCounts(results.cells)).toEqual({ pass: 103, fail: 12, warn: 8, inconclusive: 4, 'n/a': 18, error: 25 });
+    expect(verdictCounts(cellsOf('reference'))).toEqual({ pass: 17, fail: 0, warn: 0, inconclusive: 0, 'n/a': 0, error: 0 });
     expect(verdictsOf('broken-skips-initialized', 'negotiation/handshake-order')).toEqual({ '2024-11-05': 'fail', '2025-03-26': 'fail', '2025-06-18': 'fail', '2025-11-25': 'fail' });
     expect(verdictsOf('broken-omits-version-header', 'negotiation/version-per-revision')).toEqual({ '2024-11-05': 'pass', '2025-03-26': 'pass', '2025-06-18': 'fail', '2025-11-25': 'fail' });
     expect(verdictsOf('broken-never-deletes', 'disposal/delete-issued-session')).toEqual({ '2025-03-26': 'warn', '2025-06-18': 'warn', '2025-11-25': 'warn' });
     expect(verdictCounts(cellsOf('reference-streamable-only'))['n/a']).toBe(5);
     expect(cellsOf('unloadable-client').every((cell) => cell.verdict === 'error')).toBe(true);
+    // A dead client process is never judged: every case it could take part in is inconclusive on an unmet precondition.
+    const dead = cellsOf('dead-client').filter((cell) => cell.verdict !== 'n/a');
+    expect(dead.map((cell) => cell.verdict)).toEqual(['inconclusive', 'inconclusive', 'inconclusive', 'inconclusive']);
+    for (const cell of dead) expect(decidingChecks(cell)).toEqual([expect.objectContaining({ name: 'client-running', outcome: 'inconclusive', precondition: true, detail: DEAD_REASON })]);
+    expect(cellsOf('slow-starting-client').filter((cell) => cell.attempts !== undefined)).toHaveLength(8);
   });
 });
 
@@ -46,8 +49,9 @@ describe('results.schema.json', () => {
   const validate = new Ajv2020({ allErrors: true, strict: true }).compile(schema);
   const errors = () => JSON.stringify(validate.errors, null, 1);
 
-  test('accepts the fixture and a full-size matrix, as written to disk', () => {
+  test('accepts the fixture, the same run incomplete, and a full-size matrix, as written to disk', () => {
     expect(validate(JSON.parse(JSON.stringify(results))), errors()).toBe(true);
+    expect(validate(JSON.parse(JSON.stringify(incomplete(results)))), errors()).toBe(true);
     expect(validate(JSON.parse(JSON.stringify(fullSizeResults(results)))), errors()).toBe(true);
   });
 
@@ -58,14 +62,26 @@ describe('results.schema.json', () => {
       return validate(copy);
     };
     expect(broken((r) => (r.cells[0]!.verdict = 'skipped' as never))).toBe(false);
-    expect(broken((r) => ((r as { formatVersion: number }).formatVersion = 2))).toBe(false);
+    expect(broken((r) => ((r as { formatVersion: number }).formatVersion = 1))).toBe(false);
+    expect(broken((r) => ((r.run as { complete: boolean }).complete = 'yes' as never))).toBe(false);
+    expect(broken((r) => (r.run.missingCells = 1))).toBe(false);
+    expect(broken((r) => delete (r.run as Partial<MatrixResults['run']>).selection)).toBe(false);
     expect(broken((r) => (r.extra = 1))).toBe(false);
     const naCell = (r: MatrixResults) => r.cells.find((cell) => cell.verdict === 'n/a')!;
     expect(broken((r) => delete naCell(r).reason)).toBe(false);
     expect(broken((r) => (naCell(r).evidence = 'x'))).toBe(false);
     const failCell = (r: MatrixResults) => r.cells.find((cell) => cell.verdict === 'fail')!;
-    expect(broken((r) => failCell(r).checks.forEach((check) => (check.ok = true)))).toBe(false);
+    expect(broken((r) => failCell(r).checks.forEach((check) => (check.outcome = 'pass')))).toBe(false);
+    expect(broken((r) => (failCell(r).checks[0]!.outcome = 'ok' as never))).toBe(false);
     expect(broken((r) => (failCell(r).checks[0]!.url = 'javascript:alert(1)'))).toBe(false);
+    // An inconclusive cell says why and names the check the suite could not judge.
+    const inconclusiveCell = (r: MatrixResults) => r.cells.find((cell) => cell.verdict === 'inconclusive')!;
+    expect(broken((r) => delete inconclusiveCell(r).reason)).toBe(false);
+    expect(broken((r) => inconclusiveCell(r).checks.forEach((check) => (check.outcome = 'pass')))).toBe(false);
+    expect(broken((r) => (inconclusiveCell(r).checks[0]!.precondition = false as never))).toBe(false);
+    // A time scale belongs to a case that was run again.
+    expect(broken((r) => (r.cells.find((cell) => cell.attempts === undefined)!.timeScale = 2))).toBe(false);
+    expect(broken((r) => (r.cells.find((cell) => cell.attempts !== undefined)!.attempts = []))).toBe(false);
   });
 });
 
@@ -82,7 +98,7 @@ describe('renderMarkdown', () => {
     expect(runLine).toContain('suite 0.1.0 (4ed33d3a1b2c)');
     expect(runLine).toContain(`Node ${process.version}`);
     expect(runLine).toMatch(/ · \d+\.\d s · matrix file matrix\.json · SHOULD violations warn/);
-    expect(totals).toBe('8 clients × 17 scenario cases = 136 cells: ✅ 86 pass · ❌ 12 fail · ⚠️ 8 warn · ➖ 5 n/a · 💥 25 error');
+    expect(totals).toBe('10 clients × 17 scenario cases = 170 cells: ✅ 103 pass · ❌ 12 fail · ⚠️ 8 warn · ❔ 4 inconclusive · ➖ 18 n/a · 💥 25 error');
   });
 
   test('has a row per client with package@version and its counts', () => {
@@ -94,11 +110,11 @@ describe('renderMarkdown', () => {
       const label = packageLabel(client);
       expect(cells[1]).toBe(label ? `\`${label}\`` : '—');
       const counts = verdictCounts(cellsOf(client.name));
-      expect(cells.slice(2).map((n) => n.replace(' |', '').trim())).toEqual(['pass', 'fail', 'warn', 'n/a', 'error'].map((v) => (counts[v as Cell['verdict']] > 0 ? String(counts[v as Cell['verdict']]) : '·')));
+      expect(cells.slice(2).map((n) => n.replace(' |', '').trim())).toEqual(VERDICTS.map((v) => (counts[v] > 0 ? String(counts[v]) : '·')));
     }
   });
 
-  test('lists each failed check of every fail, warn and error cell under its client and scenario, with level and spec link', () => {
+  test('lists each deciding check of every fail, warn, inconclusive and error cell under its client and scenario, with level and spec link', () => {
     const sections = markdown.split('<details>').slice(1);
     const problemClients = results.clients.filter((client) => client.loadError === undefined && cellsOf(client.name).some((cell) => cell.verdict !== 'pass' && cell.verdict !== 'n/a'));
     expect(sections.map((section) => /<summary><b>(.+?)<\/b>/.exec(section)?.[1])).toEqual(problemClients.map((client) => client.name));
@@ -107,19 +123,35 @@ describe('renderMarkdown', () => {
       for (const cell of cellsOf(client.name)) {
         if (cell.verdict === 'pass' || cell.verdict === 'n/a') continue;
         expect(section).toContain(`**${cell.scenario}**`);
-        for (const check of cell.checks.filter((c) => !c.ok)) expect(section).toMatch(new RegExp(`\\| \`${check.name}\` \\| ${check.level} \\| \\[[^\\]]+\\]\\(${check.url.replace(/[.?]/g, '\\$&')}\\)`));
+        for (const check of decidingChecks(cell)) expect(section).toMatch(new RegExp(`\\| \`${check.name}\`(?: \\(precondition\\))? \\| ${check.level} \\| \\[[^\\]]+\\]\\(${check.url.replace(/[.?]/g, '\\$&')}\\)`));
       }
     }
-    // A warn names the SHOULD it breaks.
+    // A warn names the SHOULD it breaks; an inconclusive case, the precondition the suite could not meet.
     expect(markdown).toMatch(/\| 2025-03-26 \| ⚠️ warn \| `delete-sent` \| SHOULD \| \[Transports › Session Management/);
+    expect(markdown).toContain(`| 2025-11-25 | ❔ inconclusive | \`client-running\` (precondition) | MUST | `);
+    expect(markdown).toContain(markdownText(DEAD_REASON));
+  });
+
+  test('lists the passes judged only on a rerun, with what the first run ran into', () => {
+    const section = markdown.slice(markdown.indexOf('## Judged on a rerun'));
+    expect(section).not.toBe('');
+    const rerun = results.cells.filter((cell) => cell.attempts !== undefined);
+    expect(section.split('\n').filter((line) => line.startsWith('- '))).toHaveLength(rerun.length);
+    expect(section).toContain(`- **slow-starting-client** \`negotiation/handshake-order @ 2024-11-05\`: ✅ pass — judged at time scale 2 after 1 inconclusive run: ${markdownText(RERUN_REASON)}`);
+  });
+
+  test('an incomplete run says so under the run line, with how many cells are missing and how to resume', () => {
+    expect(markdown).not.toContain('incomplete');
+    const lines = renderMarkdown(incomplete(results)).split('\n');
+    expect(lines[4]).toBe('**incomplete run: 5 of 170 planned cells have no result (interrupted by SIGINT)**: `mcp-client-conformance matrix --resume <reports folder>` runs only those.');
   });
 
   test('stays under a size limit, leaving out whole client sections and saying so', () => {
     const full = renderMarkdown(fullSizeResults(results));
     expect(Buffer.byteLength(full)).toBeLessThan(MARKDOWN_MAX_BYTES);
-    const cut = renderMarkdown(results, 6_000);
-    expect(Buffer.byteLength(cut)).toBeLessThanOrEqual(6_000);
-    expect(cut).toMatch(/\nThe details of \d more clients are left out to keep this summary under 6 kB; report\.html and junit\.xml have them all\.\n$/);
+    const cut = renderMarkdown(results, 9_000);
+    expect(Buffer.byteLength(cut)).toBeLessThanOrEqual(9_000);
+    expect(cut).toMatch(/\nThe details of \d more clients are left out to keep this summary under 9 kB; report\.html and junit\.xml have them all\.\n\n## Judged on a rerun\n/);
     expect(cut.split('<details>').length).toBeGreaterThan(1);
     expect(cut.split('<details>').length).toBe(cut.split('</details>').length);
   });
@@ -212,26 +244,32 @@ describe('renderJunit', () => {
 
   test('one testsuite per client with its counts, one testcase per cell', () => {
     expect(root.name).toBe('testsuites');
-    expect(root.attributes).toMatchObject({ tests: '136', failures: '12', errors: '25', skipped: '5' });
+    // Skipped: the n/a cells and the ones the suite could not judge (never failures).
+    expect(root.attributes).toMatchObject({ tests: '170', failures: '12', errors: '25', skipped: '22' });
     expect(root.children.map((suite) => suite.attributes.name!.split(' (')[0])).toEqual(results.clients.map((client) => client.name));
     for (const suite of root.children) {
       const name = suite.attributes.name!.split(' (')[0]!;
       const counts = verdictCounts(cellsOf(name));
-      expect(suite.attributes).toMatchObject({ tests: String(cellsOf(name).length), failures: String(counts.fail), errors: String(counts.error), skipped: String(counts['n/a']) });
+      expect(suite.attributes).toMatchObject({ tests: String(cellsOf(name).length), failures: String(counts.fail), errors: String(counts.error), skipped: String(counts['n/a'] + counts.inconclusive) });
       expect(Number(suite.attributes.time)).toBeGreaterThanOrEqual(0);
       const cases = suite.children.filter((c) => c.name === 'testcase');
       expect(cases.map((c) => `${c.attributes.classname} ${c.attributes.name}`)).toEqual(cellsOf(name).map((cell) => `${cell.client} ${cell.scenario} @ ${cell.revision}`));
     }
   });
 
-  test('fail → <failure> (reason, evidence), error → <error>, warn → <system-out>, n/a → <skipped>; hostile text survives escaped', () => {
+  test('fail → <failure> (reason, evidence), error → <error>, warn → <system-out>, n/a and inconclusive → <skipped>, reruns in <system-out>; hostile text survives escaped', () => {
     const testcases = root.children.flatMap((suite) => suite.children.filter((c) => c.name === 'testcase'));
     for (const [index, cell] of results.cells.entries()) {
       const testcase = testcases[index]!;
       const outcome = testcase.children[0];
       switch (cell.verdict) {
         case 'pass':
-          expect(testcase.children).toEqual([]);
+          // A pass judged on a rerun says so; any other pass is an empty test case.
+          expect(testcase.children).toEqual(cell.attempts ? [expect.objectContaining({ name: 'system-out', text: attemptsNote(cell) })] : []);
+          break;
+        case 'inconclusive':
+          expect(outcome).toMatchObject({ name: 'skipped', attributes: { message: `inconclusive: ${printable(cell.reason!)}` } });
+          expect(testcase.children[1]).toMatchObject({ name: 'system-out', text: printable(cell.evidence!) });
           break;
         case 'fail':
           expect(outcome).toMatchObject({ name: 'failure', attributes: { message: printable(cell.reason!), type: expect.stringContaining('MUST') } });
@@ -260,6 +298,20 @@ describe('renderJunit', () => {
     const unloadable = root.children.find((suite) => suite.attributes.name!.startsWith('unloadable-client'))!;
     expect(child(unloadable, 'system-err')!.text).toBe(`the client could not be loaded:\n${results.clients.at(-1)!.loadError}`);
     expect(child(child(unloadable, 'properties')!, 'property')).toMatchObject({ attributes: { name: 'package', value: '@example/missing-client' } });
+  });
+
+  test('every testsuite says whether the run is complete, and what an incomplete one lacks', () => {
+    const property = (suite: XmlElement, name: string) => child(suite, 'properties')!.children.find((p) => p.attributes.name === name)?.attributes.value;
+    for (const suite of root.children) {
+      expect(property(suite, 'run.complete')).toBe('true');
+      expect(property(suite, 'run.incomplete')).toBeUndefined();
+    }
+    const cut = parseXml(renderJunit(incomplete(results)));
+    expect(cut.attributes.tests).toBe('165');
+    for (const suite of cut.children) {
+      expect(property(suite, 'run.complete')).toBe('false');
+      expect(property(suite, 'run.incomplete')).toBe('incomplete run: 5 of 170 planned cells have no result (interrupted by SIGINT)');
+    }
   });
 });
 
@@ -301,9 +353,10 @@ function twoRuns(): { previous: MatrixResults; current: MatrixResults } {
 const described = (changes: CellChange[]) => changes.map((c) => `${c.client} ${c.scenario}@${c.revision} ${c.from}→${c.to}`);
 
 describe('compare', () => {
-  test('orders verdicts pass < warn < fail < error, n/a outside', () => {
-    expect(Object.entries(VERDICT_RANK).sort(([, a], [, b]) => (a ?? 99) - (b ?? 99)).map(([verdict]) => verdict)).toEqual(['pass', 'warn', 'fail', 'error', 'n/a']);
+  test('orders verdicts pass < warn < fail < error, n/a and inconclusive outside', () => {
+    expect(Object.entries(VERDICT_RANK).filter(([, rank]) => rank !== undefined).sort(([, a], [, b]) => a! - b!).map(([verdict]) => verdict)).toEqual(['pass', 'warn', 'fail', 'error']);
     expect(VERDICT_RANK['n/a']).toBeUndefined();
+    expect(VERDICT_RANK.inconclusive).toBeUndefined();
   });
 
   test('finds regressions, improvements, applicability changes, clients and cells that came or went', () => {
@@ -342,7 +395,7 @@ describe('compare', () => {
 
   test('a run compared with itself changes nothing; a fail → n/a is lost coverage, not an improvement', () => {
     const same = compare(results, structuredClone(results));
-    for (const list of [same.regressions, same.improvements, same.nowApplicable, same.noLongerApplicable, same.newlyFailingChecks, same.newCells, same.removedCells, same.newClients, same.removedClients]) expect(list).toEqual([]);
+    for (const list of [same.regressions, same.improvements, same.nowApplicable, same.noLongerApplicable, same.couldNotJudge, same.newlyFailingChecks, same.newCells, same.removedCells, same.newClients, same.removedClients]) expect(list).toEqual([]);
     const hidden = structuredClone(results);
     for (const cell of hidden.cells) if (cell.client === 'broken-skips-initialized' && cell.verdict === 'fail') Object.assign(cell, { verdict: 'n/a', reason: 'does not declare mode-legacy', checks: [], evidence: undefined });
     const comparison = compare(results, hidden);
@@ -350,11 +403,46 @@ describe('compare', () => {
     expect(described(comparison.noLongerApplicable)).toHaveLength(4);
   });
 
+  test('a cell the suite could not judge in one of the runs is listed as such, never as a regression or improvement, and never as no change', () => {
+    // The dead client's four inconclusive cells stand in for the reference client's passes, then the reverse.
+    const withDead = (from: MatrixResults) => {
+      const copy = structuredClone(from);
+      const dead = new Map(cellsOf('dead-client').filter((cell) => cell.verdict === 'inconclusive').map((cell) => [`${cell.scenario}@${cell.revision}`, cell]));
+      copy.cells = copy.cells.map((cell) => (cell.client === 'reference' && dead.has(`${cell.scenario}@${cell.revision}`) ? { ...structuredClone(dead.get(`${cell.scenario}@${cell.revision}`)!), client: 'reference' } : cell));
+      return copy;
+    };
+    const unjudged = withDead(results);
+    for (const [previous, current, from, to] of [[results, unjudged, 'pass', 'inconclusive'], [unjudged, results, 'inconclusive', 'pass']] as const) {
+      const comparison = compare(previous, current);
+      expect(comparison.regressions).toEqual([]);
+      expect(comparison.improvements).toEqual([]);
+      expect(described(comparison.couldNotJudge)).toEqual(cellsOf('dead-client').filter((cell) => cell.verdict === 'inconclusive').map((cell) => `reference ${cell.scenario}@${cell.revision} ${from}→${to}`));
+      const text = renderComparisonText(comparison, current);
+      expect(text.split('\n')[0]).toBe('matrix comparison: no regressions, 4 cells could not be judged in one of the runs');
+      expect(text).toContain('Could not judge (4): inconclusive in one of the runs, so neither a regression nor an improvement');
+      if (to === 'inconclusive') expect(text).toContain(`    negotiation/handshake-order @ 2025-11-25: pass → inconclusive — client-running: ${DEAD_REASON}`);
+    }
+  });
+
+  test('says when a run is incomplete: its missing cells show as removed, not as changes', () => {
+    const comparison = compare(results, incomplete(results));
+    expect(comparison.removedCells).toHaveLength(5);
+    expect(comparison.notes).toEqual([expect.stringContaining('the current run is an incomplete run: 5 of 170 planned cells have no result (interrupted by SIGINT)')]);
+  });
+
+  test('a change that came with a rerun says so', () => {
+    const before = structuredClone(results);
+    const cell = before.cells.find((c) => c.client === 'slow-starting-client' && c.attempts !== undefined)!;
+    Object.assign(cell, { verdict: 'fail', reason: 'x: y', checks: [{ ...cell.checks[0]!, outcome: 'fail' }] });
+    const text = renderComparisonText(compare(before, results), results);
+    expect(text).toContain(`fail → pass (judged at time scale 2 after 1 inconclusive run: ${RERUN_REASON})`);
+  });
+
   test('a cell that keeps failing but fails one more check is listed, not counted as a regression', () => {
     const worse = structuredClone(results);
     const cell = worse.cells.find((c) => c.client === 'broken-omits-version-header' && c.verdict === 'fail')!;
-    const passing = cell.checks.find((check) => check.ok)!;
-    passing.ok = false;
+    const passing = cell.checks.find((check) => check.outcome === 'pass')!;
+    passing.outcome = 'fail';
     const comparison = compare(results, worse);
     expect(comparison.regressions).toEqual([]);
     expect(comparison.newlyFailingChecks).toEqual([expect.objectContaining({ client: cell.client, scenario: cell.scenario, revision: cell.revision, from: 'fail', to: 'fail', newlyFailedChecks: [passing.name] })]);
@@ -418,7 +506,7 @@ describe('runCompare', () => {
       [[good, join(work, 'missing.json')], /cannot read .*missing\.json: no such file/],
       [[good, write('text.json', 'not json')], /text\.json is not JSON/],
       [[good, write('other.json', JSON.stringify({ format: 'something-else', formatVersion: 1 }))], /other\.json is not a matrix results file/],
-      [[write('future.json', JSON.stringify({ ...results, formatVersion: RESULTS_FORMAT_VERSION + 1 })), good], /future\.json has format version 2; this version reads 1/],
+      [[write('future.json', JSON.stringify({ ...results, formatVersion: RESULTS_FORMAT_VERSION + 1 })), good], /future\.json has format version 3; this version reads 2/],
       [[good, write('twice.json', JSON.stringify({ ...results, cells: [...results.cells, results.cells[0]] }))], /twice\.json has two cells for reference: negotiation\/handshake-order @ 2024-11-05/],
       [[good, good, '--markdown', join(work, 'no-such-folder', 'out.md')], /cannot write .*out\.md/],
     ];

@@ -1,29 +1,60 @@
 // The matrix results file: what one matrix run saw, for every client × scenario × revision. Versioned;
 // the format is documented in docs/matrix-results.md and its JSON Schema (scripts/matrix/results.schema.json).
 // Every report (Markdown, JUnit XML, HTML) and the comparison of two runs are rendered from this alone.
-import type { Level, Scenario, ScenarioResult, Verdict } from '../../suites/scenario.ts';
+import type { Attempt, CheckOutcome, Level, Scenario, ScenarioResult, Verdict } from '../../suites/scenario.ts';
 import { explain } from '../../suites/evidence.ts';
 import type { Revision } from '../../protocol/revisions.ts';
 
 export const RESULTS_FORMAT = 'mcp-client-conformance/matrix-results';
 /** Bump on any change a reader of older files must know about; readers refuse versions they do not know. */
-export const RESULTS_FORMAT_VERSION = 1;
+export const RESULTS_FORMAT_VERSION = 2;
 
 /** A scenario's verdict, or `error` when the suite could not run the case (the adapter failed to load, say). */
 export type CellVerdict = Verdict | 'error';
 
+/** Verdicts in the order every report lists them. */
+export const VERDICTS: readonly CellVerdict[] = ['pass', 'fail', 'warn', 'inconclusive', 'n/a', 'error'];
+
 export interface MatrixResults {
   format: typeof RESULTS_FORMAT;
   formatVersion: typeof RESULTS_FORMAT_VERSION;
-  /** ISO 8601 time the run ended. */
+  /** ISO 8601 time the file was written (the run's end, or the last save of a run that did not end). */
   generatedAt: string;
-  /** What ran the matrix: this suite's version and commit, Node, the machine. */
-  run: { suiteVersion: string; commit?: string; node: string; platform: string; cpus: number; durationMs: number; strict: boolean; matrixFile: string; shards?: number };
+  /** What ran the matrix: this suite's version and commit, Node, the machine, and whether the run is complete. */
+  run: RunInfo;
   /** Every scenario in the run (also those no client could run). */
   scenarios: ScenarioInfo[];
   clients: ClientInfo[];
   /** One cell per client × scenario × revision the suite plans (n/a cells included, with their reason). */
   cells: Cell[];
+}
+
+export interface RunInfo {
+  suiteVersion: string;
+  commit?: string;
+  node: string;
+  platform: string;
+  cpus: number;
+  durationMs: number;
+  strict: boolean;
+  matrixFile: string;
+  shards?: number;
+  /** false: cells the run planned have no result (it was interrupted, a worker died, or it is still going). */
+  complete: boolean;
+  /** How many cells the run planned, and how many of them have no result (0 when complete). */
+  plannedCells: number;
+  missingCells: number;
+  /** What cut an incomplete run short, in a few words. */
+  interruption?: string;
+  /** What the run covered, so it can be resumed: the matrix command's --clients and --scenario, and the suite files. */
+  selection: Selection;
+}
+
+export interface Selection {
+  clients?: string;
+  scenario?: string;
+  /** The suites (suite files) the run covered. */
+  suites: string[];
 }
 
 export interface ScenarioInfo {
@@ -57,18 +88,24 @@ export interface Cell {
   scenario: string;
   revision: Revision;
   verdict: CellVerdict;
-  /** Why n/a or error, or the failing checks (`name: detail`, joined with `; `). */
+  /** Why n/a, inconclusive or error, or the failing checks (`name: detail`, joined with `; `). */
   reason?: string;
   durationMs: number;
   /** Every check the judge made (empty for n/a and error). */
   checks: CellCheck[];
-  /** The wire record as text (suites/evidence.ts `explain`), for fail and warn cells only. */
+  /** The wire record as text (suites/evidence.ts `explain`), for fail, warn and inconclusive cells only. */
   evidence?: string;
+  /** Earlier runs of the case, each inconclusive, when it was run again with larger bounds (oldest first). */
+  attempts?: Attempt[];
+  /** The time scale the verdict was reached at, when the case was run again. */
+  timeScale?: number;
 }
 
 export interface CellCheck {
   name: string;
-  ok: boolean;
+  outcome: CheckOutcome;
+  /** A condition the suite needed before the rules could be judged (never the client's behaviour under test). */
+  precondition?: true;
   level: Level;
   section: string;
   url: string;
@@ -79,6 +116,9 @@ export interface CellCheck {
 /** The longest wire evidence kept per cell; the rest is cut with a note (a report stays a few MB). */
 export const MAX_EVIDENCE_CHARS = 20_000;
 
+/** Verdicts whose cells carry the wire evidence: the ones a reader has to look into. */
+const WITH_EVIDENCE: readonly CellVerdict[] = ['fail', 'warn', 'inconclusive'];
+
 export function cellOf(client: string, result: ScenarioResult): Cell {
   const cell: Cell = {
     client,
@@ -88,7 +128,8 @@ export function cellOf(client: string, result: ScenarioResult): Cell {
     durationMs: Math.round(result.durationMs * 10) / 10,
     checks: result.checks.map((check) => ({
       name: check.name,
-      ok: check.ok,
+      outcome: check.outcome,
+      ...(check.precondition ? { precondition: true as const } : {}),
       level: check.spec.level,
       section: check.spec.section,
       url: check.spec.url,
@@ -97,11 +138,43 @@ export function cellOf(client: string, result: ScenarioResult): Cell {
     })),
   };
   if (result.reason !== undefined) cell.reason = result.reason;
-  if (result.verdict === 'fail' || result.verdict === 'warn') {
+  if (WITH_EVIDENCE.includes(result.verdict)) {
     const text = explain(result);
     cell.evidence = text.length > MAX_EVIDENCE_CHARS ? `${text.slice(0, MAX_EVIDENCE_CHARS)}\n… (${text.length - MAX_EVIDENCE_CHARS} more characters cut)` : text;
   }
+  if (result.attempts !== undefined && result.attempts.length > 0) {
+    cell.attempts = result.attempts.map((attempt) => ({ ...attempt }));
+    if (result.evidence !== undefined) cell.timeScale = result.evidence.time.scale;
+  }
   return cell;
+}
+
+/** An unmet precondition: the suite could not set the case up. */
+export const unmet = (check: CellCheck): boolean => check.precondition === true && check.outcome !== 'pass';
+
+/**
+ * The checks that decided a cell's verdict: for fail and warn the failed MUST and SHOULD checks; for inconclusive the
+ * unmet preconditions, else the MUST and SHOULD rules never exercised. Empty for pass, n/a and error.
+ */
+export function decidingChecks(cell: Pick<Cell, 'verdict' | 'checks'>): CellCheck[] {
+  const judged = cell.checks.filter((check) => check.level !== 'MAY');
+  if (cell.verdict === 'fail' || cell.verdict === 'warn') return judged.filter((check) => check.outcome === 'fail');
+  if (cell.verdict !== 'inconclusive') return [];
+  const preconditions = cell.checks.filter(unmet);
+  return preconditions.length > 0 ? preconditions : judged.filter((check) => check.outcome === 'inconclusive');
+}
+
+/**
+ * What the reruns of a case say, for every report: "judged at time scale 2 after 1 inconclusive run: <why it was
+ * inconclusive>", or "still inconclusive at time scale 4 after 2 inconclusive runs: …". Undefined without reruns.
+ */
+export function attemptsNote(cell: Pick<Cell, 'verdict' | 'attempts' | 'timeScale'>): string | undefined {
+  const attempts = cell.attempts ?? [];
+  if (attempts.length === 0) return undefined;
+  const runs = `${attempts.length} inconclusive run${attempts.length === 1 ? '' : 's'}`;
+  const scale = cell.timeScale !== undefined ? ` at time scale ${cell.timeScale}` : '';
+  const reasons = [...new Set(attempts.map((attempt) => attempt.reason).filter((reason) => reason !== undefined))];
+  return `${cell.verdict === 'inconclusive' ? 'still inconclusive' : 'judged'}${scale} after ${runs}${reasons.length > 0 ? `: ${reasons.join(' · ')}` : ''}`;
 }
 
 export function scenarioInfo(scenario: Scenario): ScenarioInfo {
@@ -119,6 +192,9 @@ export function errorCell(client: string, scenario: string, revision: Revision, 
   return { client, scenario, revision, verdict: 'error', reason, durationMs: 0, checks: [] };
 }
 
+/** The identity of a cell in a run: client, scenario and revision. */
+export const cellKey = (cell: Pick<Cell, 'client' | 'scenario' | 'revision'>): string => `${cell.client}\u0000${cell.scenario}\u0000${cell.revision}`;
+
 /** Reads a results file, refusing what is not one or is of a version this code does not know. */
 export function parseResults(text: string, where = 'results file'): MatrixResults {
   let value: unknown;
@@ -130,13 +206,13 @@ export function parseResults(text: string, where = 'results file'): MatrixResult
   const results = value as Partial<MatrixResults> | null;
   if (results?.format !== RESULTS_FORMAT) throw new Error(`${where} is not a matrix results file (format is not "${RESULTS_FORMAT}")`);
   if (results.formatVersion !== RESULTS_FORMAT_VERSION) throw new Error(`${where} has format version ${String(results.formatVersion)}; this version reads ${RESULTS_FORMAT_VERSION}`);
-  if (!Array.isArray(results.clients) || !Array.isArray(results.cells) || !Array.isArray(results.scenarios)) throw new Error(`${where} lacks clients, scenarios or cells`);
+  if (!Array.isArray(results.clients) || !Array.isArray(results.cells) || !Array.isArray(results.scenarios) || typeof results.run?.complete !== 'boolean') throw new Error(`${where} lacks run, clients, scenarios or cells`);
   return results as MatrixResults;
 }
 
-/** pass / fail / warn / n/a / error counts, per client. */
+/** pass / fail / warn / inconclusive / n/a / error counts, per client. */
 export function verdictCounts(cells: readonly Cell[]): Record<CellVerdict, number> {
-  const counts: Record<CellVerdict, number> = { pass: 0, fail: 0, warn: 0, 'n/a': 0, error: 0 };
+  const counts = Object.fromEntries(VERDICTS.map((verdict) => [verdict, 0])) as Record<CellVerdict, number>;
   for (const cell of cells) counts[cell.verdict]++;
   return counts;
 }

@@ -1,6 +1,8 @@
 // Results of a small real matrix run for the report and comparison tests: a handful of scenarios run on the reference
 // client, on broken variants (fail and warn cells), on a client that declares less (n/a cells), on one whose process
-// crashed part-way (error cells, with the raw bytes a crashing program prints) and on one that could not be loaded.
+// crashed part-way (error cells, with the raw bytes a crashing program prints), on one whose process is dead
+// (inconclusive cells: the suite could not judge it), on one judged only on a rerun, and on one that could not be
+// loaded. The run is marked incomplete by `incomplete()` for the tests of what an interrupted run shows.
 import type { ClientAdapter } from '../../../clients/adapter.ts';
 import { findAdapter } from '../../../clients/index.ts';
 import { referenceClient } from '../../../clients/reference/index.ts';
@@ -26,6 +28,13 @@ export const HOSTILE_TEXT = 'stderr: \u001b[31mTypeError\u001b[0m: bad \u0000byt
 const CRASHING = 'crashing-client';
 const UNLOADABLE = 'unloadable-client';
 const DECLARES_LESS = 'reference-streamable-only';
+const DEAD = 'dead-client';
+const RERUN = 'slow-starting-client';
+
+/** Why the dead client's cases could not be judged (what the process adapter says of a program it lost). */
+export const DEAD_REASON = 'not running since negotiation/handshake-order@2024-11-05: the client process exited with code 1';
+/** What the slow-starting client's first runs ran into. */
+export const RERUN_REASON = 'initialize-reached: no initialize reached the server within the start-up bound (1000 ms)';
 
 function variant(name: string): ClientAdapter {
   const adapter = findAdapter(name);
@@ -45,7 +54,12 @@ const RUN_CLIENTS: { adapter: ClientAdapter; info?: Partial<ClientInfo> }[] = [
   { adapter: declaresLess, info: { kind: 'module', package: '@example/streamable-client', version: '3.2.1' } },
   // Its cells are the skips-initialized variant's until the process "crashes" (see buildFixture).
   { adapter: { ...variant('broken-skips-initialized'), name: CRASHING, description: 'A line-protocol client whose process crashes part-way' }, info: { kind: 'process', package: 'crashy-mcp', version: '0.3.1' } },
+  // The runner asks every adapter whether its client could take part; this one's never could. One revision keeps it quick.
+  { adapter: { ...referenceClient, name: DEAD, description: 'A line-protocol client whose process died before the run', revisions: ['2025-11-25'], interrupted: () => DEAD_REASON }, info: { kind: 'process', package: 'dead-mcp', version: '2.0.0' } },
 ];
+
+/** Not run: its cells are the reference client's, its negotiation ones as judged on a rerun (see buildFixture). */
+const RERUN_CLIENT: ClientInfo = { ...clientInfo(referenceClient, { kind: 'process', package: 'slow-mcp', version: '1.4.0' }), name: RERUN, description: 'A client slow to start: some cases were judged only when run again with larger bounds' };
 
 function clientInfo(adapter: ClientAdapter, extra: Partial<ClientInfo> = {}): ClientInfo {
   return { name: adapter.name, description: adapter.description, kind: 'built-in', revisions: [...adapter.revisions], features: [...adapter.features], ...extra };
@@ -65,7 +79,7 @@ async function inBatches<T>(tasks: (() => Promise<T>)[], limit: number): Promise
   return results;
 }
 
-/** Runs the fixture matrix for real: about 120 scenario runs, under a second. */
+/** Runs the fixture matrix for real: about 125 scenario runs, a second or two on a quiet machine. */
 export async function buildFixture(): Promise<MatrixResults> {
   const started = performance.now();
   const scenarios = FIXTURE_SCENARIOS.map((id) => SCENARIOS.find((scenario) => scenario.id === id)!);
@@ -75,10 +89,8 @@ export async function buildFixture(): Promise<MatrixResults> {
     runs.map(({ adapter, scenario, revision }) => () => runScenario(scenario, adapter, revision)),
     8,
   );
-  const cells = results.map((result) => {
-    if (result.adapter !== CRASHING) return cellOf(result.adapter, result);
-    return crashed(result);
-  });
+  const cells = results.map((result) => (result.adapter === CRASHING ? crashed(result) : cellOf(result.adapter, result)));
+  cells.push(...results.filter((result) => result.adapter === referenceClient.name).map(judgedOnRerun));
   const unloadable: ClientInfo = {
     name: UNLOADABLE,
     description: 'A module adapter whose file does not exist',
@@ -93,9 +105,22 @@ export async function buildFixture(): Promise<MatrixResults> {
     format: RESULTS_FORMAT,
     formatVersion: RESULTS_FORMAT_VERSION,
     generatedAt: new Date().toISOString(),
-    run: { suiteVersion: '0.1.0', commit: '4ed33d3a1b2c', node: process.version, platform: `${process.platform}-${process.arch}`, cpus: 2, durationMs: Math.round(performance.now() - started), strict: false, matrixFile: 'matrix.json' },
+    run: {
+      suiteVersion: '0.1.0',
+      commit: '4ed33d3a1b2c',
+      node: process.version,
+      platform: `${process.platform}-${process.arch}`,
+      cpus: 2,
+      durationMs: Math.round(performance.now() - started),
+      strict: false,
+      matrixFile: 'matrix.json',
+      complete: true,
+      plannedCells: cells.length,
+      missingCells: 0,
+      selection: { suites: ['negotiation', 'disposal', 'retry'] },
+    },
     scenarios: scenarios.map(scenarioInfo),
-    clients: [...RUN_CLIENTS.map(({ adapter, info }) => clientInfo(adapter, info)), unloadable],
+    clients: [...RUN_CLIENTS.map(({ adapter, info }) => clientInfo(adapter, info)), RERUN_CLIENT, unloadable],
     cells,
   };
 }
@@ -114,6 +139,24 @@ function crashed(result: ScenarioResult): Cell {
     return cellOf(CRASHING, { ...result, evidence: { ...result.evidence, clientError: `Error: ${HOSTILE_TEXT}` } });
   }
   return cellOf(CRASHING, result);
+}
+
+/**
+ * The slow-starting client's case as run by runCase when its first run was inconclusive for lack of time: the earlier
+ * run in `attempts`, the verdict judged at twice the scale.
+ */
+function judgedOnRerun(result: ScenarioResult): Cell {
+  const cell = cellOf(RERUN, result);
+  return result.scenarioId.startsWith('negotiation/') && result.revision !== '2026-07-28' ? { ...cell, attempts: [{ verdict: 'inconclusive', reason: RERUN_REASON, scale: 1 }], timeScale: 2 } : cell;
+}
+
+/** The fixture as an interrupted run would leave it: the last `missing` cells of the crashing client gone. */
+export function incomplete(results: MatrixResults, missing = 5, interruption = 'interrupted by SIGINT'): MatrixResults {
+  const copy = structuredClone(results);
+  const gone = new Set(copy.cells.filter((cell) => cell.client === CRASHING).slice(-missing));
+  copy.cells = copy.cells.filter((cell) => !gone.has(cell));
+  copy.run = { ...copy.run, complete: false, plannedCells: results.cells.length, missingCells: missing, interruption };
+  return copy;
 }
 
 /** A copy of `results` with every cell and client of `from` renamed `to` (and its client info amended), for comparisons. */
@@ -137,6 +180,7 @@ export function fullSizeResults(fixture: MatrixResults, clientCount = 30): Matri
     pass: fixture.cells.find((cell) => cell.verdict === 'pass')!,
     fail: fixture.cells.find((cell) => cell.verdict === 'fail' && cell.evidence)!,
     warn: fixture.cells.find((cell) => cell.verdict === 'warn')!,
+    inconclusive: fixture.cells.find((cell) => cell.verdict === 'inconclusive')!,
     'n/a': fixture.cells.find((cell) => cell.verdict === 'n/a')!,
     error: fixture.cells.find((cell) => cell.verdict === 'error')!,
   };
@@ -153,9 +197,9 @@ export function fullSizeResults(fixture: MatrixResults, clientCount = 30): Matri
   const cells: Cell[] = [];
   clients.forEach((client, c) => {
     cases.forEach(({ scenario, revision }, s) => {
-      // A fixed pattern (no randomness): mostly passes, some n/a, fails, warns and a rare error.
-      const k = (c * 7 + s * 13) % 29;
-      const verdict = k < 17 ? 'pass' : k < 22 ? 'n/a' : k < 25 ? 'fail' : k < 28 ? 'warn' : 'error';
+      // A fixed pattern (no randomness): mostly passes, some n/a, fails, warns, inconclusive and a rare error.
+      const k = (c * 7 + s * 13) % 31;
+      const verdict = k < 17 ? 'pass' : k < 22 ? 'n/a' : k < 25 ? 'fail' : k < 28 ? 'warn' : k < 30 ? 'inconclusive' : 'error';
       cells.push({ ...structuredClone(samples[verdict]), client: client.name, scenario: scenario.id, revision: revision as Revision });
     });
   });
