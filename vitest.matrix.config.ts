@@ -2,15 +2,23 @@
 // of the matrix file across the suites, one test file per suite, in parallel across the cores.
 import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
+import { basePolicy } from './config/settings.ts';
+import { ATTEMPT_GROWTH, MAX_ATTEMPTS } from './config/time.ts';
+
+// Every client operation is bounded inside a scenario, and an inconclusive case runs again with bounds twice as large,
+// up to MAX_ATTEMPTS runs: this only catches a suite that broke, so it leaves room for every run of a case, each a
+// dozen client operations long, at the settings' time scale.
+const { operation } = basePolicy().ms;
+const everyRun = Array.from({ length: MAX_ATTEMPTS }, (_, attempt) => ATTEMPT_GROWTH ** attempt).reduce((sum, factor) => sum + factor, 0);
 
 export default defineConfig({
   test: {
     include: ['scripts/matrix/shards/*.matrix.ts'],
     pool: 'forks',
     maxWorkers: availableParallelism(),
-    // Every client operation is bounded inside a scenario; this only catches a suite that broke.
-    testTimeout: 120_000,
-    hookTimeout: 60_000,
+    testTimeout: operation * everyRun * 12,
+    // Loading a client and shutting it down, each bounded by its adapter.
+    hookTimeout: operation * 12,
     retry: 0,
     // Scenarios mostly wait on sockets, but a CPU-starved client misses the scenarios' timing bounds: as many at once
     // in each suite file as `npm test` runs (measured stable there).

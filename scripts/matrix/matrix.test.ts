@@ -1,19 +1,32 @@
 // The matrix runner end to end: the matrix file's checks, `mcp-client-conformance matrix` writing all four reports,
-// and the nightly CI path (vitest shards with blob reports, merged) giving the same verdicts as one run.
-import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
+// the nightly CI path (vitest shards with blob reports, merged) giving the same verdicts as one run, and a run
+// interrupted (SIGINT), with a test worker killed, or with its main process killed keeping every finished cell,
+// marked incomplete, then completed by `matrix --resume`. No test bounds a run by the clock: a run is waited for
+// (each of its cases is bounded by the time policy), and a child process is bounded only relative to the first run
+// measured in this file.
+import { spawn, spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
+import { SETTINGS_ENV } from '../../config/settings.ts';
+import { JOURNAL_FILE } from './journal.ts';
 import { DEFAULT_MATRIX_FILE, installedPackage, readMatrixFile } from './matrix-file.ts';
-import { parseResults, type Cell, type MatrixResults } from './results.ts';
+import { cellKey, parseResults, type Cell, type MatrixResults } from './results.ts';
+import { INCOMPLETE_EXIT } from './run.ts';
 import { MATRIX_ENV, selectEntries } from './settings.ts';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
 const NODE = process.execPath;
+const CLI = join(ROOT, 'scripts', 'cli.ts');
 const work = mkdtempSync(join(tmpdir(), 'matrix-test-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+/** How long the first matrix run of this file took: the only yardstick for bounding later child processes. */
+let firstRunMs: number | undefined;
+/** A bound on a child matrix process, relative to that run (a hang fails instead of stalling the suite). */
+const childBound = () => (firstRunMs === undefined ? undefined : Math.round(20 * firstRunMs));
 
 function writeMatrix(name: string, clients: unknown[]): string {
   const path = join(work, name);
@@ -42,7 +55,7 @@ describe('the matrix file', () => {
   });
 });
 
-describe('a matrix run', () => {
+describe('a matrix run', { timeout: 0 }, () => {
   // A reference client, one that breaks a rule, one whose module is missing and one whose package is not installed.
   const clients = [
     { name: 'reference', adapter: 'reference' },
@@ -51,19 +64,24 @@ describe('a matrix run', () => {
     { name: 'not-installed', package: 'no-such-package', adapter: 'reference' },
   ];
   const scenario = 'session';
-  const cellKey = (cell: Cell) => `${cell.client} ${cell.scenario} ${cell.revision} ${cell.verdict}`;
+  const verdictKey = (cell: Cell) => `${cell.client} ${cell.scenario} ${cell.revision} ${cell.verdict}`;
   const out = join(work, 'one-run');
-  // One run, which both tests read (they run in any order).
+  // One run, which the tests read (they run in any order).
   let run: SpawnSyncReturns<string>;
+  // The run itself is not bounded by the clock: every case in it is (the time policy), and it is the yardstick.
   beforeAll(() => {
-    run = spawnSync(NODE, [join(ROOT, 'scripts', 'cli.ts'), 'matrix', '--config', writeMatrix('small.json', clients), '--scenario', scenario, '--out', out], { cwd: ROOT, encoding: 'utf8', timeout: 60_000, env: { ...process.env, [MATRIX_ENV.progress]: '0' } });
-  }, 70_000);
+    const started = performance.now();
+    run = spawnSync(NODE, [CLI, 'matrix', '--config', writeMatrix('small.json', clients), '--scenario', scenario, '--out', out], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, [MATRIX_ENV.progress]: '0' } });
+    firstRunMs = performance.now() - started;
+  }, 0);
   const oneRun = (): MatrixResults => parseResults(readFileSync(join(out, 'results.json'), 'utf8'));
 
-  test('`matrix` writes results, Markdown, JUnit and HTML, with a verdict for every client × case', () => {
+  test('`matrix` writes results, Markdown, JUnit and HTML, with a verdict for every client × case, and a complete run', () => {
     expect(run.status, run.stderr + run.stdout).toBe(0);
-    for (const file of ['results.json', 'summary.md', 'junit.xml', 'report.html']) expect(existsSync(join(out, file)), file).toBe(true);
+    for (const file of ['results.json', 'summary.md', 'junit.xml', 'report.html', JOURNAL_FILE]) expect(existsSync(join(out, file)), file).toBe(true);
     const results = oneRun();
+    expect(results.run).toMatchObject({ complete: true, missingCells: 0, plannedCells: results.cells.length, selection: { scenario } });
+    expect(results.run.interruption).toBeUndefined();
     expect(results.clients.map((client) => client.name)).toEqual(clients.map((client) => client.name));
     expect(results.clients[2]!.loadError).toMatch(/no-such-adapter.ts not found/);
     expect(results.clients[3]!.loadError).toMatch(/no-such-package is not installed/);
@@ -78,11 +96,22 @@ describe('a matrix run', () => {
     expect(run.stdout).toMatch(/matrix: 4 clients/);
   });
 
+  test('--resume of a complete run runs nothing and writes its reports again; with a selection of its own it is refused', () => {
+    const before = parseResults(readFileSync(join(out, 'results.json'), 'utf8'));
+    const again = spawnSync(NODE, [CLI, 'matrix', '--resume', out], { cwd: ROOT, encoding: 'utf8', timeout: childBound(), env: { ...process.env, [MATRIX_ENV.progress]: '0' } });
+    expect(again.status, again.stderr).toBe(0);
+    expect(again.stderr).toContain(`already holds all ${before.cells.length} planned cells`);
+    expect(parseResults(readFileSync(join(out, 'results.json'), 'utf8')).cells).toEqual(before.cells);
+    const refused = spawnSync(NODE, [CLI, 'matrix', '--resume', out, '--clients', 'reference'], { cwd: ROOT, encoding: 'utf8', timeout: childBound() });
+    expect(refused.status).toBe(2);
+    expect(refused.stderr).toMatch(/--resume runs what the interrupted run was asked to: drop --clients/);
+  });
+
   test('two vitest shards with blob reports, merged, give the same cells as one run', () => {
     const blobs = join(work, 'blobs');
     const out = join(work, 'merged');
     const env = { ...process.env, [MATRIX_ENV.file]: join(work, 'small.json'), [MATRIX_ENV.scenario]: scenario, [MATRIX_ENV.out]: out, [MATRIX_ENV.progress]: '0' };
-    const vitest = (args: string[]) => spawnSync(NODE, [join(ROOT, 'node_modules', 'vitest', 'vitest.mjs'), ...args, '--config', 'vitest.matrix.config.ts'], { cwd: ROOT, encoding: 'utf8', timeout: 60_000, env });
+    const vitest = (args: string[]) => spawnSync(NODE, [join(ROOT, 'node_modules', 'vitest', 'vitest.mjs'), ...args, '--config', 'vitest.matrix.config.ts'], { cwd: ROOT, encoding: 'utf8', timeout: childBound(), env });
     for (const shard of [1, 2]) {
       const run = vitest(['run', `--shard=${shard}/2`, '--reporter=blob', `--outputFile=${join(blobs, `blob-${shard}.json`)}`]);
       expect(run.status, run.stderr + run.stdout).toBe(0);
@@ -90,6 +119,141 @@ describe('a matrix run', () => {
     const merge = vitest([`--merge-reports=${blobs}`]);
     expect(merge.status, merge.stderr + merge.stdout).toBe(0);
     const merged = parseResults(readFileSync(join(out, 'results.json'), 'utf8'));
-    expect(merged.cells.map(cellKey).sort()).toEqual(oneRun().cells.map(cellKey).sort());
+    expect(merged.cells.map(verdictKey).sort()).toEqual(oneRun().cells.map(verdictKey).sort());
+    expect(merged.run).toMatchObject({ complete: true, missingCells: 0 });
+  });
+});
+
+describe('an interrupted matrix run', { timeout: 0 }, () => {
+  // One client, four cases (negotiation/handshake-order at four revisions); the one at 2025-06-18 is held (it never
+  // starts while the hold file exists), so a run stops with three cells finished and one in flight. Its operation
+  // bound is an hour, so the held case cannot end on its own before the test acts.
+  const heldAt = '2025-06-18';
+  const scenario = 'negotiation/handshake';
+  const children: ReturnType<typeof spawn>[] = [];
+  const pids: number[] = [];
+  afterEach(() => {
+    for (const child of children.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    for (const pid of pids.splice(0)) if (alive(pid)) process.kill(pid, 'SIGKILL');
+  });
+
+  function alive(pid: number): boolean {
+    try {
+      process.kill(pid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  interface Held {
+    out: string;
+    holdFile: string;
+    pidFile: string;
+    child: ReturnType<typeof spawn>;
+    exited: Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }>;
+  }
+
+  /** Starts a matrix run of the held client into a fresh folder. */
+  function startHeld(name: string): Held {
+    const out = join(work, name);
+    const holdFile = join(work, `${name}.hold`);
+    const pidFile = join(work, `${name}.pid`);
+    writeFileSync(holdFile, '');
+    const config = writeMatrix(`${name}.json`, [{ name: 'held', adapter: join(import.meta.dirname, 'testdata', 'held-client.ts'), options: { hold: `@${heldAt}`, holdFile, pidFile } }]);
+    const child = spawn(NODE, [CLI, 'matrix', '--config', config, '--scenario', scenario, '--out', out], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, [MATRIX_ENV.progress]: '0', [SETTINGS_ENV.operationTimeout]: String(3_600_000) } });
+    children.push(child);
+    return { out, holdFile, pidFile, child, exited: exitOf(child) };
+  }
+
+  function exitOf(child: ReturnType<typeof spawn>): Held['exited'] {
+    let stdout = '';
+    let stderr = '';
+    child.stdout!.on('data', (chunk) => (stdout += chunk));
+    child.stderr!.on('data', (chunk) => (stderr += chunk));
+    return new Promise((resolve) => child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr })));
+  }
+
+  /** The cells the main process has journaled so far (it writes each as it sees it). */
+  const journaled = (out: string): Cell[] =>
+    existsSync(join(out, JOURNAL_FILE))
+      ? readFileSync(join(out, JOURNAL_FILE), 'utf8')
+          .split('\n')
+          .filter((line) => line.startsWith('{"cell"'))
+          .map((line) => (JSON.parse(line) as { cell: Cell }).cell)
+      : [];
+
+  /** Waits until the three free cells are journaled and the held case has begun; fails if the run ends first. */
+  async function untilHeld(held: Held): Promise<number> {
+    let ended = false;
+    void held.exited.then(() => (ended = true));
+    while (journaled(held.out).length < 3 || !existsSync(held.pidFile)) {
+      if (ended) throw new Error(`the run ended before its held case: ${JSON.stringify(await held.exited)}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    const pid = Number(readFileSync(held.pidFile, 'utf8'));
+    pids.push(pid);
+    return pid;
+  }
+
+  const resultsOf = (out: string) => parseResults(readFileSync(join(out, 'results.json'), 'utf8'));
+  const finished = (results: MatrixResults) => results.cells.map((cell) => `${cell.revision} ${cell.verdict}`);
+
+  /** `matrix --resume`, without the hold: runs the missing case only. */
+  function resume(held: Held): SpawnSyncReturns<string> {
+    rmSync(held.holdFile);
+    return spawnSync(NODE, [CLI, 'matrix', '--resume', held.out], { cwd: ROOT, encoding: 'utf8', timeout: childBound(), env: { ...process.env, [MATRIX_ENV.progress]: '0' } });
+  }
+
+  test('SIGINT: the finished cells are kept in every report, marked incomplete with the missing cell counted; exit 130', async () => {
+    const held = startHeld('sigint');
+    await untilHeld(held);
+    held.child.kill('SIGINT');
+    const exit = await held.exited;
+    expect(exit.code, exit.stderr).toBe(130);
+    const results = resultsOf(held.out);
+    expect(finished(results)).toEqual(['2024-11-05 pass', '2025-03-26 pass', '2025-11-25 pass']);
+    expect(results.run).toMatchObject({ complete: false, plannedCells: 4, missingCells: 1, interruption: 'interrupted by SIGINT', selection: { scenario, suites: ['negotiation'] } });
+    expect(readFileSync(join(held.out, 'summary.md'), 'utf8')).toContain('**incomplete run: 1 of 4 planned cells have no result (interrupted by SIGINT)**');
+    expect(readFileSync(join(held.out, 'report.html'), 'utf8')).toContain('<p class="incomplete" id="incomplete">incomplete run: 1 of 4 planned cells have no result (interrupted by SIGINT)');
+    expect(readFileSync(join(held.out, 'junit.xml'), 'utf8')).toContain('<property name="run.complete" value="false"/>');
+    expect(exit.stdout).toContain(`matrix: INCOMPLETE: 1 of 4 planned cells have no result (interrupted by SIGINT); run only those with: mcp-client-conformance matrix --resume `);
+  });
+
+  test('SIGKILL of a test worker: the run goes on to its end, keeps the finished cells, incomplete; --resume runs only the missing one', async () => {
+    const held = startHeld('worker-killed');
+    process.kill(await untilHeld(held), 'SIGKILL');
+    const exit = await held.exited;
+    expect(exit.code, exit.stderr).toBe(INCOMPLETE_EXIT);
+    const results = resultsOf(held.out);
+    expect(finished(results)).toEqual(['2024-11-05 pass', '2025-03-26 pass', '2025-11-25 pass']);
+    expect(results.run).toMatchObject({ complete: false, plannedCells: 4, missingCells: 1, interruption: expect.stringMatching(/^a suite file did not finish: /) });
+
+    const resumed = resume(held);
+    expect(resumed.status, resumed.stderr + resumed.stdout).toBe(0);
+    expect(resumed.stderr).toContain('1 of 4 planned cells are missing');
+    const complete = resultsOf(held.out);
+    expect(finished(complete)).toEqual(['2024-11-05 pass', '2025-03-26 pass', `${heldAt} pass`, '2025-11-25 pass']);
+    expect(complete.run).toMatchObject({ complete: true, plannedCells: 4, missingCells: 0 });
+    // The earlier cells are the ones judged before, not judged again.
+    for (const cell of results.cells) expect(complete.cells.find((c) => cellKey(c) === cellKey(cell))).toEqual(cell);
+    expect(readFileSync(join(held.out, 'summary.md'), 'utf8')).not.toContain('incomplete');
+  });
+
+  test('SIGKILL of the main process: its journal keeps every cell it saw; --resume completes the run from it', async () => {
+    const held = startHeld('main-killed');
+    const worker = await untilHeld(held);
+    const seen = journaled(held.out);
+    held.child.kill('SIGKILL');
+    expect((await held.exited).signal).toBe('SIGKILL');
+    // The worker notices its main process is gone and exits.
+    while (alive(worker)) await new Promise((resolve) => setTimeout(resolve, 50));
+
+    const resumed = resume(held);
+    expect(resumed.status, resumed.stderr + resumed.stdout).toBe(0);
+    const complete = resultsOf(held.out);
+    expect(finished(complete)).toEqual(['2024-11-05 pass', '2025-03-26 pass', `${heldAt} pass`, '2025-11-25 pass']);
+    expect(complete.run).toMatchObject({ complete: true, missingCells: 0 });
+    for (const cell of seen) expect(complete.cells.find((c) => cellKey(c) === cellKey(cell))).toEqual(cell);
   });
 });

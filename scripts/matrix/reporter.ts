@@ -1,136 +1,133 @@
-// The matrix reporter: a progress display while the matrix runs, then the results file and the reports built
-// from the tests' metas (scripts/matrix/define.ts). The same code runs on a live run and on merged blob reports
-// of sharded CI runs (`vitest --merge-reports`), so a sharded night gives the same files as one machine.
-import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
-import { basename, join, relative, resolve } from 'node:path';
-import type { Reporter, TestCase, TestModule, TestSpecification } from 'vitest/node';
-import { SCENARIOS, SUITES } from '../../suites/index.ts';
-import { plannedCases } from '../../suites/plan.ts';
+// The matrix reporter, in the main vitest process: a progress display while the matrix runs, each finished cell
+// journaled the moment it is seen (journal.ts), results.json saved every few seconds, and all four files written at
+// the end — or at once on SIGINT or SIGTERM, marked incomplete with what is missing counted. The same code runs on a
+// live run, on a resumed one (`matrix --resume`: the earlier cells are kept, only the missing ones run) and on merged
+// blob reports of sharded CI runs (`vitest --merge-reports`), so a sharded night gives the same files as one machine.
+import { relative, resolve } from 'node:path';
+import type { Reporter, TestCase, TestModule, TestRunEndReason, TestSpecification } from 'vitest/node';
 import type { Revision } from '../../protocol/revisions.ts';
-import { DEFAULT_MATRIX_FILE, readMatrixFile } from './matrix-file.ts';
-import { renderHtml } from './report-html.ts';
-import { renderJunit } from './report-junit.ts';
-import { renderMarkdown } from './report-markdown.ts';
-import { errorCell, scenarioInfo, RESULTS_FORMAT, RESULTS_FORMAT_VERSION, verdictCounts, type Cell, type ClientInfo, type MatrixResults, type ScenarioInfo } from './results.ts';
-import { DEFAULT_REPORTS_DIR, MATRIX_ENV, selectEntries } from './settings.ts';
+import { readSettings } from '../../config/settings.ts';
+import { appendJournal, keepClient, readSaved, startJournal, type RunStart } from './journal.ts';
+import { DEFAULT_MATRIX_FILE } from './matrix-file.ts';
+import { assembleResults, writeReports, type ReportPaths } from './output.ts';
+import { planOf, SUITE_NAMES, suiteOfFile, type PlannedCell } from './plan.ts';
+import { RESUME_COMMAND } from './report-markdown.ts';
+import { cellKey, errorCell, verdictCounts, VERDICTS, type Cell, type ClientInfo, type MatrixResults, type Selection } from './results.ts';
+import { DEFAULT_REPORTS_DIR, MATRIX_ENV } from './settings.ts';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
 
-/** The files a matrix run writes into its reports folder. */
-export const REPORT_FILES = { results: 'results.json', markdown: 'summary.md', junit: 'junit.xml', html: 'report.html' } as const;
+/** How often results.json is saved while the run goes (the journal has every cell at once). */
+export const SAVE_EVERY_MS = 5_000;
 
-/** A test's cell; a test that ended without one (it timed out, the suite broke) becomes an error cell saying so. */
-function cellOfTest(test: TestCase): Cell {
+/**
+ * A finished test's cell. A test that failed without one (it timed out, the suite broke) becomes an error cell saying
+ * so; one that never ran to its end (skipped, its worker gone) has none: it is missing, and a resume runs it.
+ */
+function cellOfTest(test: TestCase): Cell | undefined {
   const cell = test.meta().matrixCell;
   if (cell) return cell;
-  const [scenario = test.name, revision = ''] = test.name.split(' @ ');
   const result = test.result();
-  const why = result.state === 'failed' ? result.errors.map((error) => error.message).join('; ') : `the test ended ${result.state}`;
+  if (result.state !== 'failed' && result.state !== 'passed') return undefined;
+  const [scenario = test.name, revision = ''] = test.name.split(' @ ');
+  const why = result.state === 'failed' ? result.errors.map((error) => error.message).join('; ') : 'the test ended without one';
   return errorCell(test.parent.type === 'suite' ? test.parent.name : '?', scenario, revision as Revision, `the suite produced no verdict: ${why}`);
 }
 
-function scenarioInfos(cells: readonly Cell[]): ScenarioInfo[] {
-  const ran = new Set(cells.map((cell) => cell.scenario));
-  return SCENARIOS.filter((scenario) => ran.has(scenario.id)).map(scenarioInfo);
-}
-
-function gitCommit(): string | undefined {
-  try {
-    return execFileSync('git', ['rev-parse', '--short=12', 'HEAD'], { cwd: ROOT, encoding: 'utf8', timeout: 2_000, stdio: ['ignore', 'pipe', 'ignore'] }).trim();
-  } catch {
-    return undefined;
-  }
-}
-
-/** Assembles the results from finished test modules, in matrix file order. */
-export function collectResults(testModules: ReadonlyArray<TestModule>, durationMs: number, matrixFile: string): MatrixResults {
-  const clients = new Map<string, ClientInfo>();
-  const cells: Cell[] = [];
-  for (const module of testModules) {
-    for (const test of module.children.allTests()) {
-      const client = test.meta().matrixClient;
-      if (client) {
-        // Every suite file loads the client; a load error seen by any of them is the one to report.
-        if (!clients.has(client.name) || client.loadError !== undefined) clients.set(client.name, client);
-      } else if (test.name !== 'client') cells.push(cellOfTest(test));
-    }
-  }
-  let order: string[] = [];
-  try {
-    order = readMatrixFile(matrixFile).clients.map((entry) => entry.name);
-  } catch {
-    // Merging reports somewhere without the matrix file: keep the order the cells came in.
-  }
-  const rank = (name: string) => (order.includes(name) ? order.indexOf(name) : order.length);
-  const scenarioRank = new Map(SCENARIOS.map((scenario, index) => [scenario.id, index]));
-  cells.sort((a, b) => rank(a.client) - rank(b.client) || a.client.localeCompare(b.client) || (scenarioRank.get(a.scenario) ?? 0) - (scenarioRank.get(b.scenario) ?? 0) || a.revision.localeCompare(b.revision));
-  const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
-  const commit = gitCommit();
-  return {
-    format: RESULTS_FORMAT,
-    formatVersion: RESULTS_FORMAT_VERSION,
-    generatedAt: new Date().toISOString(),
-    run: {
-      suiteVersion: pkg.version,
-      ...(commit !== undefined ? { commit } : {}),
-      node: process.version,
-      platform: `${process.platform}-${process.arch}`,
-      cpus: availableParallelism(),
-      durationMs: Math.round(durationMs),
-      strict: process.env[MATRIX_ENV.strict] === '1',
-      matrixFile: relative(ROOT, matrixFile) || matrixFile,
-    },
-    scenarios: scenarioInfos(cells),
-    clients: [...clients.values()].sort((a, b) => rank(a.name) - rank(b.name)),
-    cells,
-  };
-}
-
-/** Writes the results file and the three reports; returns their paths. */
-export function writeReports(results: MatrixResults, outDir: string): Record<keyof typeof REPORT_FILES, string> {
-  mkdirSync(outDir, { recursive: true });
-  const paths = Object.fromEntries(Object.entries(REPORT_FILES).map(([kind, file]) => [kind, join(outDir, file)])) as Record<keyof typeof REPORT_FILES, string>;
-  writeFileSync(paths.results, `${JSON.stringify(results, null, 1)}\n`);
-  writeFileSync(paths.markdown, renderMarkdown(results));
-  writeFileSync(paths.junit, renderJunit(results));
-  writeFileSync(paths.html, renderHtml(results));
-  return paths;
-}
-
-/** How many cases the suite files about to run hold for the selected clients (so progress has a fixed total). */
-function plannedTotal(moduleIds: readonly string[]): number {
-  try {
-    const entries = selectEntries(readMatrixFile(process.env[MATRIX_ENV.file] ?? DEFAULT_MATRIX_FILE).clients, process.env[MATRIX_ENV.clients]);
-    const filter = process.env[MATRIX_ENV.scenario];
-    const suites = moduleIds.map((id) => basename(id, '.matrix.ts')).filter((suite): suite is keyof typeof SUITES => suite in SUITES);
-    const cases = suites.flatMap((suite) => plannedCases(SUITES[suite])).filter(({ scenario }) => filter === undefined || scenario.id.includes(filter));
-    return entries.length * cases.length;
-  } catch {
-    return 0;
-  }
-}
+const signalNumber: Record<string, number> = { SIGINT: 2, SIGTERM: 15 };
 
 export default class MatrixReporter implements Reporter {
   private started = performance.now();
-  private total = 0;
+  /** How long the earlier runs of a resumed run took. */
+  private earlierMs = 0;
+  private readonly cells = new Map<string, Cell>();
+  private readonly clients = new Map<string, ClientInfo>();
+  private plan: PlannedCell[] = [];
+  private start: RunStart | undefined;
+  private readonly outDir = resolve(process.env[MATRIX_ENV.out] ?? DEFAULT_REPORTS_DIR);
+  /** Cells this run is to produce (a resume: the missing ones), and how many it has. */
+  private toRun = 0;
   private done = 0;
-  private readonly tally = { pass: 0, fail: 0, warn: 0, 'n/a': 0, error: 0 };
+  private readonly tally = Object.fromEntries(VERDICTS.map((verdict) => [verdict, 0])) as Record<Cell['verdict'], number>;
   private lastLine = 0;
+  private unsaved = false;
+  private saver: NodeJS.Timeout | undefined;
+  private ended = false;
   private readonly progress = process.env[MATRIX_ENV.progress] !== '0';
   private readonly tty = process.stderr.isTTY === true;
+  private readonly onSignal = (signal: NodeJS.Signals) => this.interrupted(signal);
 
   onTestRunStart(specifications: ReadonlyArray<TestSpecification>): void {
     this.started = performance.now();
-    this.total = plannedTotal(specifications.map((specification) => specification.moduleId));
+    const resumed = process.env[MATRIX_ENV.resume] !== undefined ? readSaved(this.outDir, ROOT) : undefined;
+    const suites = [...new Set(specifications.map((specification) => suiteOfFile(specification.moduleId)).filter((suite) => suite !== undefined))];
+    const selection: Selection = resumed?.start.selection ?? {
+      ...(process.env[MATRIX_ENV.clients] ? { clients: process.env[MATRIX_ENV.clients] } : {}),
+      ...(process.env[MATRIX_ENV.scenario] ? { scenario: process.env[MATRIX_ENV.scenario] } : {}),
+      suites: SUITE_NAMES.filter((suite) => suites.includes(suite)),
+    };
+    this.start = resumed?.start ?? { startedAt: new Date().toISOString(), matrixFile: resolve(process.env[MATRIX_ENV.file] ?? DEFAULT_MATRIX_FILE), strict: readSettings().strict, selection };
+    if (resumed) {
+      for (const [key, cell] of resumed.cells) this.cells.set(key, cell);
+      for (const client of resumed.clients.values()) this.clients.set(client.name, client);
+      this.earlierMs = resumed.durationMs;
+    }
+    this.plan = planOf(this.start.matrixFile, this.start.selection);
+    this.toRun = this.plan.filter((cell) => !this.cells.has(cellKey(cell))).length;
+    startJournal(this.outDir, this.start, resumed !== undefined);
+    // At once: a stale results.json of an earlier run in this folder must not stand for this one.
+    this.save();
+    this.saver = setInterval(() => this.unsaved && this.save(), SAVE_EVERY_MS).unref();
+    process.once('SIGINT', this.onSignal);
+    process.once('SIGTERM', this.onSignal);
   }
 
   onTestCaseResult(test: TestCase): void {
+    const client = test.meta().matrixClient;
+    if (client) return this.record({ client });
     if (test.name === 'client') return;
+    const cell = cellOfTest(test);
+    if (!cell) return;
+    this.record({ cell });
     this.done++;
-    this.tally[cellOfTest(test).verdict]++;
+    this.tally[cell.verdict]++;
     this.showProgress(false);
+  }
+
+  private record(line: { client: ClientInfo } | { cell: Cell }): void {
+    if ('client' in line) keepClient(this.clients, line.client);
+    else this.cells.set(cellKey(line.cell), line.cell);
+    appendJournal(this.outDir, line);
+    this.unsaved = true;
+  }
+
+  private results(interruption: string | undefined): MatrixResults {
+    const start = this.start!;
+    return assembleResults({
+      cells: this.cells.values(),
+      clients: this.clients.values(),
+      plan: this.plan,
+      matrixFile: start.matrixFile,
+      strict: start.strict,
+      selection: start.selection,
+      durationMs: this.earlierMs + performance.now() - this.started,
+      ...(interruption !== undefined ? { interruption } : {}),
+    });
+  }
+
+  /** results.json as the run stands; a run killed after this keeps it (and its journal has the later cells). */
+  private save(): void {
+    this.unsaved = false;
+    writeReports(this.results('saved while the run was still going; cells.jsonl in the same folder may hold later ones'), this.outDir, true);
+  }
+
+  /** SIGINT or SIGTERM: every report at once, synchronously (vitest exits right after its own handler). */
+  private interrupted(signal: NodeJS.Signals): void {
+    if (this.ended) return;
+    this.finish(`interrupted by ${signal}`);
+    process.exitCode = 128 + (signalNumber[signal] ?? 0);
+    // vitest's own handler exits the process; should there be none, exit here.
+    setTimeout(() => process.exit(), 100).unref();
   }
 
   private showProgress(final: boolean): void {
@@ -139,23 +136,66 @@ export default class MatrixReporter implements Reporter {
     // On a terminal the line is redrawn; in a CI log, a line every few seconds.
     if (!final && now - this.lastLine < (this.tty ? 100 : 5_000)) return;
     this.lastLine = now;
-    const { pass, fail, warn, error } = this.tally;
-    const line = `matrix: ${this.done}${this.total > 0 ? `/${this.total}` : ""} cases · pass ${pass} · fail ${fail} · warn ${warn} · n/a ${this.tally['n/a']} · error ${error} · ${((now - this.started) / 1000).toFixed(0)} s`;
+    const counts = VERDICTS.map((verdict) => `${verdict} ${this.tally[verdict]}`).join(' · ');
+    const line = `matrix: ${this.done}${this.toRun > 0 ? `/${this.toRun}` : ''} cases · ${counts} · ${((now - this.started) / 1000).toFixed(0)} s`;
     process.stderr.write(this.tty ? `\r${line}\x1b[K${final ? '\n' : ''}` : `${line}\n`);
   }
 
-  onTestRunEnd(testModules: ReadonlyArray<TestModule>, unhandledErrors: ReadonlyArray<{ message?: string }>): void {
-    this.showProgress(true);
-    const matrixFile = resolve(process.env[MATRIX_ENV.file] ?? DEFAULT_MATRIX_FILE);
-    const results = collectResults(testModules, performance.now() - this.started, matrixFile);
-    const outDir = resolve(process.env[MATRIX_ENV.out] ?? DEFAULT_REPORTS_DIR);
-    const paths = writeReports(results, outDir);
+  onTestRunEnd(testModules: ReadonlyArray<TestModule>, unhandledErrors: ReadonlyArray<{ message?: string }>, reason: TestRunEndReason): void {
+    if (this.ended) return;
+    // Merged blob reports replay no test results and start with no files: their suites, cells and clients are read
+    // from the modules here.
+    const start = this.start!;
+    const unplanned = SUITE_NAMES.filter((suite) => !start.selection.suites.includes(suite) && testModules.some((module) => suiteOfFile(module.moduleId) === suite));
+    if (unplanned.length > 0) {
+      start.selection = { ...start.selection, suites: SUITE_NAMES.filter((suite) => start.selection.suites.includes(suite) || unplanned.includes(suite)) };
+      this.plan = planOf(start.matrixFile, start.selection);
+    }
+    for (const module of testModules) {
+      for (const test of module.children.allTests()) {
+        const client = test.meta().matrixClient;
+        if (client) keepClient(this.clients, client);
+        else if (test.name !== 'client' && !this.cells.has(cellKeyOfTest(test))) {
+          const cell = cellOfTest(test);
+          if (cell) this.record({ cell });
+        }
+      }
+    }
+    // A suite file whose worker died (killed, out of memory) fails as a module; its unfinished cells are missing.
+    const broken = testModules.flatMap((module) => module.errors().map((error) => `${relative(ROOT, module.moduleId)}: ${error.message.split('\n')[0]}`));
+    const why = [...broken, ...unhandledErrors.map((error) => error.message ?? String(error))];
     for (const error of unhandledErrors) process.stderr.write(`matrix: unhandled error: ${error.message ?? String(error)}\n`);
-    const lines = results.clients.map((client) => {
-      const counts = verdictCounts(results.cells.filter((cell) => cell.client === client.name));
-      const version = client.version !== undefined ? ` ${client.package}@${client.version}` : '';
-      return `  ${client.name}${version}: pass ${counts.pass}, fail ${counts.fail}, warn ${counts.warn}, n/a ${counts['n/a']}, error ${counts.error}${client.loadError ? ` — not loaded: ${client.loadError.split('\n')[0]}` : ''}`;
-    });
-    process.stdout.write(`\nmatrix: ${results.clients.length} clients, ${results.cells.length} cells in ${(results.run.durationMs / 1000).toFixed(1)} s\n${lines.join('\n')}\nreports: ${Object.values(paths).map((path) => relative(process.cwd(), path)).join(', ')}\n`);
+    this.finish(reason === 'interrupted' ? 'the run was interrupted' : why.length > 0 ? `a suite file did not finish: ${why.join('; ')}` : undefined);
   }
+
+  /** Writes every report and prints the summary, once. */
+  private finish(interruption: string | undefined): void {
+    this.ended = true;
+    clearInterval(this.saver);
+    process.off('SIGINT', this.onSignal);
+    process.off('SIGTERM', this.onSignal);
+    this.showProgress(true);
+    const results = this.results(interruption);
+    const paths = writeReports(results, this.outDir);
+    process.stdout.write(summaryText(results, paths, this.outDir));
+  }
+}
+
+/** The key of the cell a test stands for (`client` describe, `scenario @ revision` test). */
+function cellKeyOfTest(test: TestCase): string {
+  const [scenario = test.name, revision = ''] = test.name.split(' @ ');
+  return cellKey({ client: test.parent.type === 'suite' ? test.parent.name : '?', scenario, revision: revision as Revision });
+}
+
+function summaryText(results: MatrixResults, paths: ReportPaths, outDir: string): string {
+  const lines = results.clients.map((client) => {
+    const counts = verdictCounts(results.cells.filter((cell) => cell.client === client.name));
+    const version = client.version !== undefined ? ` ${client.package}@${client.version}` : '';
+    return `  ${client.name}${version}: ${VERDICTS.map((verdict) => `${verdict} ${counts[verdict]}`).join(', ')}${client.loadError ? ` — not loaded: ${client.loadError.split('\n')[0]}` : ''}`;
+  });
+  const { run } = results;
+  const incomplete = run.complete
+    ? ''
+    : `matrix: INCOMPLETE: ${run.missingCells} of ${run.plannedCells} planned cells have no result${run.interruption !== undefined ? ` (${run.interruption})` : ''}; run only those with: ${RESUME_COMMAND.replace('<reports folder>', relative(process.cwd(), outDir) || '.')}\n`;
+  return `\nmatrix: ${results.clients.length} clients, ${results.cells.length} cells in ${(run.durationMs / 1000).toFixed(1)} s\n${lines.join('\n')}\n${incomplete}reports: ${Object.values(paths).map((path) => relative(process.cwd(), path)).join(', ')}\n`;
 }

@@ -16,6 +16,8 @@ export const MATRIX_ENV = {
   strict: 'MCP_CONFORMANCE_STRICT',
   /** `0`: no progress display. */
   progress: 'MCP_CONFORMANCE_MATRIX_PROGRESS',
+  /** A reports folder to complete (`matrix --resume`): its finished cells are kept and only the others run. */
+  resume: 'MCP_CONFORMANCE_MATRIX_RESUME',
 } as const;
 
 export const DEFAULT_REPORTS_DIR = resolve(import.meta.dirname, '..', '..', 'reports', 'matrix');
