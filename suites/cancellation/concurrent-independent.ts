@@ -1,28 +1,10 @@
+import { isModern, L_AND_M } from '../../protocol/revisions.ts';
 import type { WireExchange } from '../../servers/wire-record.ts';
-import { check, clientCompleted } from '../checks.ts';
-import { sessionKey, withRefusedAttemptSharingId, withThrowawaySession } from '../wire.ts';
+import { check, clientCompleted, precondition } from '../checks.ts';
+import { describeOutcome, holdsWithin, outcomeOf, rejectedWithin, runWithin, startCall, Watched, type Outcome } from '../outcome.ts';
 import { defineScenario, type Evidence } from '../scenario.ts';
-import {
-  cancellation,
-  cancelNotifications,
-  describeSettlement,
-  holdsWithin,
-  idOf,
-  isModern,
-  L_AND_M,
-  label,
-  labels,
-  PROMPTLY_MS,
-  QUIET_MS,
-  rejectedPromptly,
-  requestIds,
-  runWithin,
-  settlementOf,
-  startCall,
-  WIRE_EFFECT_MS,
-  Watched,
-  type Settlement,
-} from './support.ts';
+import { cancellation, requestIds } from '../spec.ts';
+import { cancelNotifications, idOf, label, labels, requests, sessionKey, withRefusedAttemptSharingId, withThrowawaySession } from '../wire.ts';
 
 /** Three slow calls, told apart by their `ms` argument; the middle one is cancelled. */
 const CALLS = { first: 10_001, cancelled: 10_002, third: 10_003 } as const;
@@ -52,7 +34,7 @@ export const concurrentIndependent = defineScenario({
   revisions: L_AND_M,
   requires: ['cancellation'],
   source: { spec: cancellation('2025-06-18', 'cancellation-flow', 'Cancellation Flow: a cancellation names the one request to cancel', 'SHOULD') },
-  async run({ connect, bounded, server, observe }) {
+  async run({ connect, bounded, server, observe, time }) {
     const client = await connect();
     const controller = new AbortController();
     const first = new Watched(client.callTool('slow', { ms: CALLS.first }));
@@ -61,72 +43,83 @@ export const concurrentIndependent = defineScenario({
     const calls: Record<Name, Watched> = { first, cancelled, third };
     const abortedAt = performance.now();
     controller.abort();
-    await cancelled.within(PROMPTLY_MS);
+    await cancelled.within(time.ms.react);
     observe('cancelled', cancelled.since(abortedAt));
     // The cancelled call's cancellation reaching the server (event-driven)…
     const cancelledId = idOf(exchangeOf(server.record.exchanges, 'cancelled'), 'tools/call');
-    await runWithin(server.fixtures, (run) => run.requestId === cancelledId && run.abortedAt !== undefined, 'the cancelled call’s handler to abort', WIRE_EFFECT_MS);
+    await runWithin(server.fixtures, (run) => run.requestId === cancelledId && run.abortedAt !== undefined, 'the cancelled call’s handler to abort', time.ms.react);
     // …then a quiet window in which the other two must run on: it ends early if either is touched.
     await holdsWithin(
       server.record,
       (record) => (['first', 'third'] as const).some((name) => touched({ exchanges: record.exchanges, toolRuns: server.fixtures.runs }, name).length > 0),
       'another call to be cancelled',
-      QUIET_MS,
+      time.ms.quiet,
     );
     for (const name of ['first', 'third'] as const) observe(name, calls[name].since(abortedAt));
     // The other two are left in flight: the evidence is taken now, and the runner closes the connection afterwards.
   },
   judge(evidence) {
     const { revision } = evidence;
-    const cancelled = settlementOf(evidence, 'cancelled');
+    const cancelled = outcomeOf(evidence, 'cancelled');
     const exchanges = NAMES.map((name) => exchangeOf(evidence.exchanges, name)).filter((e) => e !== undefined);
     const cancelledMarks = touched(evidence, 'cancelled').filter((mark) => isModern(revision) || !mark.startsWith('its stream'));
-    const others = (['first', 'third'] as const).map((name) => ({ name, settlement: settlementOf(evidence, name), marks: touched(evidence, name) }));
-    const disturbed = others.filter(({ settlement, marks }) => settlement?.outcome !== 'pending' || marks.length > 0);
+    const others = (['first', 'third'] as const).map((name) => ({ name, outcome: outcomeOf(evidence, name), marks: touched(evidence, name) }));
+    const disturbed = others.filter(({ outcome, marks }) => outcome?.state !== 'pending' || marks.length > 0);
     // Request ids: legacy, unique within the session (a session the client set aside, or a Streamable HTTP attempt
     // refused before the HTTP+SSE fallback, is another scope); 2026-07-28: among requests in flight together.
-    const requests = evidence.exchanges.flatMap((exchange) =>
-      exchange.requestMessages
-        .filter((m) => m.method !== undefined && m.id !== undefined && m.id !== null)
-        .map((m) => ({ id: m.id, exchange, session: sessionKey(evidence.exchanges, exchange) })),
-    );
+    const sent = requests(evidence.exchanges).map(({ message, exchange }) => ({ id: message.id, exchange, session: sessionKey(evidence.exchanges, exchange) }));
     const overlap = (a: WireExchange, b: WireExchange) => a.startedAt <= (b.endedAt ?? Infinity) && b.startedAt <= (a.endedAt ?? Infinity);
-    const clashes = requests.filter((a, i) =>
-      requests.some((b, j) => j < i && b.id === a.id && (isModern(revision) ? overlap(a.exchange, b.exchange) : b.session === a.session)),
+    const clashes = sent.filter((a, i) =>
+      sent.some((b, j) => j < i && b.id === a.id && (isModern(revision) ? overlap(a.exchange, b.exchange) : b.session === a.session)),
     );
+    const quiet = evidence.time.ms.quiet;
     return [
+      precondition(
+        'calls-running',
+        cancellation(revision, 'cancellation-flow', 'Cancellation Flow: a cancellation names the one request to cancel', 'SHOULD'),
+        cancelled !== undefined && outcomeOf(evidence, 'first') !== undefined,
+        cancelled === undefined
+          ? 'the script did not get to cancel: the three slow calls never all reached their handlers on the server'
+          : outcomeOf(evidence, 'first') === undefined
+            ? 'the script did not get to watch the other two calls after the cancellation'
+            : 'the three slow calls were running on the server when the client cancelled the second',
+      ),
       clientCompleted(evidence, cancellation(revision, 'cancellation-flow', 'Cancellation Flow: the client cancels one of several calls', 'MUST')),
       check(
         'cancelled-call-ended',
         cancellation(revision, 'cancellation-flow', 'Cancellation Flow: the call the caller aborted is cancelled', 'SHOULD'),
-        rejectedPromptly(cancelled) || cancelledMarks.length > 0,
+        rejectedWithin(cancelled, evidence.time.ms.react) || cancelledMarks.length > 0,
         // Ended for the caller, or on the wire: how well each is done is cancellation/legacy-notification's and modern-closes-stream's.
-        `${describeSettlement(cancelled, 'the cancelled call')}; on the wire: ${cancelledMarks.join('; ') || 'nothing cancelled it'}`,
+        `${describeOutcome(cancelled, 'the cancelled call')}; on the wire: ${cancelledMarks.join('; ') || 'nothing cancelled it'}`,
         exchanges.filter((e) => e === exchangeOf(evidence.exchanges, 'cancelled')),
       ),
       check(
         'others-run-on',
         cancellation(revision, 'cancellation-flow', 'Cancellation Flow: a cancellation carries the ID of the one request to cancel; the others go on', 'SHOULD'),
-        evidence.observed.first !== undefined && disturbed.length === 0,
-        evidence.observed.first === undefined
-          ? 'the script did not get that far'
-          : disturbed.length === 0
-            ? `the two other calls were still running ${QUIET_MS} ms after the cancellation reached the server, untouched`
-            : disturbed
-                .map(({ name, settlement, marks }) => `the ${name} call: ${[settlement?.outcome !== 'pending' ? describeSettlement(settlement, 'it') : '', ...marks].filter(Boolean).join('; ')}`)
-                .join(' — '),
+        disturbed.length === 0,
+        disturbed.length === 0
+          ? `the two other calls were still running ${quiet} ms after the cancellation reached the server, untouched`
+          : disturbed
+              .map(({ name, outcome, marks }) => `the ${name} call: ${[outcome?.state !== 'pending' ? describeOutcome(outcome, 'it') : '', ...marks].filter(Boolean).join('; ')}`)
+              .join(' — '),
         disturbed.map(({ name }) => exchangeOf(evidence.exchanges, name)).filter((e) => e !== undefined),
       ),
       check(
         'ids-unique',
         requestIds(revision, 'MUST'),
         clashes.length === 0,
-        clashes.length === 0 ? `${requests.length} requests, no id reused` : `request ids reused: ${clashes.map((c) => `${JSON.stringify(c.id)} on ${label(c.exchange)}`).join(', ')}`,
+        clashes.length === 0 ? `${sent.length} requests, no id reused` : `request ids reused: ${clashes.map((c) => `${JSON.stringify(c.id)} on ${label(c.exchange)}`).join(', ')}`,
         clashes.map((c) => c.exchange),
       ),
     ];
   },
   doctored: [
+    {
+      check: 'calls-running',
+      unmet: true,
+      how: 'the script never got to cancel (the three calls did not all reach their handlers)',
+      doctor: (e: Evidence) => ({ ...e, observed: { ...e.observed, cancelled: undefined, first: undefined, third: undefined } }),
+    },
     {
       check: 'ids-unique',
       how: 'the three concurrent calls carry the same id',
@@ -154,7 +147,7 @@ export const concurrentIndependent = defineScenario({
       how: 'the cancelled call still pending and nothing cancelled it on the wire',
       doctor: (e: Evidence) => ({
         ...e,
-        observed: { ...e.observed, cancelled: { outcome: 'pending' } satisfies Settlement },
+        observed: { ...e.observed, cancelled: { state: 'pending', afterMs: e.time.ms.react } satisfies Outcome },
         exchanges: e.exchanges
           .filter((x) => !x.requestMessages.some((m) => m.method === 'notifications/cancelled'))
           .map((x) => (x.endedBy === 'client' ? { ...x, endedBy: undefined } : x)),

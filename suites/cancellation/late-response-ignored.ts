@@ -1,27 +1,23 @@
-import { check, clientCompleted } from '../checks.ts';
+import type { TimePolicy } from '../../config/time.ts';
+import { L } from '../../protocol/revisions.ts';
+import type { WireExchange } from '../../servers/wire-record.ts';
+import { check, clientCompleted, precondition } from '../checks.ts';
+import { describeOutcome, holdsWithin, outcomeOf, rejectedWithin, startCall } from '../outcome.ts';
 import { defineScenario, type Evidence } from '../scenario.ts';
-import {
-  answersAfterCancel,
-  answerTo,
-  cancellation,
-  cancelNotifications,
-  carrying,
-  describeSettlement,
-  holdsWithin,
-  idOf,
-  L,
-  label,
-  labels,
-  PROMPTLY_MS,
-  settlementOf,
-  startCall,
-  toolCallExchanges,
-  WIRE_EFFECT_MS,
-  type AnswersAfterCancel,
-} from './support.ts';
+import { cancellation } from '../spec.ts';
+import { answerOf, cancelNotifications, carrying, idOf, label, labels, requests, sessionOf, toolCallExchanges } from '../wire.ts';
+import { answersAfterCancel, callRunning, type AnswersAfterCancel } from './support.ts';
 
-/** The cancelled call's tool runs this long, then answers: the answer the client must ignore. */
-const ANSWER_AFTER_MS = 100;
+/** The cancelled call's tool runs this long, then answers: the answer the client must ignore (a bound, scaled with the policy). */
+const answerAfterOf = (time: TimePolicy): number => Math.round(time.ms.quiet / 2);
+
+/** The server's answer to the first call of `tool`, and the exchange it travelled on. */
+function answerToCall(exchanges: readonly WireExchange[], tool: string) {
+  const sent = requests(exchanges, 'tools/call', tool)[0];
+  const answer = sent && answerOf(exchanges, sent);
+  const on = answer && exchanges.find((exchange) => exchange.responseMessages.includes(answer));
+  return answer && on ? { at: answer.at, ok: answer.message.result !== undefined, exchange: on } : undefined;
+}
 
 export const lateResponseIgnored = defineScenario<{ late: AnswersAfterCancel }>({
   id: 'cancellation/late-response-ignored',
@@ -33,26 +29,30 @@ export const lateResponseIgnored = defineScenario<{ late: AnswersAfterCancel }>(
     const late = answersAfterCancel();
     return { server: { personalities: [late] }, state: { late } };
   },
-  async run({ connect, bounded, server, observe }) {
+  async run({ connect, bounded, server, observe, state, time }) {
+    state.late.holdAtMost(time.ms.operation);
+    const answerAfterMs = answerAfterOf(time);
     const client = await connect();
     const controller = new AbortController();
-    const call = await startCall(server.fixtures, bounded, client.callTool('slow', { ms: ANSWER_AFTER_MS }, { signal: controller.signal }), 'slow', 'the slow call');
+    const call = await startCall(server.fixtures, bounded, client.callTool('slow', { ms: answerAfterMs }, { signal: controller.signal }), 'slow', 'the slow call');
     const abortedAt = performance.now();
+    observe('abortedAt', server.record.now());
     controller.abort();
-    await call.within(PROMPTLY_MS);
+    await call.within(time.ms.react);
     observe('call', call.since(abortedAt));
     // The server answers the cancelled call anyway (its cancellation is held until then).
     const callId = idOf(toolCallExchanges(server.record.exchanges, 'slow')[0], 'tools/call');
-    await holdsWithin(server.record, (record) => callId !== undefined && callId !== null && record.responseTo(callId) !== undefined, 'the late answer', ANSWER_AFTER_MS + WIRE_EFFECT_MS);
+    await holdsWithin(server.record, (record) => callId !== undefined && callId !== null && record.responseTo(callId) !== undefined, 'the late answer', answerAfterMs + time.ms.react);
     const next = await bounded(client.callTool('echo', { text: 'the next call' }), 'the next call after the late answer');
     observe('next', next.content);
   },
   judge(evidence) {
     const { revision } = evidence;
-    const call = settlementOf(evidence, 'call');
+    const call = outcomeOf(evidence, 'call');
     const slow = toolCallExchanges(evidence.exchanges, 'slow')[0];
     const id = idOf(slow, 'tools/call');
-    const answer = answerTo(evidence.exchanges, id);
+    const answer = answerToCall(evidence.exchanges, 'slow');
+    const abortedAt = evidence.observed.abortedAt as number | undefined;
     const cancel = cancelNotifications(evidence.exchanges).find((c) => c.requestId === id);
     const race =
       answer === undefined
@@ -63,17 +63,30 @@ export const lateResponseIgnored = defineScenario<{ late: AnswersAfterCancel }>(
     const echo = toolCallExchanges(evidence.exchanges, 'echo')[0];
     // A new handshake after the cancelled call would mean the client gave up its connection over the late answer.
     const initializes = slow === undefined ? [] : carrying(evidence.exchanges, 'initialize').filter((e) => e.seq > slow.seq);
-    const echoAnswer = answerTo(evidence.exchanges, idOf(echo, 'tools/call'));
+    const echoAnswer = answerToCall(evidence.exchanges, 'echo');
     const echoAnswered = echoAnswer?.ok === true;
     // The same session: the same Mcp-Session-Id (Streamable HTTP), the same endpoint (HTTP+SSE).
-    const sameSession = echo !== undefined && slow !== undefined && echo.requestHeaders['mcp-session-id'] === slow.requestHeaders['mcp-session-id'] && echo.path === slow.path;
+    const sameSession = echo !== undefined && slow !== undefined && sessionOf(echo) === sessionOf(slow) && echo.path === slow.path;
+    const timing = cancellation(revision, 'timing-considerations', 'Timing Considerations: both parties MUST handle these race conditions gracefully', 'MUST');
     return [
+      callRunning(timing, evidence, slow),
+      precondition(
+        'answered-after-abort',
+        timing,
+        answer !== undefined && abortedAt !== undefined && answer.at >= abortedAt,
+        answer === undefined
+          ? 'the server never wrote an answer to the cancelled call: the race was not made'
+          : abortedAt === undefined || answer.at < abortedAt
+            ? `the server answered on ${label(answer.exchange)} before the client aborted the call: no race`
+            : `the server answered on ${label(answer.exchange)} ${Math.round(answer.at - abortedAt)} ms after the client aborted the call`,
+        answer ? [answer.exchange] : [],
+      ),
       clientCompleted(evidence, cancellation(revision, 'timing-considerations', 'Timing Considerations: both parties MUST handle these race conditions gracefully', 'MUST')),
       check(
         'late-answer-ignored',
         cancellation(revision, 'behavior-requirements', 'Behavior Requirements: the sender of the cancellation SHOULD ignore any response to the request that arrives afterward', 'SHOULD'),
-        call?.outcome === 'rejected' && (call.afterMs ?? Infinity) <= PROMPTLY_MS,
-        `${describeSettlement(call, 'the cancelled call')}; ${race}`,
+        rejectedWithin(call, evidence.time.ms.react),
+        `${describeOutcome(call, 'the cancelled call')}; ${race}`,
         [slow, answer?.exchange, cancel?.exchange].filter((e) => e !== undefined),
       ),
       check(
@@ -94,6 +107,21 @@ export const lateResponseIgnored = defineScenario<{ late: AnswersAfterCancel }>(
     ];
   },
   doctored: [
+    {
+      check: 'answered-after-abort',
+      unmet: true,
+      how: 'no answer to the cancelled call was written',
+      doctor: (e: Evidence) => {
+        const id = idOf(toolCallExchanges(e.exchanges, 'slow')[0], 'tools/call');
+        return { ...e, exchanges: e.exchanges.map((x) => ({ ...x, responseMessages: x.responseMessages.filter(({ message }) => message.id !== id || message.method !== undefined) })) };
+      },
+    },
+    {
+      check: 'call-running',
+      unmet: true,
+      how: 'the script never got to abort the call (it did not reach its handler)',
+      doctor: (e: Evidence) => ({ ...e, observed: { ...e.observed, call: undefined }, toolRuns: [] }),
+    },
     {
       check: 'next-call-works',
       how: 'the next call answered 404',

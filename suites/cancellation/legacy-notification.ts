@@ -1,28 +1,15 @@
-import { specUrl } from '../../protocol/revisions.ts';
+import { HEADERS } from '../../protocol/http.ts';
+import { isHttpSse, L } from '../../protocol/revisions.ts';
 import type { WireExchange } from '../../servers/wire-record.ts';
 import { check, clientCompleted } from '../checks.ts';
-import { sentMessages } from '../wire.ts';
+import { handlerAborted } from '../outcome.ts';
 import { defineScenario, type Evidence } from '../scenario.ts';
-import {
-  abortSlowCall,
-  handlerAborted,
-  callRejectedPromptly,
-  cancellation,
-  cancelNotifications,
-  cancelOnTheWire,
-  idOf,
-  L,
-  label,
-  labels,
-  sessionManagement,
-  settlementOf,
-  spec,
-  toolCallExchanges,
-  wireCancelOf,
-} from './support.ts';
+import { cancellation, cancelOnTheWire, handlerSeesCancel, sessionManagement, transports } from '../spec.ts';
+import { answerOf, cancelNotifications, idOf, label, labels, requests, toolCallExchanges, wireCancelOf } from '../wire.ts';
+import { abortSlowCall, callRejectedPromptly, callRunning } from './support.ts';
 
 /** The headers a notification must share with the request it cancels (and, in 2024-11-05, the endpoint it is POSTed to). */
-const SAME = ['mcp-session-id', 'mcp-protocol-version'] as const;
+const SAME = [HEADERS.session, HEADERS.version] as const;
 
 function mismatches(call: WireExchange, cancel: WireExchange): string[] {
   const differ = SAME.filter((name) => call.requestHeaders[name] !== cancel.requestHeaders[name]).map(
@@ -49,19 +36,17 @@ export const legacyNotification = defineScenario({
     const wire = wireCancelOf(revision, evidence.exchanges, 'slow');
     const cancels = cancelNotifications(evidence.exchanges);
     const naming = cancels.filter((c) => c.requestId === id);
-    const call = settlementOf(evidence, 'call');
     const run = evidence.toolRuns.find((r) => r.tool === 'slow');
     // Every notification must name a request the client issued before it and that was not answered yet.
-    const requests = sentMessages(evidence).filter(({ message }) => message.method !== undefined && message.id !== undefined && message.id !== null);
-    const answeredAt = (requestId: unknown) =>
-      evidence.exchanges.flatMap((e) => e.responseMessages).find(({ message }) => message.method === undefined && message.id === requestId)?.at;
+    const issuedBefore = requests(evidence.exchanges);
     const stray = cancels.filter(({ exchange, requestId }) => {
-      const issued = requests.find(({ message, exchange: sent }) => message.id === requestId && sent.seq < exchange.seq);
-      const answered = answeredAt(requestId);
+      const issued = issuedBefore.find(({ message, exchange: sent }) => message.id === requestId && sent.seq < exchange.seq);
+      const answered = issued && answerOf(evidence.exchanges, issued)?.at;
       return issued === undefined || (answered !== undefined && answered < exchange.startedAt);
     });
     const wrongHeaders = slow === undefined ? [] : naming.filter((c) => mismatches(slow, c.exchange).length > 0);
     return [
+      callRunning(cancelOnTheWire(revision), evidence, slow),
       clientCompleted(evidence, cancellation(revision, 'cancellation-flow', 'Cancellation Flow: the client cancels a call it issued', 'MUST')),
       check('notification-sent', cancelOnTheWire(revision), wire.ok, wire.detail, wire.exchanges),
       check(
@@ -75,8 +60,8 @@ export const legacyNotification = defineScenario({
       ),
       check(
         'same-session-and-headers',
-        revision === '2024-11-05'
-          ? spec(specUrl(revision, 'basic/transports', 'http-with-sse'), 'Transports › HTTP with SSE: every client message is POSTed to the endpoint the server named', 'MUST')
+        isHttpSse(revision)
+          ? transports(revision, 'http-with-sse', 'HTTP with SSE: every client message is POSTed to the endpoint the server named', 'MUST')
           : sessionManagement(revision, 'the session id (and from 2025-06-18 MCP-Protocol-Version) on every subsequent request, the notification included', 'MUST'),
         naming.length > 0 && wrongHeaders.length === 0,
         naming.length === 0
@@ -86,8 +71,8 @@ export const legacyNotification = defineScenario({
             : wrongHeaders.map((c) => `${label(c.exchange)}: ${mismatches(slow!, c.exchange).join('; ')}`).join(', '),
         slow ? [slow, ...naming.map((c) => c.exchange)] : [],
       ),
-      handlerAborted({ ...cancelOnTheWire(revision), section: `${cancelOnTheWire(revision).section} (so the server’s handler sees the cancellation)` }, run, slow),
-      callRejectedPromptly(cancellation(revision, 'behavior-requirements', 'Behavior Requirements: the sender of the cancellation SHOULD ignore any response that arrives afterward (the call ends when it is cancelled)', 'SHOULD'), call, slow),
+      handlerAborted(handlerSeesCancel(revision), run, slow),
+      callRejectedPromptly(cancellation(revision, 'behavior-requirements', 'Behavior Requirements: the sender of the cancellation SHOULD ignore any response that arrives afterward (the call ends when it is cancelled)', 'SHOULD'), evidence, slow),
     ];
   },
   doctored: [
@@ -109,10 +94,16 @@ export const legacyNotification = defineScenario({
         ...e,
         exchanges: e.exchanges.map((x) =>
           x.requestMessages.some((m) => m.method === 'notifications/cancelled')
-            ? { ...x, path: `${x.path}/elsewhere`, requestHeaders: Object.fromEntries(Object.entries(x.requestHeaders).filter(([name]) => name !== 'mcp-session-id')) }
+            ? { ...x, path: `${x.path}/elsewhere`, requestHeaders: Object.fromEntries(Object.entries(x.requestHeaders).filter(([name]) => name !== HEADERS.session)) }
             : x,
         ),
       }),
+    },
+    {
+      check: 'call-running',
+      unmet: true,
+      how: 'the script never got to abort the call (it did not reach its handler)',
+      doctor: (e: Evidence) => ({ ...e, observed: { ...e.observed, call: undefined }, toolRuns: [] }),
     },
     {
       check: 'handler-aborted',

@@ -1,21 +1,10 @@
-import { specUrl } from '../../protocol/revisions.ts';
+import { M } from '../../protocol/revisions.ts';
 import { check, clientCompleted } from '../checks.ts';
+import { handlerAborted, type Outcome } from '../outcome.ts';
 import { defineScenario, type Evidence } from '../scenario.ts';
-import {
-  abortSlowCall,
-  handlerAborted,
-  callRejectedPromptly,
-  cancellation,
-  cancelNotifications,
-  label,
-  labels,
-  M,
-  settlementOf,
-  spec,
-  toolCallExchanges,
-  WIRE_EFFECT_MS,
-  type Settlement,
-} from './support.ts';
+import { cancellation, sendingMessages, transports } from '../spec.ts';
+import { cancelNotifications, label, labels, toolCallExchanges } from '../wire.ts';
+import { abortSlowCall, callRejectedPromptly, callRunning } from './support.ts';
 
 export const modernClosesStream = defineScenario({
   id: 'cancellation/modern-closes-stream',
@@ -32,9 +21,9 @@ export const modernClosesStream = defineScenario({
     const slow = toolCallExchanges(evidence.exchanges, 'slow')[0];
     const posted = cancelNotifications(evidence.exchanges).map((c) => c.exchange);
     const run = evidence.toolRuns.find((r) => r.tool === 'slow');
-    const call = settlementOf(evidence, 'call');
     const transportSpecific = cancellation(revision, 'transport-specific-cancellation', 'Transport-Specific Cancellation: on Streamable HTTP, closing the response stream is the cancellation signal', 'SHOULD');
     return [
+      callRunning(transportSpecific, evidence, slow),
       clientCompleted(evidence, transportSpecific),
       check(
         'stream-closed',
@@ -45,30 +34,36 @@ export const modernClosesStream = defineScenario({
           : slow.endedBy === 'client'
             ? `the client closed the response stream of ${label(slow)}`
             : slow.endedBy === undefined
-              ? `the response stream of ${label(slow)} was still open ${WIRE_EFFECT_MS} ms after the abort`
+              ? `the response stream of ${label(slow)} was still open ${evidence.time.ms.react} ms after the abort`
               : `${label(slow)} was not closed by the client (ended by ${slow.endedBy})`,
         slow ? [slow] : [],
       ),
       check(
         'no-notification',
-        spec(
-          specUrl(revision, 'basic/transports/streamable-http', 'sending-messages'),
-          'Streamable HTTP › Sending Messages: this revision defines no client-to-server notification over Streamable HTTP; notifications/cancelled is used only on stdio, closing the stream is the cancellation',
+        sendingMessages(
+          revision,
+          'this revision defines no client-to-server notification over Streamable HTTP; notifications/cancelled is used only on stdio, closing the stream is the cancellation',
           'SHOULD',
         ),
         posted.length === 0,
         posted.length === 0 ? 'no notifications/cancelled was POSTed' : `notifications/cancelled was POSTed: ${labels(posted)}`,
         posted,
       ),
-      handlerAborted(spec(specUrl(revision, 'basic/transports/streamable-http', 'cancellation'), 'Streamable HTTP › Cancellation: the server treats the closed stream as cancellation (its handler sees it)', 'SHOULD'), run, slow),
-      callRejectedPromptly(cancellation(revision, 'behavior-requirements', 'Behavior Requirements: the client SHOULD ignore any response to the cancelled request (the call ends when it is cancelled)', 'SHOULD'), call, slow),
+      handlerAborted(transports(revision, 'cancellation', 'Cancellation: the server treats the closed stream as cancellation (its handler sees it)', 'SHOULD'), run, slow),
+      callRejectedPromptly(cancellation(revision, 'behavior-requirements', 'Behavior Requirements: the client SHOULD ignore any response to the cancelled request (the call ends when it is cancelled)', 'SHOULD'), evidence, slow),
     ];
   },
   doctored: [
     {
       check: 'call-rejected-promptly',
       how: 'the aborted call still pending',
-      doctor: (e: Evidence) => ({ ...e, observed: { ...e.observed, call: { outcome: 'pending' } satisfies Settlement } }),
+      doctor: (e: Evidence) => ({ ...e, observed: { ...e.observed, call: { state: 'pending', afterMs: e.time.ms.react } satisfies Outcome } }),
+    },
+    {
+      check: 'call-running',
+      unmet: true,
+      how: 'the script never got to abort the call (it did not reach its handler)',
+      doctor: (e: Evidence) => ({ ...e, observed: { ...e.observed, call: undefined }, toolRuns: [] }),
     },
   ],
 });

@@ -1,53 +1,76 @@
-import { slowResponses } from '../../servers/personalities/slow-responses.ts';
-import { check, clientCompleted } from '../checks.ts';
-import { defineScenario } from '../scenario.ts';
-import { cancellation, cancelNotifications, carrying, holdsWithin, idOf, L, labels, QUIET_MS } from './support.ts';
+import type { TimePolicy } from '../../config/time.ts';
+import { L } from '../../protocol/revisions.ts';
+import { slowResponses, type SlowResponses } from '../../servers/personalities/slow-responses.ts';
+import { check, clientCompleted, precondition } from '../checks.ts';
+import { describeOutcome, holdsWithin, outcomeOf, settle } from '../outcome.ts';
+import { defineScenario, type Evidence } from '../scenario.ts';
+import { cancellation } from '../spec.ts';
+import { cancelNotifications, carrying, idOf, label, labels, noted } from '../wire.ts';
 
-/** The connect's own timeout: it runs out while the server holds initialize. */
-// Long enough that a client slow to start (a proxy process such as mcp-remote takes 0.3–1.2 s) or CPU-starved has
-// sent initialize before it gives up: with 300 ms such a client never sent one, and the rule was never exercised.
-const CONNECT_TIMEOUT_MS = 1_500;
-/** Long past the timeout: initialize is never answered within the scenario (the server's close ends the hold). */
-const HOLD_MS = 5_000;
+function bounds(time: TimePolicy) {
+  // The connect's own timeout, run out while the server holds initialize: what this client needs to start and connect
+  // (calibrated per client), so even a proxy process (mcp-remote) has sent initialize before it gives up.
+  const connectTimeoutMs = time.ms.startup;
+  // Long past the timeout: initialize is never answered within the scenario (the server's close ends the hold).
+  const holdMs = connectTimeoutMs + time.ms.operation;
+  return { connectTimeoutMs, holdMs };
+}
 
-export const neverInitialize = defineScenario({
+export const neverInitialize = defineScenario<{ slow: SlowResponses }>({
   id: 'cancellation/never-initialize',
   title: 'A connect that times out during a held initialize sends no notifications/cancelled for it',
   revisions: L,
   requires: [],
   source: { spec: cancellation('2025-06-18', 'behavior-requirements', 'Behavior Requirements: the initialize request MUST NOT be cancelled by clients', 'MUST') },
   setup() {
-    return { server: { personalities: [slowResponses({ method: 'initialize', ms: HOLD_MS, count: 1 })] }, state: undefined };
+    const slow = slowResponses();
+    return { server: { personalities: [slow] }, state: { slow } };
   },
-  async run({ connect, server, observe }) {
-    try {
-      await connect({ timeoutMs: CONNECT_TIMEOUT_MS });
-      observe('connect', 'resolved');
-    } catch (error) {
-      observe('connect', error instanceof Error ? `${error.constructor.name}: ${error.message}` : String(error));
-    }
-    // A cancellation is sent when the client gives up, or not at all: a short window, ending early if one comes.
+  async run({ connect, server, observe, state, time }) {
+    const { connectTimeoutMs, holdMs } = bounds(time);
+    state.slow.slowNext(1, { method: 'initialize', ms: holdMs });
+    observe('connect', await settle(connect({ timeoutMs: connectTimeoutMs })));
+    // A cancellation is sent when the client gives up, or not at all: wait as long as a client takes to react (a loaded
+    // machine delays a wrong one past a 200 ms quiet window), ending early if one comes.
     const initializeId = idOf(carrying(server.record.exchanges, 'initialize')[0], 'initialize');
-    await holdsWithin(server.record, (record) => cancelNotifications(record.exchanges).some((c) => c.requestId === initializeId), 'notifications/cancelled for initialize', QUIET_MS);
+    await holdsWithin(server.record, (record) => cancelNotifications(record.exchanges).some((c) => c.requestId === initializeId), 'notifications/cancelled for initialize', time.ms.react);
   },
   judge(evidence) {
     const { revision } = evidence;
+    const { connectTimeoutMs } = bounds(evidence.time);
     const initializes = carrying(evidence.exchanges, 'initialize');
+    const held = carrying(noted(evidence.exchanges, 'slowed'), 'initialize')[0];
     const ids = new Set(initializes.map((exchange) => idOf(exchange, 'initialize')));
     const cancels = cancelNotifications(evidence.exchanges).filter((c) => ids.has(c.requestId as string | number));
+    const rule = cancellation(revision, 'behavior-requirements', 'Behavior Requirements: the initialize request MUST NOT be cancelled by clients', 'MUST');
     return [
+      precondition(
+        'initialize-held',
+        rule,
+        held !== undefined,
+        held === undefined
+          ? `no initialize reached the server before the client's ${connectTimeoutMs} ms connect timeout: it never got as far as the behaviour under test`
+          : `the server held ${label(held)} while the connect timed out`,
+        held ? [held] : [],
+      ),
       clientCompleted(evidence, cancellation(revision, 'behavior-requirements', 'Behavior Requirements: a connect that gives up', 'MUST')),
       check(
         'initialize-not-cancelled',
-        cancellation(revision, 'behavior-requirements', 'Behavior Requirements: the initialize request MUST NOT be cancelled by clients', 'MUST'),
-        initializes.length > 0 && cancels.length === 0,
-        initializes.length === 0
-          ? 'no initialize reached the server'
-          : cancels.length === 0
-            ? `the connect gave up (${String(evidence.observed.connect)}) and no notifications/cancelled named the initialize request`
-            : `notifications/cancelled named the initialize request: ${labels(cancels.map((c) => c.exchange))}`,
+        rule,
+        cancels.length === 0,
+        cancels.length === 0
+          ? `the connect gave up (${describeOutcome(outcomeOf(evidence, 'connect'), 'it')}) and no notifications/cancelled named the initialize request`
+          : `notifications/cancelled named the initialize request: ${labels(cancels.map((c) => c.exchange))}`,
         [...initializes, ...cancels.map((c) => c.exchange)],
       ),
     ];
   },
+  doctored: [
+    {
+      check: 'initialize-held',
+      unmet: true,
+      how: 'the client gave up before its initialize reached the server (a slow start)',
+      doctor: (e: Evidence) => ({ ...e, exchanges: e.exchanges.filter((x) => !x.requestMessages.some((m) => m.method === 'initialize')) }),
+    },
+  ],
 });

@@ -1,14 +1,35 @@
-import { check, clientCompleted } from '../checks.ts';
-import { defineScenario } from '../scenario.ts';
-import { describeSettlement, L, PROMPTLY_MS, settlementOf, timeouts, toolCallExchanges, Watched } from './support.ts';
+import type { TimePolicy } from '../../config/time.ts';
+import { L } from '../../protocol/revisions.ts';
+import { check, clientCompleted, precondition } from '../checks.ts';
+import { describeOutcome, outcomeOf, Watched } from '../outcome.ts';
+import { defineScenario, type Evidence } from '../scenario.ts';
+import { timeouts } from '../spec.ts';
+import { label, toolCallExchanges } from '../wire.ts';
 
-/** The call's own timeout: six progress intervals, so a CPU-starved run still sees progress well inside it. */
-const TIMEOUT_MS = 300;
-/** The progress tool reports every INTERVAL_MS (well inside the timeout), STEPS times, then answers. */
-const INTERVAL_MS = 50;
-/** The work lasts well past the timeout (800 ms): a client that gave up had not been answered. */
+/** Progress reports the tool makes before it answers: the work lasts well past the timeout, so a client that gave up had not been answered. */
 const STEPS = 16;
-const WORK_MS = STEPS * INTERVAL_MS;
+
+/**
+ * The call's bounds, scaled with the policy: the tool reports progress every interval (a quarter of the quiet window)
+ * STEPS times, then answers; the call's own timeout is six intervals, so even a CPU-starved run sees progress well
+ * inside it (a fixed 100 ms timeout flaked when both cores were busy).
+ */
+function bounds(time: TimePolicy) {
+  const intervalMs = Math.max(1, Math.round(time.ms.quiet / 4));
+  return { intervalMs, timeoutMs: 6 * intervalMs, workMs: STEPS * intervalMs };
+}
+
+/** The progress notifications the server wrote for the call's token (before the call's timeout, when `beforeTimeout`). */
+function progressOf(evidence: Evidence) {
+  const { timeoutMs } = bounds(evidence.time);
+  const exchange = toolCallExchanges(evidence.exchanges, 'progress')[0];
+  const token = (exchange?.requestMessages.find((m) => m.method === 'tools/call')?.params?.['_meta'] as { progressToken?: unknown } | undefined)?.progressToken;
+  const progress = evidence.exchanges
+    .flatMap((e) => e.responseMessages)
+    .filter(({ message }) => message.method === 'notifications/progress' && token !== undefined && message.params?.['progressToken'] === token);
+  const beforeTimeout = exchange === undefined ? [] : progress.filter(({ at }) => at < exchange.startedAt + timeoutMs);
+  return { exchange, token, progress, beforeTimeout };
+}
 
 export const progressResetsTimeout = defineScenario({
   id: 'cancellation/progress-resets-timeout',
@@ -16,38 +37,49 @@ export const progressResetsTimeout = defineScenario({
   revisions: L,
   requires: ['request-timeout'],
   source: { spec: timeouts('2025-06-18', 'progress MAY reset the timeout clock; a maximum timeout SHOULD always be enforced, regardless of progress', 'SHOULD') },
-  async run({ connect, observe }) {
+  async run({ connect, observe, time }) {
+    const { intervalMs, timeoutMs, workMs } = bounds(time);
     const client = await connect();
     const issuedAt = performance.now();
-    const call = new Watched(client.callTool('progress', { steps: STEPS, intervalMs: INTERVAL_MS }, { timeoutMs: TIMEOUT_MS }));
+    const call = new Watched(client.callTool('progress', { steps: STEPS, intervalMs }, { timeoutMs }));
     // Long enough for the whole work: a client whose timeout progress keeps extending gets the answer.
-    await call.within(WORK_MS + PROMPTLY_MS);
+    await call.within(workMs + time.ms.react);
     observe('call', call.since(issuedAt));
   },
   judge(evidence) {
     const { revision } = evidence;
-    const call = settlementOf(evidence, 'call');
-    const exchange = toolCallExchanges(evidence.exchanges, 'progress')[0];
-    const token = (exchange?.requestMessages.find((m) => m.method === 'tools/call')?.params?.['_meta'] as { progressToken?: unknown } | undefined)?.progressToken;
-    const progress = evidence.exchanges
-      .flatMap((e) => e.responseMessages)
-      .filter(({ message }) => message.method === 'notifications/progress' && token !== undefined && message.params?.['progressToken'] === token);
+    const { intervalMs, timeoutMs, workMs } = bounds(evidence.time);
+    const call = outcomeOf(evidence, 'call');
+    const { exchange, token, progress, beforeTimeout } = progressOf(evidence);
     const lived = call?.afterMs;
     const run = evidence.toolRuns.find((r) => r.tool === 'progress');
     // The maximum held when the request was given up before its work was done: the caller got a rejection, or the
     // client cancelled it (the server's run was aborted). Whether it also stopped waiting is cancellation/timeout-cancels'.
-    const gaveUp = call?.outcome === 'rejected' && (lived ?? Infinity) < WORK_MS;
-    const cancelled = run?.abortedAt !== undefined && call?.outcome !== 'resolved';
+    const gaveUp = call?.state === 'rejected' && (lived ?? Infinity) < workMs;
+    const cancelled = run?.abortedAt !== undefined && call?.state !== 'resolved';
     const stopped = gaveUp || cancelled;
-    const reset = call !== undefined && call.outcome !== 'pending' && (lived ?? 0) > TIMEOUT_MS + INTERVAL_MS;
-    const seen = token === undefined ? 'the call carried no progress token, so the server sent no progress' : `${progress.length} progress notifications reached the wire`;
+    const reset = call !== undefined && call.state !== 'pending' && (lived ?? 0) > timeoutMs + intervalMs;
+    const seen = `${progress.length} progress notifications reached the wire`;
     return [
+      precondition(
+        'progress-during-call',
+        timeouts(revision, 'a maximum timeout SHOULD always be enforced, regardless of progress notifications', 'SHOULD'),
+        call !== undefined && exchange !== undefined && beforeTimeout.length > 0,
+        call === undefined || exchange === undefined
+          ? 'the script did not get to issue the call'
+          : token === undefined
+            ? `${label(exchange)} carried no progress token, so the server sent no progress that could reset its timeout`
+            : beforeTimeout.length === 0
+              ? `no progress reached the wire within the call’s ${timeoutMs} ms timeout (${seen})`
+              : `${beforeTimeout.length} progress notifications reached the wire within the call’s ${timeoutMs} ms timeout`,
+        exchange ? [exchange] : [],
+      ),
       clientCompleted(evidence, timeouts(revision, 'a request with a timeout', 'MUST')),
       check(
         'maximum-timeout-holds',
         timeouts(revision, 'implementations SHOULD always enforce a maximum timeout, regardless of progress notifications', 'SHOULD'),
         stopped,
-        `${describeSettlement(call, `the call with a ${TIMEOUT_MS} ms timeout`)} from when it was issued${cancelled && !gaveUp ? ', but the client cancelled it on the wire (the server’s run was aborted)' : ''}; the tool reports progress every ${INTERVAL_MS} ms and answers after ${WORK_MS} ms (${seen})`,
+        `${describeOutcome(call, `the call with a ${timeoutMs} ms timeout`)} from when it was issued${cancelled && !gaveUp ? ', but the client cancelled it on the wire (the server’s run was aborted)' : ''}; the tool reports progress every ${intervalMs} ms and answers after ${workMs} ms (${seen})`,
         exchange ? [exchange] : [],
       ),
       check(
@@ -55,10 +87,25 @@ export const progressResetsTimeout = defineScenario({
         timeouts(revision, 'implementations MAY reset the timeout clock on a progress notification for the request', 'MAY'),
         reset,
         reset
-          ? `the call outlived its ${TIMEOUT_MS} ms timeout while progress arrived (it ended after ${lived} ms)`
-          : `${call?.outcome === 'pending' ? 'the call never ended' : `the call ended after ${lived ?? '?'} ms`}: its timeout was not reset by progress (${seen})`,
+          ? `the call outlived its ${timeoutMs} ms timeout while progress arrived (it ended after ${lived} ms)`
+          : `${call?.state === 'pending' ? 'the call never ended' : `the call ended after ${lived ?? '?'} ms`}: its timeout was not reset by progress (${seen})`,
         exchange ? [exchange] : [],
       ),
     ];
   },
+  doctored: [
+    {
+      check: 'progress-during-call',
+      unmet: true,
+      how: 'the call carried no progress token (so no progress was sent)',
+      doctor: (e: Evidence) => ({
+        ...e,
+        exchanges: e.exchanges.map((x) => ({
+          ...x,
+          requestMessages: x.requestMessages.map((m) => (m.method === 'tools/call' ? { ...m, params: { ...m.params, _meta: {} } } : m)),
+          responseMessages: x.responseMessages.filter(({ message }) => message.method !== 'notifications/progress'),
+        })),
+      }),
+    },
+  ],
 });

@@ -1,21 +1,19 @@
-// What the cancellation scenarios add to the disposal suite's helpers: a server that answers a call although it
-// was cancelled, and the spec sections of request ids.
-import type { Personality } from '../../servers/personality.ts';
-import { specUrl, type Revision } from '../../protocol/revisions.ts';
-import type { WireRecord } from '../../servers/wire-record.ts';
-import { spec } from '../disposal/support.ts';
+// What the cancellation scenarios share: a server that answers a call although it was cancelled, the abort of a slow
+// call both transports' scenarios drive, and what they judge of it (the call was running; it rejected promptly).
 import type { ClientConnection } from '../../clients/adapter.ts';
-import type { Level, ScenarioContext, SpecRef } from '../scenario.ts';
-import { holdsWithin, PROMPTLY_MS, runWithin, startCall, WIRE_EFFECT_MS } from '../disposal/support.ts';
-
-export * from '../disposal/support.ts';
-
-/** Longest a `notifications/cancelled` is held waiting for the answer it races (the server releases it on close too). */
-const HOLD_CANCEL_MAX_MS = 2_000;
+import { TIME_BASES } from '../../config/time.ts';
+import type { ToolRun } from '../../servers/fixtures.ts';
+import type { Personality } from '../../servers/personality.ts';
+import type { WireExchange, WireRecord } from '../../servers/wire-record.ts';
+import { check, precondition } from '../checks.ts';
+import { describeOutcome, holdsWithin, outcomeOf, rejectedWithin, runWithin, startCall, type Outcome } from '../outcome.ts';
+import type { Check, Evidence, ScenarioContext, SpecRef } from '../scenario.ts';
 
 export interface AnswersAfterCancel extends Personality {
   /** How many cancellations it held until the request they name had been answered. */
   held(): number;
+  /** The longest a cancellation is held (default: one operation bound at scale 1); the script sets its case's. */
+  holdAtMost(ms: number): void;
 }
 
 /**
@@ -30,10 +28,14 @@ export interface AnswersAfterCancel extends Personality {
  */
 export function answersAfterCancel(): AnswersAfterCancel {
   let held = 0;
+  let maxHoldMs: number = TIME_BASES.operation;
   return {
     name: 'answers-after-cancel',
     eras: ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25', 'dual'],
     held: () => held,
+    holdAtMost(ms) {
+      maxHoldMs = ms;
+    },
     async middleware({ res, exchange, record }, next) {
       const cancel = exchange.requestMessages.find((message) => message.method === 'notifications/cancelled');
       const requestId = cancel?.params?.['requestId'];
@@ -41,33 +43,20 @@ export function answersAfterCancel(): AnswersAfterCancel {
       held += 1;
       record.note(exchange, 'held-cancel-until-answered');
       // Event-driven: re-checked on every change to the record; ends at once when the client or the server closes.
-      await record
-        .waitFor((r: WireRecord) => r.responseTo(requestId) !== undefined || res.closed, `the answer to ${requestId}`, HOLD_CANCEL_MAX_MS)
-        .catch(() => {});
+      await record.waitFor((r: WireRecord) => r.responseTo(requestId) !== undefined || res.closed, `the answer to ${requestId}`, maxHoldMs).catch(() => {});
       if (res.closed) return;
       await next();
     },
   };
 }
 
-/** basic/index › Requests (basic/messages in 2024-11-05): request ids. */
-export function requestIds(revision: Revision, level: Level): SpecRef {
-  if (revision === '2024-11-05') {
-    return spec(specUrl(revision, 'basic/messages', 'requests'), 'Messages › Requests: the request ID MUST NOT have been previously used by the requestor within the same session', level);
-  }
-  if (revision === '2026-07-28') {
-    return spec(specUrl(revision, 'basic/index', 'requests'), 'Messages › Requests: the request ID MUST NOT match the ID of any other request the sender has issued and not yet received a response for', level);
-  }
-  return spec(specUrl(revision, 'basic/index', 'requests'), 'Messages › Requests: the request ID MUST NOT have been previously used by the requestor within the same session', level);
-}
-
 /**
  * The abort both transports' cancellation scenarios drive: the slow tool started through `client`, its signal aborted
- * once the server runs it, the call's settlement observed as `call`; then a bounded wait for the transport's own wire
- * effect (`wireEffect`) and for the handler to see the abort.
+ * once the server runs it, the call's outcome observed as `call`; then a wait (the react bound) for the transport's own
+ * wire effect (`wireEffect`) and for the handler to see the abort.
  */
 export async function abortSlowCall(
-  { bounded, server, observe }: Pick<ScenarioContext, 'bounded' | 'server' | 'observe'>,
+  { bounded, server, observe, time }: Pick<ScenarioContext, 'bounded' | 'server' | 'observe' | 'time'>,
   client: ClientConnection,
   wireEffect: (record: WireRecord) => boolean,
   effectName: string,
@@ -76,10 +65,36 @@ export async function abortSlowCall(
   const call = await startCall(server.fixtures, bounded, client.callTool('slow', { ms: 10_000 }, { signal: controller.signal }), 'slow', 'the slow call');
   const abortedAt = performance.now();
   controller.abort();
-  await call.within(PROMPTLY_MS);
+  await call.within(time.ms.react);
   observe('call', call.since(abortedAt));
   await Promise.all([
-    holdsWithin(server.record, wireEffect, effectName, WIRE_EFFECT_MS),
-    runWithin(server.fixtures, (run) => run.tool === 'slow' && run.abortedAt !== undefined, 'the slow handler to see the abort', WIRE_EFFECT_MS),
+    holdsWithin(server.record, wireEffect, effectName, time.ms.react),
+    runWithin(server.fixtures, (run) => run.tool === 'slow' && run.abortedAt !== undefined, 'the slow handler to see the abort', time.ms.react),
   ]);
+}
+
+/** `call-running`: the precondition of an abort: the slow call's handler was running on the server when the client aborted it. */
+export function callRunning(spec: SpecRef, evidence: Evidence, slow: WireExchange | undefined): Check {
+  const run: ToolRun | undefined = evidence.toolRuns.find((r) => r.tool === 'slow');
+  const call = outcomeOf(evidence, 'call');
+  return precondition(
+    'call-running',
+    spec,
+    call !== undefined && run !== undefined,
+    call === undefined ? 'the script did not get to abort the slow call: it never reached its handler on the server' : 'the slow call was running on the server when the client aborted it',
+    slow ? [slow] : [],
+  );
+}
+
+/** `call-rejected-promptly`: the aborted call rejected within the react bound of its abort. */
+export function callRejectedPromptly(spec: SpecRef, evidence: Evidence, slow: WireExchange | undefined): Check {
+  const call: Outcome | undefined = outcomeOf(evidence, 'call');
+  const promptly = evidence.time.ms.react;
+  return check(
+    'call-rejected-promptly',
+    spec,
+    rejectedWithin(call, promptly),
+    `${describeOutcome(call, 'the aborted call')}; expected a rejection within ${promptly} ms of the abort`,
+    slow ? [slow] : [],
+  );
 }

@@ -1,23 +1,13 @@
-import { check, clientCompleted } from '../checks.ts';
-import { defineScenario } from '../scenario.ts';
-import {
-  cancelOnTheWire,
-  describeSettlement,
-  holdsWithin,
-  isModern,
-  L_AND_M,
-  PROMPTLY_MS,
-  settlementOf,
-  timeouts,
-  toolCallExchanges,
-  Watched,
-  WIRE_EFFECT_MS,
-  wireCancelOf,
-} from './support.ts';
+import type { TimePolicy } from '../../config/time.ts';
+import { isHttpSse, isModern, L_AND_M } from '../../protocol/revisions.ts';
+import { check, clientCompleted, precondition } from '../checks.ts';
+import { describeOutcome, holdsWithin, outcomeOf, rejectedWithin, Watched } from '../outcome.ts';
+import { defineScenario, type Evidence } from '../scenario.ts';
+import { cancellation, timeouts } from '../spec.ts';
+import { label, toolCallExchanges, wireCancelOf } from '../wire.ts';
 
-/** The per-request timeout the call is given. */
-// Long enough that even a CPU-starved client has sent the call before it times out.
-const TIMEOUT_MS = 300;
+/** The per-request timeout the call is given: long enough that even a CPU-starved client has sent the call before it times out (a bound, scaled with the policy). */
+const timeoutOf = (time: TimePolicy): number => Math.round(time.ms.quiet * 1.5);
 
 export const timeoutCancels = defineScenario({
   id: 'cancellation/timeout-cancels',
@@ -25,43 +15,63 @@ export const timeoutCancels = defineScenario({
   revisions: L_AND_M,
   requires: ['request-timeout'],
   source: { spec: timeouts('2025-06-18', 'on a timeout the sender SHOULD issue a cancellation notification and stop waiting for a response', 'SHOULD') },
-  async run({ connect, server, observe, revision }) {
+  async run({ connect, server, observe, revision, time }) {
     const client = await connect();
+    const timeoutMs = timeoutOf(time);
     const issuedAt = performance.now();
-    const call = new Watched(client.callTool('slow', { ms: 10_000 }, { timeoutMs: TIMEOUT_MS }));
-    await call.within(TIMEOUT_MS + PROMPTLY_MS);
+    const call = new Watched(client.callTool('slow', { ms: 10_000 }, { timeoutMs }));
+    await call.within(timeoutMs + time.ms.react);
     // Measured from the moment the timeout should have fired.
-    observe('call', call.since(issuedAt + TIMEOUT_MS));
-    await holdsWithin(server.record, (record) => wireCancelOf(revision, record.exchanges, 'slow').done, 'the timed-out call to be cancelled on the wire', WIRE_EFFECT_MS);
+    observe('call', call.since(issuedAt + timeoutMs));
+    await holdsWithin(server.record, (record) => wireCancelOf(revision, record.exchanges, 'slow').done, 'the timed-out call to be cancelled on the wire', time.ms.react);
   },
   judge(evidence) {
     const { revision } = evidence;
-    const call = settlementOf(evidence, 'call');
+    const timeoutMs = timeoutOf(evidence.time);
+    const call = outcomeOf(evidence, 'call');
     const wire = wireCancelOf(revision, evidence.exchanges, 'slow');
     const slow = toolCallExchanges(evidence.exchanges, 'slow')[0];
     return [
+      precondition(
+        'call-reached-server',
+        timeouts(revision, 'on a timeout the sender cancels the request and stops waiting', 'SHOULD'),
+        call !== undefined && slow !== undefined,
+        call === undefined
+          ? 'the script did not get to issue the call'
+          : slow === undefined
+            ? `the tools/call never reached the server before its ${timeoutMs} ms timeout: there was nothing on the wire to cancel`
+            : `${label(slow)} reached the server before its ${timeoutMs} ms timeout`,
+        slow ? [slow] : [],
+      ),
       clientCompleted(evidence, timeouts(revision, 'a request with a timeout', 'MUST')),
       check(
         'stops-waiting',
         timeouts(revision, 'when the timeout passes without a response, the sender stops waiting for it', 'SHOULD'),
-        call?.outcome === 'rejected' && (call.afterMs ?? Infinity) <= PROMPTLY_MS,
-        `${describeSettlement(call, `the call with a ${TIMEOUT_MS} ms timeout`)} past its timeout (the tool answers after 10 s)`,
+        rejectedWithin(call, evidence.time.ms.react),
+        `${describeOutcome(call, `the call with a ${timeoutMs} ms timeout`)}${call?.state === 'pending' ? '' : ' past its timeout'} (the tool answers after 10 s)`,
         slow ? [slow] : [],
       ),
       check(
         'cancelled-on-the-wire',
-        {
-          ...timeouts(
-            revision,
-            isModern(revision) ? 'on a timeout the sender SHOULD cancel: on Streamable HTTP, close the response stream' : 'on a timeout the sender SHOULD issue a cancellation notification for the request',
-            'SHOULD',
-          ),
-          ...(revision === '2024-11-05' ? { url: cancelOnTheWire(revision).url, section: `Lifecycle › Error Handling (timeouts) and ${cancelOnTheWire(revision).section}` } : {}),
-        },
+        isHttpSse(revision)
+          ? cancellation(revision, 'cancellation-flow', 'Cancellation Flow and Lifecycle › Error Handling (timeouts): on a timeout the sender SHOULD issue a cancellation notification for the request', 'SHOULD')
+          : timeouts(
+              revision,
+              isModern(revision) ? 'on a timeout the sender SHOULD cancel: on Streamable HTTP, close the response stream' : 'on a timeout the sender SHOULD issue a cancellation notification for the request',
+              'SHOULD',
+            ),
         wire.ok,
         wire.detail,
         wire.exchanges,
       ),
     ];
   },
+  doctored: [
+    {
+      check: 'call-reached-server',
+      unmet: true,
+      how: 'the client timed out before its tools/call reached the server',
+      doctor: (e: Evidence) => ({ ...e, exchanges: e.exchanges.filter((x) => !x.requestMessages.some((m) => m.method === 'tools/call' || m.method === 'notifications/cancelled')) }),
+    },
+  ],
 });
