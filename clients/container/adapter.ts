@@ -1,8 +1,9 @@
 // The container adapter: a line-protocol program (docs/line-protocol.md) that runs inside a container. The container is
 // started with testcontainers (host network, so the client reaches the reference servers on 127.0.0.1, with the
 // program's files copied in, kept alive by `sleep`), and the program is driven through the process adapter as
-// `docker exec -i <container> <command…>`, so every deadline and all hang and crash handling of the process adapter
-// apply unchanged. Nothing is pulled: the image must already be in the local engine (scripts/build-python-image.sh).
+// `docker exec -i <container> <command…>`, so every deadline, all hang and crash handling and the restarts of the
+// process adapter apply unchanged (a program that died is started again by another `docker exec`). Nothing is
+// pulled: the image must already be in the local engine (scripts/build-python-image.sh).
 //
 // A container never outlives its run for long: shutdown() removes it (bounded); an exit or a SIGINT/SIGTERM/SIGHUP of
 // the harness removes every live one synchronously; and one whose harness was killed outright (SIGKILL) ends when its

@@ -42,7 +42,7 @@ export async function adapterOverhead(options: { calls?: number; rounds?: number
   const helloMs: Record<string, number> = {};
   const spawnTimed = async (label: string, command: string, args: string[]) => {
     const begun = performance.now();
-    const adapter = await processAdapter({ command, args, operationTimeoutMs: 10_000 });
+    const adapter = await processAdapter({ command, args });
     helloMs[label] = performance.now() - begun;
     return adapter;
   };
