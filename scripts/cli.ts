@@ -4,14 +4,16 @@ import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { BROKEN_ADAPTERS, BUILT_IN_ADAPTERS } from '../clients/index.ts';
 import { AdapterLoadError, loadChosenAdapter, runnerOperationTimeoutMs } from '../clients/load.ts';
+import { basePolicy } from '../config/settings.ts';
 import { ERA_DESCRIPTIONS, ERAS, type Era } from '../servers/era.ts';
 import { PERSONALITIES } from '../servers/personalities/index.ts';
 import { startReferenceServer } from '../servers/server.ts';
 import { explain, formatExchange } from '../suites/evidence.ts';
 import { SCENARIOS } from '../suites/index.ts';
 import { plannedCases } from '../suites/plan.ts';
-import { runScenario } from '../suites/runner.ts';
-import type { ScenarioResult } from '../suites/scenario.ts';
+import { attemptsNote } from './matrix/results.ts';
+import { bounded, runCase } from '../suites/runner.ts';
+import type { ScenarioResult, Verdict } from '../suites/scenario.ts';
 
 const USAGE = `usage: mcp-client-conformance <command> [options]
 
@@ -26,6 +28,9 @@ commands:
       [--scenario <text>]    only scenarios whose id contains <text> (repeatable)
       [--strict]             SHOULD violations fail instead of warning
       [--verbose]            print the evidence of every result that is not a pass
+                             Each case runs with the client's calibrated time bounds; one inconclusive for lack of
+                             time runs again with bounds twice as large (at most 3 runs), and the table says so.
+                             Ctrl-C prints the table of the cases that finished (exit code 130).
   adapters                   print the built-in adapters
   matrix                     run every client of the matrix file across the suites, in parallel, and write
                              results.json, summary.md, junit.xml and report.html (docs/matrix-results.md)
@@ -36,7 +41,10 @@ commands:
       [--shard <i/n>]        only this shard of the suite files, as vitest --shard
       [--strict]             SHOULD violations fail instead of warning
       [--compare <file>]     an earlier results.json: list regressions, exit 1 if any
-  compare <old> <new>        compare two results.json files: regressions, new passes, new clients
+  matrix --resume <dir>      complete an interrupted or killed matrix run: run only the cells missing from the
+                             reports folder <dir>, with the selection it was started with, and write complete results
+  compare <old> <new>        compare two results.json files: regressions, new passes, cells that could not be judged,
+                             new clients
       [--markdown <file>]    also write the comparison as Markdown
   serve --era <era>          start a reference server on 127.0.0.1 and print the URL to give a client
       [--personality <name>] compose a personality (repeatable)
@@ -44,8 +52,9 @@ commands:
       [--json]               print one JSON line {"url", "era", "personalities"} instead of text
       [--quiet]              do not log each exchange to stderr
 
-exit code: 0 when nothing failed, 1 when a scenario failed (run) or a cell regressed (matrix --compare, compare),
-2 on bad usage or bad input`;
+exit code: 0 when nothing failed (an inconclusive case, which the suite could not judge, is printed but does not
+fail), 1 when a scenario failed (run) or a cell regressed (matrix --compare, compare), 2 on bad usage or bad input,
+3 when a matrix run ended incomplete (matrix --resume completes it), 130 or 143 when interrupted by SIGINT or SIGTERM`;
 
 function serveHelp(): string {
   const width = Math.max(...ERAS.map((e) => e.length), ...Object.keys(PERSONALITIES).map((p) => p.length)) + 2;
@@ -100,12 +109,20 @@ function list(): void {
   }
 }
 
+const VERDICT_ORDER: readonly Verdict[] = ['pass', 'fail', 'warn', 'inconclusive', 'n/a'];
+
+/** What the reruns of a case say, in the matrix reports' words ("judged at time scale 2 after 1 inconclusive run: …"). */
+const attemptsOf = (r: ScenarioResult) => attemptsNote({ verdict: r.verdict, ...(r.attempts !== undefined ? { attempts: r.attempts } : {}), ...(r.evidence !== undefined ? { timeScale: r.evidence.time.scale } : {}) });
+
 function table(results: readonly ScenarioResult[]): string {
-  const rows = results.map((r) => [r.scenarioId, r.revision, r.verdict, `${r.durationMs.toFixed(0)} ms`, r.reason ?? '']);
+  // An inconclusive case is marked: the suite could not judge it, which is neither a pass nor a failure.
+  const verdict = (r: ScenarioResult) => (r.verdict === 'inconclusive' ? '? inconclusive' : r.verdict);
+  const reason = (r: ScenarioResult) => [r.reason, attemptsOf(r)].filter((part) => part !== undefined).join(' — ');
+  const rows = results.map((r) => [r.scenarioId, r.revision, verdict(r), `${r.durationMs.toFixed(0)} ms`, reason(r)]);
   const header = ['scenario', 'revision', 'verdict', 'time', 'reason'];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => (i === 4 ? 0 : row[i]!.length))));
-  const line = (cells: string[]) => cells.map((cell, i) => (i === 4 ? cell : cell.padEnd(widths[i]!))).join('  ');
-  const counts = ['pass', 'fail', 'warn', 'n/a'].map((v) => `${results.filter((r) => r.verdict === v).length} ${v}`).join(', ');
+  const line = (cells: string[]) => cells.map((cell, i) => (i === 4 ? cell : cell.padEnd(widths[i]!))).join('  ').trimEnd();
+  const counts = VERDICT_ORDER.map((v) => `${results.filter((r) => r.verdict === v).length} ${v}`).join(', ');
   return [line(header), ...rows.map(line), '', counts].join('\n');
 }
 
@@ -119,20 +136,39 @@ async function run(values: { adapter?: string; 'adapter-command'?: string; scena
     throw error;
   });
   const results: ScenarioResult[] = [];
+  const cases = plannedCases(scenarios);
   const operationTimeoutMs = runnerOperationTimeoutMs();
+  // Ctrl-C (or a CI job's SIGTERM): what finished is judged and must not be lost. The table of those cases is printed
+  // at once, the case in flight is dropped, the client is given its bounded shutdown; a second signal ends it at once.
+  const interrupt = (signal: NodeJS.Signals) => {
+    const code = signal === 'SIGINT' ? 130 : 143;
+    process.once(signal, () => process.exit(code));
+    console.log(table(results));
+    console.error(`mcp-client-conformance: interrupted by ${signal} after ${results.length} of ${cases.length} cases; the table above has the ones that finished`);
+    process.exitCode = code;
+    const shutdown = Promise.resolve().then(() => adapter.shutdown?.());
+    void bounded(shutdown, 'shutdown', basePolicy().ms.operation).catch(() => {}).finally(() => process.exit(code));
+  };
+  process.once('SIGINT', interrupt);
+  process.once('SIGTERM', interrupt);
   try {
-    for (const { scenario, revision } of plannedCases(scenarios)) {
-      const result = await runScenario(scenario, adapter, revision, { strict: values.strict ?? false, ...(operationTimeoutMs !== undefined ? { operationTimeoutMs } : {}) });
+    for (const { scenario, revision } of cases) {
+      const result = await runCase(scenario, adapter, revision, { strict: values.strict ?? false, ...(operationTimeoutMs !== undefined ? { operationTimeoutMs } : {}) });
       results.push(result);
       if (values.verbose && result.verdict !== 'pass') console.log(`${explain(result)}\n`);
     }
   } finally {
+    process.off('SIGINT', interrupt);
+    process.off('SIGTERM', interrupt);
     await adapter.shutdown?.();
   }
   console.log(table(results));
   const judged = results.filter((r) => r.verdict !== 'n/a');
   // A run in which nothing applied proves nothing: say so, and do not let CI read it as a success.
   if (judged.length === 0) console.error(`mcp-client-conformance: no scenario applies to ${adapter.name}: check the revisions and features it declares`);
+  const inconclusive = results.filter((r) => r.verdict === 'inconclusive').length;
+  // Not a failure (nothing was blamed on the client), but never silent either.
+  if (inconclusive > 0) console.error(`mcp-client-conformance: ${inconclusive} ${inconclusive === 1 ? 'case was' : 'cases were'} inconclusive: the suite could not judge ${inconclusive === 1 ? 'it' : 'them'} (the reason column says why)`);
   process.exitCode = judged.length === 0 || results.some((r) => r.verdict === 'fail') ? 1 : 0;
   // The table is out: whatever a client left behind (a socket, a timer of its own) must not keep the run alive.
   setTimeout(() => process.exit(), 2_000).unref();
@@ -161,6 +197,7 @@ const { values, positionals } = (() => {
         out: { type: 'string' },
         shard: { type: 'string' },
         compare: { type: 'string' },
+        resume: { type: 'string' },
         markdown: { type: 'string' },
       },
     });
@@ -184,8 +221,8 @@ if (command === 'serve' && values.help) {
 } else if (command === 'matrix') {
   if ((values.scenario?.length ?? 0) > 1) fail('matrix takes one --scenario');
   const { runMatrix } = await import('./matrix/run.ts');
-  const { config, clients, out, shard, strict, compare } = values;
-  process.exitCode = await runMatrix({ config, clients, out, shard, strict, compare, scenario: values.scenario?.[0] }).catch((error: Error) => fail(error.message));
+  const { config, clients, out, shard, strict, compare, resume } = values;
+  process.exitCode = await runMatrix({ config, clients, out, shard, strict, compare, resume, scenario: values.scenario?.[0] }).catch((error: Error) => fail(error.message));
 } else if (command === 'compare') {
   const { runCompare } = await import('./matrix/compare.ts');
   // Paths are the user's: relative to where npm was run (INIT_CWD), not to the package.
