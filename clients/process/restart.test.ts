@@ -51,7 +51,15 @@ async function runAll(adapter: ProcessAdapter): Promise<(ScenarioResult & { case
   return results;
 }
 
-const summary = (r: ScenarioResult) => `${r.scenarioId}@${r.revision}: ${r.verdict}${r.reason !== undefined ? ` (${r.reason})` : ''}`;
+/**
+ * A case as the runner judged it: its verdict, and for an inconclusive one the runner's client-running precondition
+ * (what the adapter said; a scenario's own unmet preconditions, which follow it in the reason, are the judge's).
+ */
+const summary = (r: ScenarioResult) => {
+  const running = r.checks.find((c) => c.name === CLIENT_RUNNING);
+  const why = running !== undefined ? `${CLIENT_RUNNING}: ${running.detail}` : r.reason;
+  return `${r.scenarioId}@${r.revision}: ${r.verdict}${why !== undefined ? ` (${why})` : ''}`;
+};
 
 describe('a real client killed during a case', () => {
   test.each([
