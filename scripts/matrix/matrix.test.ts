@@ -121,6 +121,14 @@ describe('a matrix run', { timeout: 0 }, () => {
     const merged = parseResults(readFileSync(join(out, 'results.json'), 'utf8'));
     expect(merged.cells.map(verdictKey).sort()).toEqual(oneRun().cells.map(verdictKey).sort());
     expect(merged.run).toMatchObject({ complete: true, missingCells: 0 });
+    // A shard whose blob never arrived (its runner was cancelled): the merged run says what is missing.
+    rmSync(join(blobs, 'blob-2.json'));
+    const partial = vitest([`--merge-reports=${blobs}`]);
+    expect(partial.status, partial.stderr + partial.stdout).toBe(0);
+    const half = parseResults(readFileSync(join(out, 'results.json'), 'utf8'));
+    expect(half.run).toMatchObject({ complete: false, plannedCells: merged.cells.length, missingCells: merged.cells.length - half.cells.length });
+    expect(half.cells.length).toBeGreaterThan(0);
+    expect(half.cells.length).toBeLessThan(merged.cells.length);
   });
 });
 

@@ -4,13 +4,13 @@
 // live run, on a resumed one (`matrix --resume`: the earlier cells are kept, only the missing ones run) and on merged
 // blob reports of sharded CI runs (`vitest --merge-reports`), so a sharded night gives the same files as one machine.
 import { relative, resolve } from 'node:path';
-import type { Reporter, TestCase, TestModule, TestRunEndReason, TestSpecification } from 'vitest/node';
+import type { Reporter, TestCase, TestModule, TestRunEndReason, TestSpecification, Vitest } from 'vitest/node';
 import type { Revision } from '../../protocol/revisions.ts';
 import { readSettings } from '../../config/settings.ts';
 import { appendJournal, keepClient, readSaved, startJournal, type RunStart } from './journal.ts';
 import { DEFAULT_MATRIX_FILE } from './matrix-file.ts';
 import { assembleResults, writeReports, type ReportPaths } from './output.ts';
-import { planOf, SUITE_NAMES, suiteOfFile, type PlannedCell } from './plan.ts';
+import { planOf, suiteCases, SUITE_NAMES, suiteOfFile, type PlannedCell } from './plan.ts';
 import { RESUME_COMMAND } from './report-markdown.ts';
 import { cellKey, errorCell, verdictCounts, VERDICTS, type Cell, type ClientInfo, type MatrixResults, type Selection } from './results.ts';
 import { DEFAULT_REPORTS_DIR, MATRIX_ENV } from './settings.ts';
@@ -56,14 +56,23 @@ export default class MatrixReporter implements Reporter {
   private readonly progress = process.env[MATRIX_ENV.progress] !== '0';
   private readonly tty = process.stderr.isTTY === true;
   private readonly onSignal = (signal: NodeJS.Signals) => this.interrupted(signal);
+  /** Merging the blob reports of CI shards: a shard whose blob is missing must count as missing, not as unplanned. */
+  private merging = false;
+
+  onInit(vitest: Vitest): void {
+    this.merging = Boolean(vitest.config.mergeReports);
+  }
 
   onTestRunStart(specifications: ReadonlyArray<TestSpecification>): void {
     this.started = performance.now();
     const resumed = process.env[MATRIX_ENV.resume] !== undefined ? readSaved(this.outDir, ROOT) : undefined;
-    const suites = [...new Set(specifications.map((specification) => suiteOfFile(specification.moduleId)).filter((suite) => suite !== undefined))];
+    const scenario = process.env[MATRIX_ENV.scenario] || undefined;
+    const suites = this.merging
+      ? SUITE_NAMES.filter((suite) => suiteCases(suite, scenario).length > 0)
+      : [...new Set(specifications.map((specification) => suiteOfFile(specification.moduleId)).filter((suite) => suite !== undefined))];
     const selection: Selection = resumed?.start.selection ?? {
       ...(process.env[MATRIX_ENV.clients] ? { clients: process.env[MATRIX_ENV.clients] } : {}),
-      ...(process.env[MATRIX_ENV.scenario] ? { scenario: process.env[MATRIX_ENV.scenario] } : {}),
+      ...(scenario !== undefined ? { scenario } : {}),
       suites: SUITE_NAMES.filter((suite) => suites.includes(suite)),
     };
     this.start = resumed?.start ?? { startedAt: new Date().toISOString(), matrixFile: resolve(process.env[MATRIX_ENV.file] ?? DEFAULT_MATRIX_FILE), strict: readSettings().strict, selection };
@@ -143,14 +152,7 @@ export default class MatrixReporter implements Reporter {
 
   onTestRunEnd(testModules: ReadonlyArray<TestModule>, unhandledErrors: ReadonlyArray<{ message?: string }>, reason: TestRunEndReason): void {
     if (this.ended) return;
-    // Merged blob reports replay no test results and start with no files: their suites, cells and clients are read
-    // from the modules here.
-    const start = this.start!;
-    const unplanned = SUITE_NAMES.filter((suite) => !start.selection.suites.includes(suite) && testModules.some((module) => suiteOfFile(module.moduleId) === suite));
-    if (unplanned.length > 0) {
-      start.selection = { ...start.selection, suites: SUITE_NAMES.filter((suite) => start.selection.suites.includes(suite) || unplanned.includes(suite)) };
-      this.plan = planOf(start.matrixFile, start.selection);
-    }
+    // What no test result reported (merged blob reports may replay none) is read from the modules here.
     for (const module of testModules) {
       for (const test of module.children.allTests()) {
         const client = test.meta().matrixClient;
