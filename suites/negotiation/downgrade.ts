@@ -74,7 +74,7 @@ export const downgrade: Scenario = {
       doctor: (e) => ({
         ...e,
         exchanges: e.exchanges.map((x) =>
-          x.requestMessages.some((m) => m.method === 'tools/list') ? { ...x, requestHeaders: { ...x.requestHeaders, 'mcp-protocol-version': '2099-01-01' } } : x,
+          x.requestMessages.some((m) => m.method === 'tools/list') ? { ...x, requestHeaders: { ...x.requestHeaders, [HEADERS.version]: '2099-01-01' } } : x,
         ),
       }),
     },

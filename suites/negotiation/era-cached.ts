@@ -5,6 +5,7 @@ import { HEADERS } from '../../protocol/http.ts';
 import { isModern, MODERN_REVISION, REVISIONS } from '../../protocol/revisions.ts';
 import type { WireExchange } from '../../servers/wire-record.ts';
 import { checkIf, clientCompleted, precondition } from '../checks.ts';
+import { ordinaryRejection } from '../outcome.ts';
 import { defineScenario, type Check, type Evidence, type SpecRef } from '../scenario.ts';
 import { versioning } from '../spec.ts';
 import { carrying, labels, noted } from '../wire.ts';
@@ -63,7 +64,8 @@ export const eraCached = defineScenario<State>({
         await bounded(operation, key);
         observe(key, 'ok');
       } catch (error) {
-        observe(key, String(error));
+        // A rejection is the answer looked for; a hang or a broken contract is the client's error.
+        observe(key, ordinaryRejection(error));
       }
     };
 
