@@ -4,42 +4,44 @@
 // InitializeResult (legacy), or sends no session id it did not mint (2026-07-28). At 2026-07-28 an adapter that
 // declares `affinity-key` connects with one, and `keeps-own-key` demands it on every request; without the feature
 // the client must send no Mcp-Session-Id at all.
+import { HEADERS } from '../../protocol/http.ts';
+import { isModern, S_AND_M } from '../../protocol/revisions.ts';
 import { echoSessionHeaders, type EchoSessionHeaders } from '../../servers/personalities/echo-session-headers.ts';
 import { serverErrors, type ServerErrors } from '../../servers/personalities/server-errors.ts';
 import type { WireExchange } from '../../servers/wire-record.ts';
-import { check, clientCompleted } from '../checks.ts';
-import { mcpExchanges, operatingSession, withThrowawaySession } from '../wire.ts';
+import { check, checkIf, clientCompleted, precondition } from '../checks.ts';
+import { ordinaryRejection } from '../outcome.ts';
 import { defineScenario, type Check, type Evidence, type SpecRef } from '../scenario.ts';
-import { carries, describe, doctorExchanges, initializeResult, laterRequests, list, SESSION_HEADER, sessionOf, STREAMABLE_AND_MODERN, transports, withHeader } from './support.ts';
+import { sessionManagement, transports } from '../spec.ts';
+import { after, carries, initializeResult, label, labels, mcpExchanges, noted, operatingSession, operatingTraffic, sessionOf, withThrowawaySession } from '../wire.ts';
+import { doctorExchanges, withHeader } from './support.ts';
 
 const SEED = 'seed 000 (a proxy echoing or injecting Mcp-Session-Id must not change the id the client sends)';
 /** Ids no server issued: what the proxy injects. */
 export const INJECTED_ON_SUCCESS = 'injected-by-proxy-on-success';
 export const INJECTED_ON_ERROR = 'injected-by-proxy-on-error';
 
-const modern = (evidence: Evidence) => evidence.revision === '2026-07-28';
+/** The note the proxy leaves on the exchange whose response it gave the injected id. */
+const injectedNote = (injected: string) => `injected-session-id:${injected}`;
 
 /** The exchange whose response the proxy gave the injected id, and every later one that carried it. */
 function adoption(evidence: Evidence, injected: string) {
-  const at = evidence.exchanges.find((exchange) => exchange.notes.includes(`injected-session-id:${injected}`));
-  const carriers = at ? evidence.exchanges.filter((exchange) => exchange.seq > at.seq && sessionOf(exchange) === injected) : [];
-  return { at, carriers };
+  const at = noted(evidence.exchanges, injectedNote(injected))[0];
+  const later = at ? after(evidence.exchanges, at.seq) : [];
+  return { at, later, carriers: later.filter((exchange) => sessionOf(exchange) === injected) };
 }
 
 function ignoresInjected(evidence: Evidence, name: string, injected: string, on: string, spec: SpecRef): Check {
-  const { at, carriers } = adoption(evidence, injected);
-  const later = at ? evidence.exchanges.filter((exchange) => exchange.seq > at.seq) : [];
-  return check(
+  const { at, later, carriers } = adoption(evidence, injected);
+  return checkIf(
+    at === undefined ? `the proxy never injected an id on ${on}` : later.length === 0 ? `the proxy injected ${injected} on ${label(at)}, and the client sent nothing after it` : undefined,
     name,
     spec,
-    at !== undefined && later.length > 0 && carriers.length === 0,
-    at === undefined
-      ? `the proxy never injected an id on ${on} (the scenario could not run)`
-      : later.length === 0
-        ? `the proxy injected ${injected} on ${describe(at)}, and nothing followed it (the scenario could not run)`
-        : carriers.length === 0
-          ? `the proxy injected Mcp-Session-Id: ${injected} on the answer to ${describe(at)}; none of the ${later.length} later requests carried it`
-          : `the proxy injected Mcp-Session-Id: ${injected} on the answer to ${describe(at)}, and the client adopted it: ${list(carriers)} carried it`,
+    () => carriers.length === 0,
+    () =>
+      carriers.length === 0
+        ? `the proxy injected Mcp-Session-Id: ${injected} on the answer to ${label(at!)}; none of the ${later.length} later requests carried it`
+        : `the proxy injected Mcp-Session-Id: ${injected} on the answer to ${label(at!)}, and the client adopted it: ${labels(carriers)} carried it`,
     at ? [at, ...carriers] : [],
   );
 }
@@ -47,17 +49,17 @@ function ignoresInjected(evidence: Evidence, name: string, injected: string, on:
 export const echoedSessionHeader = defineScenario<{ echo: EchoSessionHeaders; errors: ServerErrors }>({
   id: 'resume/echoed-session-header',
   title: 'A proxy echoing Mcp-Session-Id and injecting other ids (on an error and on a non-initialize response) does not change the id the client sends',
-  revisions: STREAMABLE_AND_MODERN,
+  revisions: S_AND_M,
   requires: [],
   optional: ['affinity-key'],
-  source: { spec: transports('2025-06-18', 'session-management', 'Session Management (the id comes with the InitializeResult)', 'MUST'), seed: SEED },
+  source: { spec: sessionManagement('2025-06-18', 'the id comes with the InitializeResult', 'MUST'), seed: SEED },
   setup: () => {
     const echo = echoSessionHeaders();
     const errors = serverErrors();
     return { server: { personalities: [echo, errors] }, state: { echo, errors } };
   },
   async run({ connect, bounded, state, observe, revision, features }) {
-    const affinityKey = revision === '2026-07-28' && features.includes('affinity-key') ? 'client-minted-affinity-key' : undefined;
+    const affinityKey = isModern(revision) && features.includes('affinity-key') ? 'client-minted-affinity-key' : undefined;
     if (affinityKey) observe('affinityKey', affinityKey);
     const client = await connect(affinityKey ? { affinityKey } : {});
     await bounded(client.listTools(), 'tools/list (answered with the echoed id)');
@@ -70,26 +72,30 @@ export const echoedSessionHeader = defineScenario<{ echo: EchoSessionHeaders; er
       await bounded(client.listTools(), 'tools/list answered 503 with an injected id');
       observe('errorAnswer', 'the 503 did not reach the caller');
     } catch (error) {
-      observe('errorAnswer', String(error));
+      // A rejection is the 503 reaching the caller; a hang or a broken contract is the client's error.
+      observe('errorAnswer', ordinaryRejection(error));
     }
     await bounded(client.callTool('echo', { text: 'after the injected ids' }), 'tools/call echo after the injected ids');
     await bounded(client.close(), 'close');
   },
   judge(evidence) {
     const { revision } = evidence;
-    const isModern = modern(evidence);
+    const modern = isModern(revision);
     // Legacy: the issued id is the one the client MUST send on every later request, so adopting another breaks it.
     // 2026-07-28 has no sessions; adopting an id from a response is the seed's bug, with no keyword in the spec: SHOULD.
-    const ignoreSpec = isModern
+    const ignoreSpec = modern
       ? transports(revision, 'earlier-streamable-http-revisions', `Earlier Streamable HTTP Revisions (no sessions in this revision); ${SEED}`, 'SHOULD')
-      : transports(revision, 'session-management', `Session Management: the id assigned on the InitializeResult goes on every later request; ${SEED}`, 'MUST');
+      : sessionManagement(revision, `the id assigned on the InitializeResult goes on every later request; ${SEED}`, 'MUST');
+    // The proxy's first injection (on a successful response) is what every rule here is about.
+    const injected = adoption(evidence, INJECTED_ON_SUCCESS).at;
     const checks: Check[] = [
-      clientCompleted(evidence, isModern ? transports(revision, 'sending-messages', 'Sending Messages', 'MUST') : transports(revision, 'session-management', 'Session Management', 'MUST')),
+      precondition('id-injected', ignoreSpec, injected !== undefined, injected ? `the proxy injected ${INJECTED_ON_SUCCESS} on the answer to ${label(injected)}` : `the proxy never injected an id: the client's requests (${labels(evidence.exchanges)}) never reached the armed response`, injected ? [injected] : []),
+      clientCompleted(evidence, modern ? transports(revision, 'sending-messages', 'Sending Messages', 'MUST') : sessionManagement(revision, 'the issued id on every later request', 'MUST')),
       ignoresInjected(evidence, 'ignores-id-on-success-response', INJECTED_ON_SUCCESS, 'a successful response', ignoreSpec),
       ignoresInjected(evidence, 'ignores-id-on-error-response', INJECTED_ON_ERROR, 'an error response', ignoreSpec),
     ];
 
-    if (isModern) {
+    if (modern) {
       // The client's own affinity key, when the script gave it one (observed as `affinityKey`; see the header).
       const key = typeof evidence.observed.affinityKey === 'string' ? evidence.observed.affinityKey : undefined;
       // Requests to the MCP endpoint: OAuth discovery elsewhere carries no MCP session or key.
@@ -100,10 +106,10 @@ export const echoedSessionHeader = defineScenario<{ echo: EchoSessionHeaders; er
         check(
           'keeps-own-key',
           ignoreSpec,
-          sentToEndpoint.length > 0 && wrong.length === 0,
+          wrong.length === 0,
           wrong.length === 0
             ? `all ${sentToEndpoint.length} requests carried ${own}`
-            : `${list(wrong)} carried ${[...new Set(wrong.map((e) => sessionOf(e) ?? 'no Mcp-Session-Id'))].join(', ')} instead of ${own}`,
+            : `${labels(wrong)} carried ${[...new Set(wrong.map((e) => sessionOf(e) ?? 'no Mcp-Session-Id'))].join(', ')} instead of ${own}`,
           wrong,
         ),
       );
@@ -112,21 +118,24 @@ export const echoedSessionHeader = defineScenario<{ echo: EchoSessionHeaders; er
 
     // The handshake of the session the client's requests ran on (a client may open one first that it sets aside).
     const operating = operatingSession(evidence);
-    const init = evidence.exchanges.find((exchange) => initializeResult(exchange) !== undefined && exchange.responseHeaders[SESSION_HEADER] === operating);
-    const issued = init?.responseHeaders[SESSION_HEADER];
-    const later = init ? laterRequests(evidence, init) : [];
+    const init = evidence.exchanges.find((exchange) => initializeResult(exchange) !== undefined && exchange.responseHeaders[HEADERS.session] === operating);
+    const issued = init?.responseHeaders[HEADERS.session];
+    const later = init ? after(operatingTraffic(evidence), init.seq) : [];
     const other: WireExchange[] = later.filter((exchange) => sessionOf(exchange) !== issued);
     const reinits = later.filter((exchange) => carries(exchange, 'initialize'));
+    checks.unshift(
+      precondition('session-issued', ignoreSpec, issued !== undefined, issued ? `the server issued ${issued} on ${label(init!)}` : 'no InitializeResult carried a session id: there was no issued id to keep', init ? [init] : []),
+    );
     checks.push(
-      check(
+      checkIf(
+        init === undefined ? 'no InitializeResult carried a session id' : undefined,
         'keeps-issued-id',
-        transports(revision, 'session-management', 'Session Management: the id from the InitializeResult on all subsequent requests', 'MUST'),
-        issued !== undefined && later.length > 0 && other.length === 0,
-        issued === undefined
-          ? 'no InitializeResult carried a session id (the scenario could not start)'
-          : other.length === 0
-            ? `all ${later.length} requests after ${describe(init!)} carried the issued id ${issued}`
-            : `the server issued ${issued} on ${describe(init!)}, but ${list(other)} carried ${[...new Set(other.map((e) => sessionOf(e) ?? 'no id'))].join(', ')}${reinits.length > 0 ? ` (the client re-initialized: ${list(reinits)})` : ''}`,
+        sessionManagement(revision, 'the id from the InitializeResult on all subsequent requests', 'MUST'),
+        () => other.length === 0,
+        () =>
+          other.length === 0
+            ? `all ${later.length} requests after ${label(init!)} carried the issued id ${issued}`
+            : `the server issued ${issued} on ${label(init!)}, but ${labels(other)} carried ${[...new Set(other.map((e) => sessionOf(e) ?? 'no id'))].join(', ')}${reinits.length > 0 ? ` (the client re-initialized: ${labels(reinits)})` : ''}`,
         init ? [init, ...other] : [],
       ),
     );
@@ -134,9 +143,27 @@ export const echoedSessionHeader = defineScenario<{ echo: EchoSessionHeaders; er
   },
   doctored: [
     {
+      check: 'id-injected',
+      unmet: true,
+      how: 'the client failed before the response the proxy was armed to inject into: no injection noted',
+      doctor: (e) => ({ ...e, exchanges: e.exchanges.map((x) => ({ ...x, notes: x.notes.filter((n) => !n.startsWith('injected-session-id:')) })) }),
+    },
+    {
+      check: 'session-issued',
+      unmet: true,
+      how: 'no InitializeResult carried a session id',
+      doctor: (e) => {
+        const withoutId = (x: WireExchange): WireExchange => {
+          const { [HEADERS.session]: _issued, ...responseHeaders } = x.responseHeaders;
+          return { ...x, responseHeaders };
+        };
+        return { ...e, issuedSessions: [], exchanges: e.exchanges.map((x) => (carries(x, 'initialize') ? withoutId(x) : x)) };
+      },
+    },
+    {
       check: 'keeps-issued-id',
       how: 'a throwaway session opened first (as mcp-remote does), and the closing tools/call sent without a session id',
-      doctor: (e) => doctorExchanges(withThrowawaySession(e), (x) => carries(x, 'tools/call'), (x) => withHeader(x, SESSION_HEADER, undefined)),
+      doctor: (e) => doctorExchanges(withThrowawaySession(e), (x) => carries(x, 'tools/call'), (x) => withHeader(x, HEADERS.session, undefined)),
     },
   ],
 });

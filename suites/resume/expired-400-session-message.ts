@@ -1,22 +1,24 @@
 // resume/expired-400-session-message: servers built from the TypeScript SDK examples answer an unknown or
 // expired session id with `400 -32000 "Bad Request: No valid session ID provided"` instead of the spec's 404
 // (revisions.md, tension 5). An interoperable client reads it as a lost session too.
+import { S } from '../../protocol/revisions.ts';
 import { expiringSessions, type ExpiringSessions } from '../../servers/personalities/expiring-sessions.ts';
 import { unknownSession400 } from '../../servers/personalities/unknown-session-400.ts';
-import { STREAMABLE_REVISIONS } from '../../protocol/revisions.ts';
 import { defineScenario } from '../scenario.ts';
-import { judgeSessionLoss, runSessionLoss, transports } from './support.ts';
+import { sessionManagement } from '../spec.ts';
+import { judgeSessionLoss, runSessionLoss, sessionLoss } from './support.ts';
 
 const INTEROP =
-  'Session Management (interoperability, not spec text: the SDK examples answer an unknown session 400 -32000 "No valid session ID provided" where the spec says 404; a client SHOULD treat it as the 404)';
-const RESTART = 'Session Management: a new session starts with an InitializeRequest without a session ID, and its id goes on every later request';
+  'interoperability, not spec text: the SDK examples answer an unknown session 400 -32000 "No valid session ID provided" where the spec says 404; a client SHOULD treat it as the 404';
+const RESTART = 'a new session starts with an InitializeRequest without a session ID, and its id goes on every later request';
+const TRIGGER = { status: 400, code: -32000 } as const;
 
 export const expired400SessionMessage = defineScenario<{ expiring: ExpiringSessions }>({
   id: 'resume/expired-400-session-message',
   title: 'The SDK-example answer for an unknown session (400 -32000 "…No valid session ID provided") is treated as a lost session too',
-  revisions: STREAMABLE_REVISIONS,
+  revisions: S,
   requires: [],
-  source: { spec: transports('2025-06-18', 'session-management', INTEROP, 'SHOULD') },
+  source: { spec: sessionManagement('2025-06-18', INTEROP, 'SHOULD') },
   // Order matters: the session ends first, then the SDK-example answer replaces the era's 404.
   setup: () => {
     const expiring = expiringSessions();
@@ -25,13 +27,24 @@ export const expired400SessionMessage = defineScenario<{ expiring: ExpiringSessi
   run: (context) => runSessionLoss(context, '400'),
   judge(evidence) {
     const { revision } = evidence;
-    const interop = transports(revision, 'session-management', INTEROP, 'SHOULD');
+    const interop = sessionManagement(revision, INTEROP, 'SHOULD');
     return judgeSessionLoss(evidence, {
-      trigger: { status: 400, code: -32000 },
+      trigger: TRIGGER,
       answer: '400 -32000 "Bad Request: No valid session ID provided"',
       recover: interop,
-      restart: transports(revision, 'session-management', RESTART, 'MUST'),
+      restart: sessionManagement(revision, RESTART, 'MUST'),
       completed: interop,
     });
   },
+  doctored: [
+    {
+      check: 'session-lost',
+      unmet: true,
+      how: 'the client failed before its session met the 400: nothing after the first tools/list',
+      doctor: (e) => {
+        const { lost } = sessionLoss(e, TRIGGER);
+        return { ...e, exchanges: e.exchanges.filter((x) => lost === undefined || x.seq < lost.seq) };
+      },
+    },
+  ],
 });

@@ -1,11 +1,14 @@
 // resume/negotiated-version-after-expiry (seed 002: getNegotiatedVersion stale after session expiry): the session
 // expires and the URL now answers another revision, as after a redeployment; the replacement handshake negotiates
 // it, and from then on the version the client reports and the MCP-Protocol-Version it sends are the new one.
-import { requiresProtocolVersionHeader, STREAMABLE_REVISIONS, type Revision, type StreamableRevision } from '../../protocol/revisions.ts';
-import { check, clientCompleted } from '../checks.ts';
-import { withThrowawaySession } from '../wire.ts';
+import { HEADERS } from '../../protocol/http.ts';
+import { S, type Revision, type StreamableRevision } from '../../protocol/revisions.ts';
+import { check, checkIf, clientCompleted } from '../checks.ts';
+import { ordinaryRejection } from '../outcome.ts';
 import { defineScenario, type Check, type Evidence } from '../scenario.ts';
-import { describe, initializeResult, laterRequests, lifecycle, list, revisionSwitch, sessionLoss, transports, VERSION_HEADER, withHeader, type RevisionSwitch } from './support.ts';
+import { lifecycle, newSessionAfter404, protocolVersionHeader } from '../spec.ts';
+import { after, initializeResult, label, labels, operatingTraffic, withThrowawaySession } from '../wire.ts';
+import { revisionSwitch, sessionLoss, sessionLost, withHeader, type RevisionSwitch } from './support.ts';
 
 const SEED = 'seed 002 (the negotiated version went stale after a session expired and was re-initialized)';
 
@@ -27,13 +30,13 @@ function replacementOf(evidence: Evidence) {
 /** The record with every request after the replacement handshake carrying the revision of the expired session. */
 function staleHeaderAfterReplacement(evidence: Evidence): Evidence {
   const { replacement } = replacementOf(evidence);
-  return { ...evidence, exchanges: evidence.exchanges.map((x) => (replacement && x.seq > replacement.seq ? withHeader(x, VERSION_HEADER, evidence.revision) : x)) };
+  return { ...evidence, exchanges: evidence.exchanges.map((x) => (replacement && x.seq > replacement.seq ? withHeader(x, HEADERS.version, evidence.revision) : x)) };
 }
 
 export const negotiatedVersionAfterExpiry = defineScenario<{ switcher: RevisionSwitch }>({
   id: 'resume/negotiated-version-after-expiry',
   title: 'After re-initializing an expired session at a different revision, reported version and headers follow the new handshake',
-  revisions: STREAMABLE_REVISIONS,
+  revisions: S,
   requires: [],
   source: { spec: lifecycle('2025-06-18', 'version-negotiation', 'Version Negotiation', 'MUST'), seed: SEED },
   setup: (revision) => {
@@ -50,7 +53,8 @@ export const negotiatedVersionAfterExpiry = defineScenario<{ switcher: RevisionS
     try {
       await bounded(client.listTools(), 'tools/list meeting the 404');
     } catch (error) {
-      observe('lossSurfaced', String(error));
+      // A rejection is an answer; a hang or a broken contract is the client's error.
+      observe('lossSurfaced', ordinaryRejection(error));
     }
     await bounded(client.listTools(), `tools/list on the new session (${state.switcher.next})`);
     await bounded(client.callTool('echo', { text: 'after expiry' }), 'tools/call echo on the new session');
@@ -61,49 +65,62 @@ export const negotiatedVersionAfterExpiry = defineScenario<{ switcher: RevisionS
     const { revision } = evidence;
     const next = revisionAfterExpiry(revision);
     const { lost, replacement, answered } = replacementOf(evidence);
-    const checks: Check[] = [clientCompleted(evidence, transports(revision, 'session-management', 'Session Management (a new session after a 404)', 'MUST'))];
-
     const negotiation = lifecycle(revision, 'version-negotiation', `Version Negotiation (the version the latest handshake agreed); ${SEED}`, 'MUST');
-    const reported = evidence.observed.versionAfter;
+    const checks: Check[] = [sessionLost(evidence, negotiation, { status: 404 }, '404'), clientCompleted(evidence, newSessionAfter404(revision))];
+
+    // Both rules are about what follows a replacement handshake. A client that never started one broke the rule of
+    // resume/expired-404 (and fails client-completed here): the version after a new handshake was never exercised.
     const handshake = replacement
-      ? `the replacement handshake ${describe(replacement)} was answered ${answered ?? 'without a version'}`
+      ? `the replacement handshake ${label(replacement)} was answered ${answered ?? 'without a version'}`
       : lost
-        ? `no replacement handshake followed ${describe(lost)} (404)`
-        : 'the session never met its 404 (the scenario could not run)';
+        ? `no replacement handshake followed ${label(lost)}`
+        : 'the session never met its 404';
+    const unreplaced = replacement === undefined ? `${handshake}: no new handshake for the version to follow` : undefined;
+    const reported = evidence.observed.versionAfter;
     checks.push(
       reported === undefined
         ? check('reported-version-follows', { ...negotiation, level: 'MAY' }, false, `${handshake}; the client does not report a version`, replacement ? [replacement] : [])
-        : check(
+        : checkIf(
+            unreplaced,
             'reported-version-follows',
             negotiation,
-            answered !== undefined && reported === answered,
-            `${handshake}; afterwards the client reports ${String(reported)} (it negotiated ${String(evidence.observed.versionBefore)} before)`,
+            () => answered !== undefined && reported === answered,
+            () => `${handshake}; afterwards the client reports ${String(reported)} (it negotiated ${String(evidence.observed.versionBefore)} before)`,
             replacement ? [replacement] : [],
           ),
     );
 
     // The header rule is the one of the revision the new session speaks (2025-03-26 has no such section; every
     // revision this scenario switches to defines it), so it is cited at that revision.
-    const later = replacement ? laterRequests(evidence, replacement) : [];
-    const wrong = later.filter((exchange) => exchange.requestHeaders[VERSION_HEADER] !== answered);
+    const later = replacement ? after(operatingTraffic(evidence), replacement.seq) : [];
+    const wrong = later.filter((exchange) => exchange.requestHeaders[HEADERS.version] !== answered);
     checks.push(
-      check(
+      checkIf(
+        unreplaced ?? (later.length === 0 ? `${handshake}, and the client sent nothing after it` : undefined),
         'header-follows',
-        transports(next, 'protocol-version-header', `Protocol Version Header (the version negotiated by the latest handshake); ${SEED}`, 'MUST'),
-        replacement !== undefined && answered !== undefined && requiresProtocolVersionHeader(next) && later.length > 0 && wrong.length === 0,
-        replacement === undefined || answered === undefined
-          ? handshake
-          : later.length === 0
-            ? `${handshake}, and nothing followed it`
+        protocolVersionHeader(next, `the version negotiated by the latest handshake; ${SEED}`, 'MUST'),
+        () => answered !== undefined && wrong.length === 0,
+        () =>
+          answered === undefined
+            ? handshake
             : wrong.length === 0
-              ? `all ${later.length} requests after ${describe(replacement)} carried MCP-Protocol-Version: ${answered}`
-              : `${handshake}, but ${list(wrong)} carried ${[...new Set(wrong.map((e) => e.requestHeaders[VERSION_HEADER] ?? 'no MCP-Protocol-Version'))].join(', ')}`,
+              ? `all ${later.length} requests after ${label(replacement!)} carried MCP-Protocol-Version: ${answered}`
+              : `${handshake}, but ${labels(wrong)} carried ${[...new Set(wrong.map((e) => e.requestHeaders[HEADERS.version] ?? 'no MCP-Protocol-Version'))].join(', ')}`,
         replacement ? [replacement, ...wrong] : [],
       ),
     );
     return checks;
   },
   doctored: [
+    {
+      check: 'session-lost',
+      unmet: true,
+      how: 'the client failed before its session met the 404: nothing after the first tools/list',
+      doctor: (e) => {
+        const { lost } = sessionLoss(e, { status: 404 });
+        return { ...e, exchanges: e.exchanges.filter((x) => lost === undefined || x.seq < lost.seq) };
+      },
+    },
     {
       check: 'header-follows',
       how: `requests after the new handshake carry the revision of the expired session`,

@@ -1,12 +1,15 @@
 // resume/no-rehandshake: a new client instance continues a persisted session from the first one's exported
 // resume state, without running initialize again (seed 000: the TypeScript server refuses a second initialize
 // on a live session with -32600 "Server already initialized", and the persisted session is lost).
+import { HEADERS } from '../../protocol/http.ts';
+import { requiresProtocolVersionHeader, S } from '../../protocol/revisions.ts';
 import { delete405 } from '../../servers/personalities/delete-405.ts';
 import { refusesReinitialize } from '../../servers/personalities/refuses-reinitialize.ts';
-import { requiresProtocolVersionHeader, STREAMABLE_REVISIONS } from '../../protocol/revisions.ts';
-import { check, clientCompleted } from '../checks.ts';
+import { check, clientCompleted, precondition } from '../checks.ts';
 import { defineScenario, type Check, type Evidence } from '../scenario.ts';
-import { carries, describe, lifecycle, list, sessionOf, transports, VERSION_HEADER, withHeader } from './support.ts';
+import { lifecycle, protocolVersionHeader, sessionManagement } from '../spec.ts';
+import { carries, label, labels, noted, sessionOf } from '../wire.ts';
+import { withHeader } from './support.ts';
 
 const SEED = 'seed 000 (resume continues the persisted session: no initialize, the stored id and the originally negotiated version)';
 
@@ -19,10 +22,10 @@ function resumedExchanges(evidence: Evidence) {
 export const noRehandshake = defineScenario({
   id: 'resume/no-rehandshake',
   title: 'A new client resumes a persisted session: no initialize, the same Mcp-Session-Id, the originally negotiated MCP-Protocol-Version',
-  revisions: STREAMABLE_REVISIONS,
+  revisions: S,
   requires: ['resume', 'keep-session'],
   source: {
-    spec: { ...transports('2025-06-18', 'session-management', 'Session Management (the issued id on every later request)', 'MUST') },
+    spec: sessionManagement('2025-06-18', 'the issued id on every later request', 'MUST'),
     seed: SEED,
   },
   // The server refuses an initialize carrying a live session id, as the SDK transport does. It also keeps
@@ -50,20 +53,35 @@ export const noRehandshake = defineScenario({
     const { revision } = evidence;
     const issued = evidence.issuedSessions[0];
     const resumed = resumedExchanges(evidence);
-    const checks: Check[] = [clientCompleted(evidence, { ...transports(revision, 'session-management', 'Session Management; ' + SEED, 'MUST') })];
+    const continued = sessionManagement(revision, `the issued Mcp-Session-Id on all subsequent requests; ${SEED}`, 'MUST');
+    // The suite needs a session to persist and a resumed client that reached the server with it; what that client sends
+    // is the behaviour under test.
+    const checks: Check[] = [
+      precondition('session-issued', continued, issued !== undefined, issued === undefined ? 'the server issued no session to the first client: nothing to persist' : `the server issued ${issued}`),
+      precondition(
+        'resume-reached',
+        continued,
+        resumed.length > 0,
+        resumed.length > 0
+          ? `the resumed client sent ${labels(resumed, 3)}`
+          : evidence.observed.resumeFromSeq === undefined
+            ? 'the script never connected a resumed client (the first client exported no resume state, or failed before)'
+            : 'the resumed client sent nothing',
+        resumed.slice(0, 1),
+      ),
+      clientCompleted(evidence, continued),
+    ];
 
     const handshakes = resumed.filter((exchange) => carries(exchange, 'initialize') || carries(exchange, 'notifications/initialized'));
-    const refused = resumed.filter((exchange) => exchange.notes.includes('refused-reinitialize'));
+    const refused = noted(resumed, 'refused-reinitialize');
     checks.push(
       check(
         'no-initialize',
         lifecycle(revision, 'initialization', `Initialization is the first interaction of a session, not repeated inside it; ${SEED}`, 'MUST'),
-        handshakes.length === 0 && resumed.length > 0,
-        resumed.length === 0
-          ? 'the resumed client sent nothing'
-          : handshakes.length === 0
-            ? `the resumed client sent no initialize (${resumed.length} requests)`
-            : `the resumed client ran the handshake again: ${list(handshakes)}${refused.length > 0 ? ' (refused: -32600 Server already initialized)' : ''}`,
+        handshakes.length === 0,
+        handshakes.length === 0
+          ? `the resumed client sent no initialize (${resumed.length} requests)`
+          : `the resumed client ran the handshake again: ${labels(handshakes)}${refused.length > 0 ? ' (refused: -32600 Server already initialized)' : ''}`,
         handshakes,
       ),
     );
@@ -72,33 +90,27 @@ export const noRehandshake = defineScenario({
     checks.push(
       check(
         'same-session-id',
-        transports(revision, 'session-management', 'Session Management: the issued Mcp-Session-Id on all subsequent requests', 'MUST'),
-        issued !== undefined && resumed.length > 0 && other.length === 0 && evidence.issuedSessions.length === 1,
-        issued === undefined
-          ? 'the server issued no session (the scenario could not start)'
-          : resumed.length === 0
-            ? 'the resumed client sent nothing'
-            : other.length > 0
-              ? `${list(other)} did not carry the persisted id ${issued} (${[...new Set(other.map((e) => sessionOf(e) ?? 'no id'))].join(', ')})`
-              : evidence.issuedSessions.length > 1
-                ? `the server issued ${evidence.issuedSessions.length - 1} more session(s): the persisted one was not continued`
-                : `all ${resumed.length} requests of the resumed client carried ${issued}`,
+        continued,
+        other.length === 0 && evidence.issuedSessions.length === 1,
+        other.length > 0
+          ? `${labels(other)} did not carry the persisted id ${issued} (${[...new Set(other.map((e) => sessionOf(e) ?? 'no id'))].join(', ')})`
+          : evidence.issuedSessions.length > 1
+            ? `the server issued ${evidence.issuedSessions.length - 1} more session(s): the persisted one was not continued`
+            : `all ${resumed.length} requests of the resumed client carried ${issued}`,
         other,
       ),
     );
 
     if (requiresProtocolVersionHeader(revision)) {
-      const wrong = resumed.filter((exchange) => exchange.requestHeaders[VERSION_HEADER] !== revision);
+      const wrong = resumed.filter((exchange) => exchange.requestHeaders[HEADERS.version] !== revision);
       checks.push(
         check(
           'original-version-header',
-          { ...transports(revision, 'protocol-version-header', `Protocol Version Header (the negotiated version on every request); ${SEED}`, 'MUST') },
-          resumed.length > 0 && wrong.length === 0,
-          resumed.length === 0
-            ? 'the resumed client sent nothing'
-            : wrong.length === 0
-              ? `all ${resumed.length} requests of the resumed client carried MCP-Protocol-Version: ${revision}, the version negotiated when the session began`
-              : `the session was negotiated at ${revision}, but ${wrong.map((e) => `${describe(e)} carried ${e.requestHeaders[VERSION_HEADER] ?? 'no MCP-Protocol-Version'}`).join(', ')}`,
+          protocolVersionHeader(revision, `the negotiated version on every request; ${SEED}`, 'MUST'),
+          wrong.length === 0,
+          wrong.length === 0
+            ? `all ${resumed.length} requests of the resumed client carried MCP-Protocol-Version: ${revision}, the version negotiated when the session began`
+            : `the session was negotiated at ${revision}, but ${wrong.map((e) => `${label(e)} carried ${e.requestHeaders[HEADERS.version] ?? 'no MCP-Protocol-Version'}`).join(', ')}`,
           wrong,
         ),
       );
@@ -115,11 +127,26 @@ export const noRehandshake = defineScenario({
   },
   doctored: [
     {
+      check: 'session-issued',
+      unmet: true,
+      how: 'the server issued no session (the first client never got one)',
+      doctor: (e) => ({ ...e, issuedSessions: [] }),
+    },
+    {
+      check: 'resume-reached',
+      unmet: true,
+      how: 'the first client exported no resume state: the script never connected a resumed client',
+      doctor: (e) => {
+        const { resumeFromSeq, ...observed } = e.observed;
+        return { ...e, observed, exchanges: e.exchanges.filter((x) => x.seq < (resumeFromSeq as number)) };
+      },
+    },
+    {
       check: 'same-session-id',
       how: 'the resumed tools/list carries another session id',
       doctor: (e) => {
         const from = e.observed.resumeFromSeq as number;
-        return { ...e, exchanges: e.exchanges.map((x) => (x.seq >= from && carries(x, 'tools/list') ? withHeader(x, 'mcp-session-id', 'not-the-persisted-id') : x)) };
+        return { ...e, exchanges: e.exchanges.map((x) => (x.seq >= from && carries(x, 'tools/list') ? withHeader(x, HEADERS.session, 'not-the-persisted-id') : x)) };
       },
     },
   ],

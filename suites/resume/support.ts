@@ -1,70 +1,23 @@
-// What the resume scenarios share: spec references, wire-record helpers, the session-loss judge of
-// resume/expired-404 and resume/expired-400-session-message, and two personalities no servers/ file
-// offers yet (a front that moves a URL to a server of another revision, and a stream cutter for the
-// revisions without SEP-1699 polling). Both personalities are candidates for servers/personalities/.
-import type { Personality } from '../../servers/personality.ts';
+// What is truly the resume suite's: the session-loss judge of resume/expired-404 and
+// resume/expired-400-session-message, the doctoring helpers its proofs share, and two personalities no servers/ file
+// offers yet (a front that moves a URL to a server of another revision, and a stream cutter for the revisions without
+// SEP-1699 polling), both candidates for servers/personalities/. Citations are suites/spec.ts's, wire queries
+// suites/wire.ts's.
+import { HEADERS } from '../../protocol/http.ts';
+import { S, type StreamableRevision } from '../../protocol/revisions.ts';
+import type { ExpiringSessions } from '../../servers/personalities/expiring-sessions.ts';
 import { startProxy } from '../../servers/personalities/proxy.ts';
+import type { Personality } from '../../servers/personality.ts';
 import type { ReferenceServer } from '../../servers/reference-server.ts';
-import { specUrl, type Revision, type StreamableRevision } from '../../protocol/revisions.ts';
 import { startReferenceServer } from '../../servers/server.ts';
 import { SseParser } from '../../servers/sse.ts';
-import type { JsonRpcMessage, WireExchange } from '../../servers/wire-record.ts';
-import { check, clientCompleted } from '../checks.ts';
-import { operatingSession, operatingTraffic } from '../wire.ts';
-import type { ExpiringSessions } from '../../servers/personalities/expiring-sessions.ts';
-import type { Check, Evidence, Level, ScenarioContext, SpecRef } from '../scenario.ts';
+import type { WireExchange } from '../../servers/wire-record.ts';
+import { check, clientCompleted, precondition, unexercised } from '../checks.ts';
+import { ordinaryRejection } from '../outcome.ts';
+import type { Check, Evidence, ScenarioContext, SpecRef } from '../scenario.ts';
+import { after, callsTool, carries, initializeResult, label, labels, operatingSession, operatingTraffic, sessionOf } from '../wire.ts';
 
-export const SESSION_HEADER = 'mcp-session-id';
-export const VERSION_HEADER = 'mcp-protocol-version';
-
-/** The Streamable HTTP legacy revisions and 2026-07-28 (the catalogue's S,M). */
-export const STREAMABLE_AND_MODERN = ['2025-03-26', '2025-06-18', '2025-11-25', '2026-07-28'] as const satisfies readonly Revision[];
-
-/** A section of the transports page at the revision under test (2026-07-28 has a page per transport). */
-export function transports(revision: Revision, anchor: string, section: string, level: Level): SpecRef {
-  const page = revision === '2026-07-28' ? 'basic/transports/streamable-http' : 'basic/transports';
-  return { url: specUrl(revision, page, anchor), section: `Transports › ${section}`, level };
-}
-
-export function lifecycle(revision: Revision, anchor: string, section: string, level: Level): SpecRef {
-  return { url: specUrl(revision, 'basic/lifecycle', anchor), section: `Lifecycle › ${section}`, level };
-}
-
-export function sessionOf(exchange: WireExchange): string | undefined {
-  return exchange.requestHeaders[SESSION_HEADER];
-}
-
-export function carries(exchange: WireExchange, method: string): boolean {
-  return exchange.requestMessages.some((message) => message.method === method);
-}
-
-/** The exchange's request carries a `tools/call` of this tool. */
-export function callsTool(exchange: WireExchange, tool: string): boolean {
-  return exchange.requestMessages.some((message) => message.method === 'tools/call' && message.params?.['name'] === tool);
-}
-
-/** The result the server wrote for an `initialize` on this exchange (JSON or SSE), if any. */
-export function initializeResult(exchange: WireExchange): Record<string, unknown> | undefined {
-  const request = exchange.requestMessages.find((message) => message.method === 'initialize' && message.id !== undefined);
-  if (!request) return undefined;
-  return exchange.responseMessages.find(({ message }) => message.id === request.id && message.result !== undefined)?.message.result;
-}
-
-/** `#3 POST tools/list` — how a detail names an exchange. */
-export function describe(exchange: WireExchange): string {
-  const methods = exchange.requestMessages.map((message: JsonRpcMessage) => message.method ?? 'response').join('+');
-  return `#${exchange.seq} ${exchange.method}${methods ? ` ${methods}` : ''}`;
-}
-
-export function list(exchanges: readonly WireExchange[], limit = 4): string {
-  const shown = exchanges.slice(0, limit).map(describe).join(', ');
-  return exchanges.length > limit ? `${shown} and ${exchanges.length - limit} more` : shown;
-}
-
-/** What the client sent its MCP endpoint after `exchange` (outside a session it set aside before its own). */
-export function laterRequests(evidence: Evidence, exchange: WireExchange): WireExchange[] {
-  return operatingTraffic(evidence).filter((later) => later.seq > exchange.seq);
-}
+// — doctoring, for the proofs —
 
 /** The evidence with the exchanges matching `pick` rewritten (for doctored proofs). */
 export function doctorExchanges(evidence: Evidence, pick: (exchange: WireExchange) => boolean, rewrite: (exchange: WireExchange) => WireExchange): Evidence {
@@ -104,31 +57,42 @@ export function sessionLoss(evidence: Evidence, trigger: SessionLossRules['trigg
       exchange.status === trigger.status &&
       ('code' in trigger ? exchange.responseMessages.some(({ message }) => message.error?.code === trigger.code) : true),
   );
-  const after = lost ? evidence.exchanges.filter((exchange) => exchange.seq > lost.seq) : [];
-  const reinit = after.find((exchange) => carries(exchange, 'initialize'));
+  const following = lost ? after(evidence.exchanges, lost.seq) : [];
+  const reinit = following.find((exchange) => carries(exchange, 'initialize'));
   /** The replacement: the first initialize after the loss that got an InitializeResult with a session id. */
-  const replacement = after.find((exchange) => initializeResult(exchange) !== undefined && exchange.responseHeaders[SESSION_HEADER] !== undefined);
-  const newId = replacement?.responseHeaders[SESSION_HEADER];
-  return { dead, lost, after, reinit, replacement, newId };
+  const replacement = following.find((exchange) => initializeResult(exchange) !== undefined && exchange.responseHeaders[HEADERS.session] !== undefined);
+  const newId = replacement?.responseHeaders[HEADERS.session];
+  return { dead, lost, following, reinit, replacement, newId };
+}
+
+/** `session-lost`: the precondition of every session-loss rule, that the client's session met the server's answer for a lost one. */
+export function sessionLost(evidence: Evidence, spec: SpecRef, trigger: SessionLossRules['trigger'], answer: string): Check {
+  const { dead, lost } = sessionLoss(evidence, trigger);
+  return precondition(
+    'session-lost',
+    spec,
+    lost !== undefined,
+    lost
+      ? `${label(lost)}, carrying the session id ${dead}, was answered ${answer}`
+      : dead === undefined
+        ? 'the server issued no session the client used: there was none to lose'
+        : `no request carrying the session id ${dead} was answered ${answer} (it carried it on ${labels(evidence.exchanges.filter((x) => sessionOf(x) === dead))})`,
+    lost ? [lost] : [],
+  );
 }
 
 export function judgeSessionLoss(evidence: Evidence, rules: SessionLossRules): Check[] {
-  const { dead, lost, after, reinit, replacement, newId } = sessionLoss(evidence, rules.trigger);
-  const checks: Check[] = [clientCompleted(evidence, rules.completed)];
+  const { dead, lost, following, reinit, replacement, newId } = sessionLoss(evidence, rules.trigger);
+  const checks: Check[] = [sessionLost(evidence, rules.recover, rules.trigger, rules.answer), clientCompleted(evidence, rules.completed)];
   if (!lost) {
-    // Without the loss on the wire nothing else can be judged: say so on every check.
-    const why =
-      dead === undefined
-        ? 'the server issued no session (the scenario could not start)'
-        : `no request carrying the session id ${dead} was answered ${rules.answer} (the scenario could not run)`;
-    for (const [name, spec] of [
-      ['new-initialize', rules.recover],
-      ['reinitialize-without-session-id', rules.restart],
-      ['new-id-adopted', rules.restart],
-      ['dead-id-never-sent-again', rules.recover],
-    ] as const) {
-      checks.push(check(name, spec, false, why));
-    }
+    // Without the loss on the wire no rule was exercised: each says so (the precondition names why).
+    const why = 'the session never met its loss';
+    checks.push(
+      unexercised('new-initialize', rules.recover, why),
+      unexercised('reinitialize-without-session-id', rules.restart, why),
+      unexercised('new-id-adopted', rules.restart, why),
+      unexercised('dead-id-never-sent-again', rules.recover, why),
+    );
     return checks;
   }
   checks.push(
@@ -137,9 +101,9 @@ export function judgeSessionLoss(evidence: Evidence, rules: SessionLossRules): C
       rules.recover,
       reinit !== undefined,
       reinit
-        ? `${describe(lost)} was answered ${rules.answer}; the client started a new session with ${describe(reinit)}`
-        : `${describe(lost)} was answered ${rules.answer}; no initialize followed (${after.length === 0 ? 'nothing followed' : `then ${list(after)}`})`,
-      reinit ? [lost, reinit] : [lost, ...after],
+        ? `${label(lost)} was answered ${rules.answer}; the client started a new session with ${label(reinit)}`
+        : `${label(lost)} was answered ${rules.answer}; no initialize followed (${following.length === 0 ? 'nothing followed' : `then ${labels(following)}`})`,
+      reinit ? [lost, reinit] : [lost, ...following],
     ),
   );
   const carried = reinit ? sessionOf(reinit) : undefined;
@@ -153,35 +117,36 @@ export function judgeSessionLoss(evidence: Evidence, rules: SessionLossRules): C
       reinit === undefined
         ? 'no new initialize was sent'
         : carried === undefined
-          ? `${describe(reinit)} carried no Mcp-Session-Id`
-          : `${describe(reinit)} carried Mcp-Session-Id: ${carried}${carried === dead ? ' (the dead id)' : ''}`,
+          ? `${label(reinit)} carried no Mcp-Session-Id`
+          : `${label(reinit)} carried Mcp-Session-Id: ${carried}${carried === dead ? ' (the dead id)' : ''}`,
       reinit ? [reinit] : [],
     ),
   );
-  const later = replacement ? laterRequests(evidence, replacement) : [];
+  const later = replacement ? after(operatingTraffic(evidence), replacement.seq) : [];
   const notNew = later.filter((exchange) => sessionOf(exchange) !== newId);
+  const spec = reinit ? rules.restart : rules.recover;
   checks.push(
-    check(
-      'new-id-adopted',
-      reinit ? rules.restart : rules.recover,
-      replacement !== undefined && later.length > 0 && notNew.length === 0,
-      replacement === undefined
-        ? 'no new session was issued to the client'
-        : later.length === 0
-          ? `the server issued ${newId} on ${describe(replacement)}, and nothing followed`
-          : notNew.length === 0
-            ? `all ${later.length} requests after ${describe(replacement)} carried the new id ${newId}`
-            : `the server issued ${newId} on ${describe(replacement)}, but ${list(notNew)} carried ${[...new Set(notNew.map((e) => sessionOf(e) ?? 'no id'))].join(', ')}`,
-      replacement ? [replacement, ...notNew] : [],
-    ),
+    replacement !== undefined && later.length === 0
+      ? unexercised('new-id-adopted', spec, `the server issued ${newId} on ${label(replacement)}, and the client sent nothing after it`, [replacement])
+      : check(
+          'new-id-adopted',
+          spec,
+          replacement !== undefined && notNew.length === 0,
+          replacement === undefined
+            ? 'no new session was issued to the client'
+            : notNew.length === 0
+              ? `all ${later.length} requests after ${label(replacement)} carried the new id ${newId}`
+              : `the server issued ${newId} on ${label(replacement)}, but ${labels(notNew)} carried ${[...new Set(notNew.map((e) => sessionOf(e) ?? 'no id'))].join(', ')}`,
+          replacement ? [replacement, ...notNew] : [],
+        ),
   );
-  const resent = after.filter((exchange) => sessionOf(exchange) === dead);
+  const resent = following.filter((exchange) => sessionOf(exchange) === dead);
   checks.push(
     check(
       'dead-id-never-sent-again',
       rules.recover,
       resent.length === 0,
-      resent.length === 0 ? `no request after ${describe(lost)} carried the dead id ${dead}` : `the dead id ${dead} was sent again on ${list(resent)}`,
+      resent.length === 0 ? `no request after ${label(lost)} carried the dead id ${dead}` : `the dead id ${dead} was sent again on ${labels(resent)}`,
       [lost, ...resent],
     ),
   );
@@ -209,7 +174,7 @@ export function revisionSwitch(next: StreamableRevision): RevisionSwitch {
   let switched = false;
   return {
     name: 'revision-switch',
-    eras: ['2025-03-26', '2025-06-18', '2025-11-25'],
+    eras: S,
     next,
     switchNow() {
       switched = true;
@@ -234,12 +199,12 @@ export function revisionSwitch(next: StreamableRevision): RevisionSwitch {
 }
 
 export interface StreamCutter extends Personality {
-  /** The next POST carrying a `tools/call` of `tool` has its SSE response cut right after its first event with an id. */
-  cutNext(tool: string): void;
+  /**
+   * The next POST carrying a `tools/call` of `tool` has its SSE response cut right after its first event with an id; a
+   * resuming GET is held at most `releaseMs` while the era lets go of the cut stream.
+   */
+  cutNext(tool: string, releaseMs: number): void;
 }
-
-/** The longest a resuming GET is held while the era lets go of the cut stream. */
-const RELEASE_MS = 2_000;
 
 /**
  * Cuts a POST's SSE response right after the first event that carries an id, without the answer (as a
@@ -250,22 +215,24 @@ const RELEASE_MS = 2_000;
  *
  * The SDK transport lets go of the cut stream only when its writer notices the connection is gone (at
  * its next event); until then it would refuse a resumption with 409. A `GET` with `Last-Event-ID`
- * arriving in that window is held until the era has let go (at most RELEASE_MS): server-side latency,
+ * arriving in that window is held until the era has let go (at most `releaseMs`): server-side latency,
  * invisible to a client except as a slower answer.
  */
 export function streamCutter(): StreamCutter {
   let armed: string | undefined;
+  let releaseMs = 0;
   const unreleased = new Set<Promise<void>>();
   return {
     name: 'cut-stream-after-event-id',
-    eras: ['2025-03-26', '2025-06-18', '2025-11-25'],
-    cutNext(tool) {
+    eras: S,
+    cutNext(tool, ms) {
       armed = tool;
+      releaseMs = ms;
     },
     async middleware({ req, res, exchange, record }, next) {
-      if (req.method === 'GET' && exchange.requestHeaders['last-event-id'] !== undefined && unreleased.size > 0) {
+      if (req.method === 'GET' && exchange.requestHeaders[HEADERS.lastEventId] !== undefined && unreleased.size > 0) {
         let timer: NodeJS.Timeout | undefined;
-        await Promise.race([Promise.all(unreleased), new Promise<void>((resolve) => (timer = setTimeout(resolve, RELEASE_MS)))]);
+        await Promise.race([Promise.all(unreleased), new Promise<void>((resolve) => (timer = setTimeout(resolve, releaseMs)))]);
         clearTimeout(timer);
         return next();
       }
@@ -315,7 +282,8 @@ export async function runSessionLoss({ connect, bounded, state, observe }: Scena
   try {
     await bounded(client.listTools(), `tools/list meeting the ${answer}`);
   } catch (error) {
-    observe('lossSurfaced', String(error));
+    // A rejection is an answer; a hang or a broken contract is the client's error.
+    observe('lossSurfaced', ordinaryRejection(error));
   }
   await bounded(client.listTools(), 'tools/list on the new session');
   observe('sessionId', (await bounded(client.info(), 'info')).sessionId);
