@@ -3,15 +3,13 @@
 // names; refusing a foreign origin is security practice (the endpoint steers every later POST, with whatever the
 // client sends), so the checks are SHOULD, not MUST. What reaches the other origin is recorded by a decoy there.
 import { endpointOtherOrigin, type EndpointOtherOrigin } from '../../servers/personalities/endpoint-other-origin.ts';
-import { ClientHung } from '../outcome.ts';
-import { check } from '../checks.ts';
+import { check, precondition } from '../checks.ts';
+import { holdsWithin, ordinaryRejection } from '../outcome.ts';
 import { defineScenario, type Check, type Evidence } from '../scenario.ts';
-import { transports } from './support.ts';
+import { sendingMessages } from '../spec.ts';
+import { label, noted } from '../wire.ts';
 
-const PRACTICE =
-  'HTTP with SSE: the endpoint event names the URI for every POST (security practice, not a spec MUST: a client refuses an endpoint on another origin than the SSE URL)';
-/** After connect settled: the quiet window in which nothing may reach the decoy either (the check itself, not a synchronization). */
-const QUIET_MS = 150;
+const PRACTICE = 'the endpoint event names the URI for every POST (security practice, not a spec MUST: a client refuses an endpoint on another origin than the SSE URL)';
 
 interface DecoyHit {
   method: string;
@@ -26,25 +24,25 @@ export const endpointOrigin = defineScenario<{ endpoint: EndpointOtherOrigin }>(
   title: 'An HTTP+SSE endpoint event naming another origin is refused: nothing is POSTed there',
   revisions: ['2024-11-05'],
   requires: [],
-  source: { spec: transports('2024-11-05', 'http-with-sse', PRACTICE, 'SHOULD') },
+  source: { spec: sendingMessages('2024-11-05', PRACTICE, 'SHOULD') },
   setup: () => {
     const endpoint = endpointOtherOrigin();
     return { server: { personalities: [endpoint] }, state: { endpoint } };
   },
-  async run({ connect, bounded, state, observe }) {
+  async run({ connect, bounded, state, observe, time }) {
     observe('otherOrigin', state.endpoint.origin());
     try {
       const client = await connect();
       observe('connected', true);
-      // A client that took the endpoint gets the decoy's 404s: what it does next is recorded, not required.
-      await bounded(client.listTools(), 'tools/list').catch(() => {});
-      await bounded(client.close(), 'close').catch(() => {});
+      // A client that took the endpoint gets the decoy's 404s: an error then is recorded, not required; a hang is not.
+      await bounded(client.listTools(), 'tools/list').catch(ordinaryRejection);
+      await bounded(client.close(), 'close').catch(ordinaryRejection);
     } catch (error) {
-      // Refusing is the expected outcome; hanging is not.
-      if (error instanceof ClientHung) throw error;
-      observe('connectError', String(error));
+      // Refusing is the expected outcome; hanging (or breaking the adapter contract) is the client's error.
+      observe('connectError', ordinaryRejection(error));
     }
-    await state.endpoint.decoyRecord.waitFor((record) => record.exchanges.length > 0, 'a request at the other origin', QUIET_MS).catch(() => {});
+    // After the connect settled: a quiet window in which nothing may reach the decoy either (the check itself, not a synchronization).
+    await holdsWithin(state.endpoint.decoyRecord, (record) => record.exchanges.length > 0, 'a request at the other origin', time.ms.quiet);
     observe(
       'decoy',
       state.endpoint.decoyRecord.exchanges.map((exchange): DecoyHit => ({
@@ -55,11 +53,19 @@ export const endpointOrigin = defineScenario<{ endpoint: EndpointOtherOrigin }>(
     );
   },
   judge(evidence) {
-    const spec = transports(evidence.revision, 'http-with-sse', PRACTICE, 'SHOULD');
-    const stream = evidence.exchanges.find((exchange) => exchange.notes.includes('endpoint-other-origin'));
+    const spec = sendingMessages(evidence.revision, PRACTICE, 'SHOULD');
+    const stream = noted(evidence.exchanges, 'endpoint-other-origin')[0];
     const hits = hitsOf(evidence);
     const other = String(evidence.observed.otherOrigin ?? 'the other origin');
     const checks: Check[] = [
+      // The stimulus: the server sent the client an endpoint event naming another origin.
+      precondition(
+        'endpoint-event-received',
+        spec,
+        stream !== undefined,
+        stream ? `${label(stream)} named the endpoint on ${other}` : 'no stream carried the endpoint event naming another origin: the client never opened one',
+        stream ? [stream] : [],
+      ),
       check(
         'client-completed',
         { ...spec, section: `${spec.section}; the connect settles (a refusal is expected) instead of hanging` },
@@ -73,15 +79,21 @@ export const endpointOrigin = defineScenario<{ endpoint: EndpointOtherOrigin }>(
       check(
         'nothing-sent-to-other-origin',
         spec,
-        stream !== undefined && hits.length === 0,
-        stream === undefined
-          ? 'the client never received the endpoint event naming another origin (the scenario could not run)'
-          : hits.length === 0
-            ? `the endpoint event on ${`#${stream.seq}`} named ${other}; nothing reached it (watched ${QUIET_MS} ms after the connect settled)`
-            : `the endpoint event on #${stream.seq} named ${other}, and the client sent it ${hits.map((hit) => `${hit.method} ${hit.path} [${hit.messages.join(' ')}]`).join(', ')}`,
+        hits.length === 0,
+        hits.length === 0
+          ? `the endpoint event named ${other}; nothing reached it (watched ${evidence.time.ms.quiet} ms after the connect settled)`
+          : `the endpoint event named ${other}, and the client sent it ${hits.map((hit) => `${hit.method} ${hit.path} [${hit.messages.join(' ')}]`).join(', ')}`,
         stream ? [stream] : [],
       ),
     ];
     return checks;
   },
+  doctored: [
+    {
+      check: 'endpoint-event-received',
+      unmet: true,
+      how: 'the client never opened the SSE stream: no endpoint event was sent',
+      doctor: (e) => ({ ...e, exchanges: e.exchanges.map((x) => ({ ...x, notes: x.notes.filter((n) => n !== 'endpoint-other-origin') })) }),
+    },
+  ],
 });
