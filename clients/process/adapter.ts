@@ -782,7 +782,9 @@ export async function processAdapter(config: ProcessAdapterConfig): Promise<Proc
       // A case id not in flight begins a new case: what an earlier case of the same id met is not this one's.
       if (![...live.values()].some((entry) => entry.caseId === caseId)) interruptions.delete(caseId);
       lastCase = caseId;
-      const target = await programFor(caseId);
+      let target = await programFor(caseId);
+      // One started again may be gone already, before this case was in flight on it: the next one (restarts counted).
+      while (!target.usable) target = await programFor(caseId);
       // A case id names one client instance from start to dispose; a case started again while live gets a suffix.
       let caseKey = caseId;
       for (let n = 2; live.has(caseKey); n++) caseKey = `${caseId}#${n}`;
