@@ -17,8 +17,10 @@ import { DEFAULT_REPORTS_DIR, MATRIX_ENV } from './settings.ts';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
 
-/** How often results.json is saved while the run goes (the journal has every cell at once). */
+/** How often results.json is saved while the run goes (the journal has every cell at once)... */
 export const SAVE_EVERY_MS = 5_000;
+/** ...and at most this share of the main process's time: a full matrix's file takes a few hundred ms to write. */
+const SAVE_SHARE = 1 / 30;
 
 /**
  * A finished test's cell. A test that failed without one (it timed out, the suite broke) becomes an error cell saying
@@ -52,6 +54,7 @@ export default class MatrixReporter implements Reporter {
   private lastLine = 0;
   private unsaved = false;
   private saver: NodeJS.Timeout | undefined;
+  private lastSave = { at: 0, tookMs: 0 };
   private ended = false;
   private readonly progress = process.env[MATRIX_ENV.progress] !== '0';
   private readonly tty = process.stderr.isTTY === true;
@@ -86,7 +89,9 @@ export default class MatrixReporter implements Reporter {
     startJournal(this.outDir, this.start, resumed !== undefined);
     // At once: a stale results.json of an earlier run in this folder must not stand for this one.
     this.save();
-    this.saver = setInterval(() => this.unsaved && this.save(), SAVE_EVERY_MS).unref();
+    this.saver = setInterval(() => {
+      if (this.unsaved && performance.now() - this.lastSave.at >= this.lastSave.tookMs / SAVE_SHARE) this.save();
+    }, SAVE_EVERY_MS).unref();
     process.once('SIGINT', this.onSignal);
     process.once('SIGTERM', this.onSignal);
   }
@@ -126,8 +131,10 @@ export default class MatrixReporter implements Reporter {
 
   /** results.json as the run stands; a run killed after this keeps it (and its journal has the later cells). */
   private save(): void {
+    const started = performance.now();
     this.unsaved = false;
     writeReports(this.results('saved while the run was still going; cells.jsonl in the same folder may hold later ones'), this.outDir, true);
+    this.lastSave = { at: performance.now(), tookMs: performance.now() - started };
   }
 
   /** SIGINT or SIGTERM: every report at once, synchronously (vitest exits right after its own handler). */

@@ -47,7 +47,8 @@ export async function runMatrix(options: MatrixOptions, cwd = process.env.INIT_C
   // Only the suite files with cases the filter keeps: each file costs a worker that loads every suite.
   const suites = SUITE_NAMES.filter((suite) => suiteCases(suite, options.scenario).length > 0);
   if (suites.length === 0) throw new Error(`no scenario matches "${options.scenario}"`);
-  rmSync(join(outDir, REPORT_FILES.results), { force: true });
+  // A fresh run: what an earlier run left in the folder must not be resumed or read as this one's.
+  for (const file of [REPORT_FILES.results, JOURNAL_FILE]) rmSync(join(outDir, file), { force: true });
   await runVitest(suites.length < SUITE_NAMES.length ? suites.map(suiteFile) : [], options.shard);
   return finished(outDir, options, cwd);
 }
