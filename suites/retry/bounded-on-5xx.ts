@@ -1,16 +1,23 @@
+import type { TimePolicy } from '../../config/time.ts';
+import { L_AND_M } from '../../protocol/revisions.ts';
 import { serverErrors, type ServerErrors } from '../../servers/personalities/server-errors.ts';
-import { check, clientCompleted } from '../checks.ts';
+import { check, clientCompleted, precondition } from '../checks.ts';
+import { describeOutcome, outcomeOf, settle, type Outcome } from '../outcome.ts';
 import { defineScenario } from '../scenario.ts';
-import { describeOutcome, isOutcome, LEGACY_AND_MODERN, list, noted, requests, sendingMessages, settle, timeouts } from './support.ts';
+import { sendingMessages, timeouts } from '../spec.ts';
+import { label, labels, noted, requests } from '../wire.ts';
 
 /** The Retry-After every 503 carries: the least whole second, so a client that honours it stays within the bound. */
 export const RETRY_AFTER_SECONDS = 1;
 /** Most attempts of one request a client may make against a server that keeps answering 503 (the first and three retries). */
 export const MAX_ATTEMPTS = 4;
-/** Server-side measure of a client-side wait: the answer's last byte to the next request's arrival, less this slack. */
+/**
+ * Part of the rule's threshold, not a bound (so not scaled): the server measures a client's wait from the answer's last
+ * byte to the next request's arrival, which load can only lengthen; the slack covers a timer that fires a little early.
+ */
 const SLACK_MS = 50;
-/** Bound on the refused tools/list: room for a client that honours Retry-After up to MAX_ATTEMPTS. */
-const BOUND_MS = MAX_ATTEMPTS * RETRY_AFTER_SECONDS * 1_000 + 1_000;
+/** Bound on the refused tools/list: the waits Retry-After asks for up to MAX_ATTEMPTS (the rule, unscaled), and room to react. */
+const boundOf = (time: TimePolicy): number => MAX_ATTEMPTS * RETRY_AFTER_SECONDS * 1_000 + 2 * time.ms.react;
 
 /**
  * Every tools/list is answered `503 Service Unavailable` with `Retry-After: 1`. A client may retry, but only a few
@@ -20,18 +27,18 @@ const BOUND_MS = MAX_ATTEMPTS * RETRY_AFTER_SECONDS * 1_000 + 1_000;
 export const boundedOn5xx = defineScenario<{ errors: ServerErrors }>({
   id: 'retry/bounded-on-5xx',
   title: 'Repeated 503: retries (if any) are bounded and back off; the error reaches the caller',
-  revisions: LEGACY_AND_MODERN,
+  revisions: L_AND_M,
   requires: [],
   source: { spec: timeouts('2025-11-25', 'requests do not hang: a failure reaches the caller', 'SHOULD') },
   setup: () => {
     const errors = serverErrors();
     return { server: { personalities: [errors] }, state: { errors } };
   },
-  async run({ connect, bounded, state, observe }) {
+  async run({ connect, bounded, state, observe, time }) {
     const client = await connect();
     await bounded(client.listTools(), 'tools/list');
     state.errors.failNext(Infinity, { method: 'tools/list', status: 503, retryAfterSeconds: RETRY_AFTER_SECONDS });
-    observe('refused', await settle(bounded(client.listTools(), 'tools/list answered 503', BOUND_MS)));
+    observe('refused', await settle(bounded(client.listTools(), 'tools/list answered 503', boundOf(time))));
     await bounded(client.close(), 'close');
   },
   judge(evidence) {
@@ -43,25 +50,30 @@ export const boundedOn5xx = defineScenario<{ errors: ServerErrors }>({
       return { attempt, ms: attempt.startedAt - (previous.endedAt ?? previous.headersAt ?? previous.startedAt) };
     });
     const early = waits.filter(({ ms }) => ms < RETRY_AFTER_SECONDS * 1_000 - SLACK_MS);
-    const outcome = evidence.observed.refused;
-    const surfaced = isOutcome(outcome) && !outcome.ok && !outcome.hung;
-    const notDriven = first ? undefined : 'no tools/list was answered 503: the scenario could not drive the client';
+    const outcome = outcomeOf(evidence, 'refused');
     const spacing = waits.map(({ attempt, ms }) => `#${attempt.seq} after ${ms.toFixed(0)} ms`).join(', ');
 
     return [
+      precondition(
+        'answered-503',
+        sendingMessages(revision, 'a 5xx is the server’s answer: retries, if any, are few and back off', 'SHOULD'),
+        first !== undefined,
+        first === undefined ? 'no tools/list was answered 503: the scenario could not drive the client there' : `${label(first)} with Retry-After: ${RETRY_AFTER_SECONDS}`,
+        first ? [first] : [],
+      ),
       clientCompleted(evidence, sendingMessages(revision, 'the script runs to its end (the refused tools/list is expected and caught)', 'MUST')),
       check(
         'error-reaches-caller',
         timeouts(revision, 'a request does not hang: the 503 reaches the caller as an error, within a bound', 'SHOULD'),
-        notDriven === undefined && surfaced,
-        notDriven ?? `the tools/list answered 503: ${describeOutcome(outcome)}`,
+        outcome?.state === 'rejected',
+        describeOutcome(outcome, 'the tools/list answered 503'),
         attempts,
       ),
       check(
         'retries-bounded',
         sendingMessages(revision, `a 5xx is the server's answer: retries, if any, are few (at most ${MAX_ATTEMPTS} attempts in all; catalogue retry/bounded-on-5xx)`, 'SHOULD'),
-        notDriven === undefined && attempts.length <= MAX_ATTEMPTS,
-        notDriven ?? `${attempts.length} attempt${attempts.length === 1 ? '' : 's'} of tools/list against the 503s (${list(attempts)})`,
+        attempts.length <= MAX_ATTEMPTS,
+        `${attempts.length} attempt${attempts.length === 1 ? '' : 's'} of tools/list against the 503s (${labels(attempts)})`,
         attempts,
       ),
       check(
@@ -71,8 +83,8 @@ export const boundedOn5xx = defineScenario<{ errors: ServerErrors }>({
           `a retry waits at least the Retry-After the 503 carried (${RETRY_AFTER_SECONDS} s; RFC 9110 §10.2.3: how long the user agent ought to wait before a follow-up request)`,
           'SHOULD',
         ),
-        notDriven === undefined && early.length === 0,
-        notDriven ?? (waits.length === 0 ? 'no retry: nothing to space' : early.length === 0 ? `every retry waited for Retry-After: ${spacing}` : `retries came before Retry-After (${RETRY_AFTER_SECONDS} s) elapsed: ${spacing}`),
+        early.length === 0,
+        waits.length === 0 ? 'no retry: nothing to space' : early.length === 0 ? `every retry waited for Retry-After: ${spacing}` : `retries came before Retry-After (${RETRY_AFTER_SECONDS} s) elapsed: ${spacing}`,
         early.map(({ attempt }) => attempt),
       ),
     ];
@@ -97,7 +109,13 @@ export const boundedOn5xx = defineScenario<{ errors: ServerErrors }>({
     {
       check: 'error-reaches-caller',
       how: 'the refused tools/list reported as hanging',
-      doctor: (e) => ({ ...e, observed: { ...e.observed, refused: { ok: false, error: 'ClientHung: tools/list answered 503 did not settle', hung: true } } }),
+      doctor: (e) => ({ ...e, observed: { ...e.observed, refused: { state: 'pending', afterMs: boundOf(e.time), detail: 'tools/list answered 503 did not settle', hung: true } satisfies Outcome } }),
+    },
+    {
+      check: 'answered-503',
+      unmet: true,
+      how: 'no tools/list was answered 503',
+      doctor: (e) => ({ ...e, exchanges: e.exchanges.map((x) => ({ ...x, notes: x.notes.filter((note) => note !== 'server-error') })) }),
     },
   ],
 });

@@ -1,11 +1,12 @@
 import { FIXTURE_TOOLS } from '../../servers/fixtures.ts';
 import { authErrors } from '../../servers/personalities/auth-errors.ts';
 import { delete405 } from '../../servers/personalities/delete-405.ts';
-import { specUrl } from '../../protocol/revisions.ts';
-import { check, clientCompleted } from '../checks.ts';
-import { entryPath, pathOf } from '../wire.ts';
+import { check, checkIf, clientCompleted, precondition } from '../checks.ts';
+import { describeOutcome, outcomeOf, settle } from '../outcome.ts';
 import { defineScenario, type Evidence } from '../scenario.ts';
-import { answerTo, brief, describeOutcome, fallbackRule, list, opensSseStream, requests, serverName, settle, withStreamGets } from './support.ts';
+import { fallbackRule, transports } from '../spec.ts';
+import { answerTo, entryPath, label, labels, pathOf, requests, serverName } from '../wire.ts';
+import { opensSseStream, withStreamGets } from './support.ts';
 
 const HTTP_SSE = '2024-11-05';
 /** Where the Streamable HTTP servers of the scenario run: a revision whose initialize succeeds over POST. */
@@ -45,10 +46,16 @@ export const httpSseFallback = defineScenario({
     seed: 'seed 003 (fall back to SSE only when transport negotiation fails: never on auth errors, never after initialize, never on a 404/405 to the DELETE at exit)',
   },
   async run({ connect, bounded, observe, startServer }) {
-    const client = await connect();
-    await bounded(client.listTools(), 'tools/list over HTTP+SSE');
-    await bounded(client.callTool(FIXTURE_TOOLS.count, {}), 'tools/call count over HTTP+SSE');
-    await bounded(client.close(), 'close');
+    // A client that does not fall back fails here: the other legs still run (their rules are judged too), then its error is raised.
+    let fallbackError: unknown;
+    try {
+      const client = await connect();
+      await bounded(client.listTools(), 'tools/list over HTTP+SSE');
+      await bounded(client.callTool(FIXTURE_TOOLS.count, {}), 'tools/call count over HTTP+SSE');
+      await bounded(client.close(), 'close');
+    } catch (error) {
+      fallbackError = error;
+    }
     for (const status of AUTH_STATUSES) {
       const refusing = await startServer({ era: HTTP_SSE, personalities: [authErrors({ status })] });
       observe(`connect${status}`, await settle(connect({}, { server: refusing })));
@@ -61,6 +68,7 @@ export const httpSseFallback = defineScenario({
       if (status === 404) await streamable.expireSession();
       observe(`close${status}`, await settle(bounded(connection.close(), `close (DELETE answered ${status})`)));
     }
+    if (fallbackError !== undefined) throw fallbackError;
   },
   judge(evidence) {
     const { revision, exchanges } = evidence;
@@ -81,7 +89,7 @@ export const httpSseFallback = defineScenario({
       return { ...server, refusedInit, gets: refusedInit ? server.received.filter((e) => e.seq > refusedInit.seq && opensSseStream(e, HTTP_SSE)) : [] };
     });
     const authFallbacks = authGets.filter(({ gets }) => gets.length > 0);
-    const authUnreached = authGets.filter(({ received }) => received.length === 0);
+    const authUnreached = authGets.filter(({ refusedInit }) => refusedInit === undefined);
 
     const streamableGets = STREAMABLE_SERVERS.map(({ index, delete: status }) => {
       const received = evidence.otherServers[index]?.exchanges ?? [];
@@ -93,61 +101,99 @@ export const httpSseFallback = defineScenario({
     const afterInitFallbacks = streamableGets.filter(({ gets }) => gets.length > 0);
     const unready = streamableGets.filter(({ initialized }) => initialized === undefined);
 
+    const initializes = requests(exchanges, 'initialize');
     return [
-      clientCompleted(evidence, {
-        url: specUrl(revision, 'basic/transports', 'http-with-sse'),
-        section: 'Transports › HTTP with SSE: every client message MUST be POSTed to the endpoint the stream names (the adapter declares transport fallback, so it must reach this server and work there)',
-        level: 'MUST',
-      }),
+      precondition(
+        'http-sse-server-reached',
+        fallbackRule(revision, 'POST initialize; on 400, 404 or 405, GET the URL and use the endpoint event', 'SHOULD'),
+        initializes.length > 0,
+        initializes.length === 0 ? 'no initialize reached the HTTP+SSE server: the client never got as far as the fallback' : `${labels(initializes.map((s) => s.exchange))} reached the HTTP+SSE server`,
+      ),
+      precondition(
+        'auth-servers-reached',
+        fallbackRule(revision, 'a 401/403 to the initialize POST is not one of 400/404/405', 'SHOULD'),
+        authUnreached.length === 0,
+        authUnreached.length > 0
+          ? `no initialize was POSTed to ${authUnreached.map((a) => `${serverName(a.index)} (answering ${a.status})`).join(' or ')}: the scenario could not drive the client there`
+          : `the servers answering ${AUTH_STATUSES.join(' and ')} each received an initialize POST`,
+      ),
+      precondition(
+        'streamable-servers-initialized',
+        fallbackRule(revision, 'once an initialize POST succeeded the server speaks Streamable HTTP', 'SHOULD'),
+        unready.length === 0,
+        unready.length > 0
+          ? `no initialize succeeded on ${unready.map((s) => `${serverName(s.index)} (meant to answer DELETE ${s.status})`).join(' or ')}: the scenario could not drive the client there`
+          : 'an initialize succeeded on each Streamable HTTP server',
+      ),
+      clientCompleted(
+        evidence,
+        transports(revision, 'http-with-sse', 'HTTP with SSE: every client message MUST be POSTed to the endpoint the stream names (the adapter declares transport fallback, so it must reach this server and work there)', 'MUST'),
+      ),
       check(
         'falls-back-on-4xx',
         fallbackRule(revision, 'if the initialize POST fails with 400, 404 or 405, GET the server URL, expect an SSE stream whose first event is endpoint, and use that transport', 'SHOULD'),
         fellBack,
         !refused
-          ? `no initialize POSTed to the URL was answered 400/404/405 (${list(requests(exchanges, 'initialize').map((s) => s.exchange))})`
+          ? `no initialize POSTed to the URL was answered 400/404/405 (${labels(initializes.map((s) => s.exchange))})`
           : !stream
-            ? `after ${brief(refused.exchange)} no GET opened the SSE stream with an endpoint event`
+            ? `after ${label(refused.exchange)} no GET opened the SSE stream with an endpoint event`
             : !initAnswered
-              ? `the stream ${brief(stream)} named ${endpoint}, but no initialize POSTed there was answered${init ? ` (${brief(init.exchange)})` : ''}`
-              : `${brief(refused.exchange)}, then ${brief(stream)} named ${endpoint}, where ${brief(init!.exchange)} was answered on the stream`,
+              ? `the stream ${label(stream)} named ${endpoint}, but no initialize POSTed there was answered${init ? ` (${label(init.exchange)})` : ''}`
+              : `${label(refused.exchange)}, then ${label(stream)} named ${endpoint}, where ${label(init!.exchange)} was answered on the stream`,
         [...(refused ? [refused.exchange] : []), ...(stream ? [stream] : []), ...(init ? [init.exchange] : [])],
       ),
-      check(
+      checkIf(
+        counts.length === 0 && onStreamableUrl.length === 0 ? 'no tools/call of count reached the server (the client did not get to work over HTTP+SSE: falls-back-on-4xx says why)' : undefined,
         'tool-call-on-one-transport',
         fallbackRule(revision, 'a tools/call is sent on one transport only, once (seed 003: so a tool call cannot be sent twice through different transports; count has no idempotentHint)', 'MUST'),
-        oneTransport,
-        oneTransport
-          ? `the tools/call of count went once, to ${pathOf(counts[0]!.exchange)}, and count ran once`
-          : `tools/call of count sent ${counts.length} time${counts.length === 1 ? '' : 's'} (${list(counts.map((s) => s.exchange))}), ${onStreamableUrl.length} tools/call POSTed to the Streamable HTTP URL ${entry}; count ran ${countRuns} time${countRuns === 1 ? '' : 's'}`,
+        () => oneTransport,
+        () =>
+          oneTransport
+            ? `the tools/call of count went once, to ${pathOf(counts[0]!.exchange)}, and count ran once`
+            : `tools/call of count sent ${counts.length} time${counts.length === 1 ? '' : 's'} (${labels(counts.map((s) => s.exchange))}), ${onStreamableUrl.length} tools/call POSTed to the Streamable HTTP URL ${entry}; count ran ${countRuns} time${countRuns === 1 ? '' : 's'}`,
         [...counts.map((s) => s.exchange), ...onStreamableUrl.map((s) => s.exchange)],
       ),
       check(
         'no-fallback-on-auth',
         fallbackRule(revision, 'a 401/403 to the initialize POST is not one of 400/404/405: no GET for an HTTP+SSE stream (seed 003)', 'SHOULD'),
-        authUnreached.length === 0 && authFallbacks.length === 0,
-        authUnreached.length > 0
-          ? `the server answering ${authUnreached.map((a) => a.status).join('/')} received nothing: the scenario could not drive the client`
-          : authFallbacks.length === 0
-            ? `initialize answered ${AUTH_STATUSES.join(' and ')}: no GET followed (${AUTH_STATUSES.map((s) => `${s}: ${describeOutcome(evidence.observed[`connect${s}`])}`).join('; ')})`
-            : authFallbacks.map(({ index, status, refusedInit, gets }) => `${serverName(index)} answering ${status}: ${brief(refusedInit!)}, then ${list(gets)}`).join('; '),
+        authFallbacks.length === 0,
+        authFallbacks.length === 0
+          ? `initialize answered ${AUTH_STATUSES.join(' and ')}: no GET followed (${AUTH_STATUSES.map((s) => describeOutcome(outcomeOf(evidence, `connect${s}`), `the connect answered ${s}`)).join('; ')})`
+          : authFallbacks.map(({ index, status, refusedInit, gets }) => `${serverName(index)} answering ${status}: ${label(refusedInit!)}, then ${labels(gets)}`).join('; '),
         [],
       ),
       check(
         'no-fallback-after-initialize',
         fallbackRule(revision, 'once an initialize POST succeeded the server speaks Streamable HTTP: a 404/405 to the DELETE at close is no reason to GET an HTTP+SSE stream (seed 003)', 'SHOULD'),
-        unready.length === 0 && afterInitFallbacks.length === 0,
-        unready.length > 0
-          ? `no initialize succeeded on the Streamable HTTP server${unready.length > 1 ? 's' : ''} meant to answer DELETE ${unready.map((s) => s.status).join('/')}: the scenario could not drive the client`
-          : afterInitFallbacks.length === 0
-            ? `after a successful initialize no GET without a session id followed (${streamableGets
-                .map(({ index, status, deletes }) => `${serverName(index)}: ${deletes.length > 0 ? list(deletes) : `no DELETE where it would be answered ${status}`}`)
-                .join('; ')})`
-            : afterInitFallbacks.map(({ index, received, gets }) => `${serverName(index)}: ${list(received.filter((e) => e.method === 'DELETE'))}, then ${list(gets)}`).join('; '),
+        afterInitFallbacks.length === 0,
+        afterInitFallbacks.length === 0
+          ? `after a successful initialize no GET without a session id followed (${streamableGets
+              .map(({ index, status, deletes }) => `${serverName(index)}: ${deletes.length > 0 ? labels(deletes) : `no DELETE where it would be answered ${status}`}`)
+              .join('; ')})`
+          : afterInitFallbacks.map(({ index, received, gets }) => `${serverName(index)}: ${labels(received.filter((e) => e.method === 'DELETE'))}, then ${labels(gets)}`).join('; '),
         [],
       ),
     ];
   },
   doctored: [
+    {
+      check: 'http-sse-server-reached',
+      unmet: true,
+      how: 'nothing reached the HTTP+SSE server (a client that could not start)',
+      doctor: (e) => ({ ...e, exchanges: [], toolRuns: [] }),
+    },
+    {
+      check: 'auth-servers-reached',
+      unmet: true,
+      how: 'the server answering 403 received nothing',
+      doctor: (e) => ({ ...e, otherServers: e.otherServers.map((other, index) => (index === AUTH_SERVERS[1] ? { ...other, exchanges: [] } : other)) }),
+    },
+    {
+      check: 'streamable-servers-initialized',
+      unmet: true,
+      how: 'the Streamable HTTP server meant to answer DELETE 404 was never reached',
+      doctor: (e) => ({ ...e, otherServers: e.otherServers.slice(0, STREAMABLE_SERVERS[1].index) }),
+    },
     {
       check: 'no-fallback-on-auth',
       how: 'the server answering 401 gets a GET of the URL before the initialize POST (as mcp-remote sends), OAuth discovery after it (no fallback), then a GET for the stream',

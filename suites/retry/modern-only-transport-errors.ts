@@ -1,10 +1,12 @@
+import { MODERN_REVISION } from '../../protocol/revisions.ts';
 import { FIXTURE_TOOLS } from '../../servers/fixtures.ts';
 import { dropConnection, type DropConnection } from '../../servers/personalities/drop-connection.ts';
-import { specUrl } from '../../protocol/revisions.ts';
 import type { SentMessage } from '../../servers/wire-record.ts';
-import { check, clientCompleted } from '../checks.ts';
-import { defineScenario } from '../scenario.ts';
-import { answerTo, brief, describeOutcome, list, MODERN_REVISION, noted, requestIds, requests, sendingMessages, settle } from './support.ts';
+import { check, checkIf, clientCompleted, precondition } from '../checks.ts';
+import { describeOutcome, outcomeOf, settle } from '../outcome.ts';
+import { defineScenario, type Level } from '../scenario.ts';
+import { reissuedIds, sendingMessages } from '../spec.ts';
+import { answerTo, label, labels, noted, requests } from '../wire.ts';
 
 /** Protocol errors the script provokes: a JSON-RPC error (-32602, unknown tool) and an isError result (invalid arguments). */
 const PROVOKED = [
@@ -15,11 +17,7 @@ const PROVOKED = [
 const sameCall = (a: SentMessage, b: SentMessage) =>
   a.message.method === b.message.method && a.message.params?.['name'] === b.message.params?.['name'] && JSON.stringify(a.message.params?.['arguments']) === JSON.stringify(b.message.params?.['arguments']);
 
-const scopedRetries = (section: string, level: 'SHOULD' | 'MAY') => ({
-  url: specUrl(MODERN_REVISION, 'basic/transports/streamable-http', 'sending-messages'),
-  section: `Streamable HTTP › Sending Messages: ${section}`,
-  level,
-});
+const scopedRetries = (section: string, level: Level) => sendingMessages(MODERN_REVISION, section, level);
 
 /**
  * 2026-07-28: every request is self-contained, so only a dropped connection is worth sending again (seed 000). A
@@ -66,31 +64,37 @@ export const modernOnlyTransportErrors = defineScenario<{ drop: DropConnection }
     const reissuedAnswered = reissues.some((s) => answerTo(exchanges, s)?.result !== undefined);
 
     return [
+      precondition(
+        'connection-dropped',
+        scopedRetries('only a dropped connection may be retried, as a new request with a new id', 'SHOULD'),
+        dropped !== undefined,
+        dropped === undefined ? 'no tools/list was dropped: the scenario could not drive the client there' : `${label(dropped)}: the connection was reset before the server handled the tools/list`,
+        dropped ? [dropped] : [],
+      ),
       clientCompleted(evidence, sendingMessages(MODERN_REVISION, 'the script runs to its end (the protocol errors are expected and caught)', 'MUST')),
-      check(
+      checkIf(
+        // A call the client refused to send (it checks arguments against the tool's schema, say) provokes nothing.
+        errorAnswered.length === 0 ? `none of the ${PROVOKED.length} provoked calls was answered with a protocol error (sent: ${labels(first.map((s) => s.exchange))})` : undefined,
         'protocol-errors-not-retried',
         scopedRetries('a JSON-RPC error or an isError result answers the request: it is not sent again (seed 000: only a dropped connection is retryable in this era)', 'SHOULD'),
-        errorAnswered.length === PROVOKED.length && resent.length === 0,
-        errorAnswered.length < PROVOKED.length
-          ? `only ${errorAnswered.length} of ${PROVOKED.length} provoked calls were answered with a protocol error (${list(first.map((s) => s.exchange))})`
-          : resent.length === 0
-            ? `each protocol error was surfaced and nothing was sent again: ${answers
+        () => resent.length === 0,
+        () =>
+          resent.length === 0
+            ? `each protocol error was surfaced and nothing was sent again: ${errorAnswered
                 .map(({ sent, answer }) => `${String(sent.message.params?.['name'])} → ${answer?.error ? `error ${answer.error.code}` : 'isError result'}`)
-                .join(', ')} (${PROVOKED.map(({ key }) => `${key}: ${describeOutcome(evidence.observed[key])}`).join('; ')})`
-            : `calls answered with a protocol error were sent again: ${list(resent.map((s) => s.exchange))}`,
+                .join(', ')} (${PROVOKED.map(({ key, tool }) => describeOutcome(outcomeOf(evidence, key), `the call of ${tool}`)).join('; ')})`
+            : `calls answered with a protocol error were sent again: ${labels(resent.map((s) => s.exchange))}`,
         [...first.map((s) => s.exchange), ...resent.map((s) => s.exchange)],
       ),
       check(
         'reissued-with-new-id',
-        requestIds(MODERN_REVISION),
-        dropped !== undefined && sameId.length === 0,
-        dropped === undefined
-          ? 'no tools/list was dropped: the scenario could not drive the client'
-          : sameId.length === 0
-            ? reissues.length > 0
-              ? `the dropped tools/list#${String(droppedRequest?.id)} was re-issued as ${reissues.map((s) => `#${String(s.message.id)}`).join(', ')}`
-              : `the dropped tools/list#${String(droppedRequest?.id)} was not re-issued`
-            : `the dropped tools/list#${String(droppedRequest?.id)} was re-issued with the same id: ${list(sameId.map((s) => s.exchange))}`,
+        reissuedIds(MODERN_REVISION),
+        sameId.length === 0,
+        sameId.length === 0
+          ? reissues.length > 0
+            ? `the dropped tools/list#${String(droppedRequest?.id)} was re-issued as ${reissues.map((s) => `#${String(s.message.id)}`).join(', ')}`
+            : `the dropped tools/list#${String(droppedRequest?.id)} was not re-issued`
+          : `the dropped tools/list#${String(droppedRequest?.id)} was re-issued with the same id: ${labels(sameId.map((s) => s.exchange))}`,
         [...(dropped ? [dropped] : []), ...reissues.map((s) => s.exchange)],
       ),
       check(
@@ -101,13 +105,19 @@ export const modernOnlyTransportErrors = defineScenario<{ drop: DropConnection }
         ),
         reissuedAnswered,
         reissuedAnswered
-          ? `the dropped tools/list was re-issued and answered (${list(reissues.map((s) => s.exchange))})`
-          : `the dropped tools/list ${dropped ? `(${brief(dropped)}) ` : ''}was not re-issued: ${describeOutcome(evidence.observed.dropped)}`,
+          ? `the dropped tools/list was re-issued and answered (${labels(reissues.map((s) => s.exchange))})`
+          : `the dropped tools/list ${dropped ? `(${label(dropped)}) ` : ''}was not re-issued: ${describeOutcome(outcomeOf(evidence, 'dropped'), 'the call')}`,
         [...(dropped ? [dropped] : []), ...reissues.map((s) => s.exchange)],
       ),
     ];
   },
   doctored: [
+    {
+      check: 'connection-dropped',
+      unmet: true,
+      how: 'no tools/list was dropped',
+      doctor: (e) => ({ ...e, exchanges: e.exchanges.map((x) => ({ ...x, notes: x.notes.filter((note) => note !== 'dropped-before-handler') })) }),
+    },
     {
       check: 'dropped-request-may-be-reissued',
       how: 'the tools/list after the drop removed',

@@ -1,11 +1,13 @@
+import { HEADERS } from '../../protocol/http.ts';
+import { L_AND_M, type Revision } from '../../protocol/revisions.ts';
 import { FIXTURE_TOOLS } from '../../servers/fixtures.ts';
 import { dropConnection, type DropConnection } from '../../servers/personalities/drop-connection.ts';
-import { type Revision } from '../../protocol/revisions.ts';
-import { check, clientCompleted } from '../checks.ts';
-import { sessionKey, withRefusedAttemptSharingId, withThrowawaySession } from '../wire.ts';
-import { defineScenario, type Check, type Evidence } from '../scenario.ts';
-import { answerTo, brief, describeOutcome, doubleExecutionRule, LEGACY_AND_MODERN, list, noted, requestIds, requests, resumability, sendingMessages, settle } from './support.ts';
 import type { JsonRpcMessage, SentMessage, WireExchange } from '../../servers/wire-record.ts';
+import { check, checkIf, clientCompleted, precondition } from '../checks.ts';
+import { describeOutcome, outcomeOf, settle } from '../outcome.ts';
+import { defineScenario, type Check, type Evidence } from '../scenario.ts';
+import { doubleExecutionRule, reissuedIds, resumability, sendingMessages } from '../spec.ts';
+import { answerTo, label, labels, noted, requests, sessionKey, withRefusedAttemptSharingId, withThrowawaySession } from '../wire.ts';
 
 /** Where a tool closes its own stream after the priming event, so its answer comes back only through GET + Last-Event-ID. */
 const RESUMABLE: readonly Revision[] = ['2025-11-25'];
@@ -37,21 +39,21 @@ function reusedIds(exchanges: readonly WireExchange[], sent: readonly SentMessag
 export const noDoubleExecution = defineScenario<{ drop: DropConnection }>({
   id: 'retry/no-double-execution',
   title: 'A call whose connection drops after the server received it is never executed twice; a re-issued request carries a new id',
-  revisions: LEGACY_AND_MODERN,
+  revisions: L_AND_M,
   requires: [],
   source: { spec: doubleExecutionRule('2026-07-28'), seed: 'seed 003 (a tool call cannot be sent twice)' },
   setup: () => {
     const drop = dropConnection();
     return { server: { personalities: [drop] }, state: { drop } };
   },
-  async run({ connect, bounded, state, observe, server, revision }) {
+  async run({ connect, bounded, state, observe, server, revision, time }) {
     const client = await connect();
     // The client learns the tools' annotations (idempotentHint) here.
     await bounded(client.listTools(), 'tools/list');
     state.drop.dropNext(1, { method: 'tools/call', when: 'after' });
     observe('count', await settle(bounded(client.callTool(FIXTURE_TOOLS.count, {}), 'tools/call count, dropped after the handler')));
     // HTTP+SSE: the handler may run just after the POST was cut (its answer travels on the stream).
-    await server.fixtures.waitForRun((run) => run.tool === FIXTURE_TOOLS.count, 'count to run', 2_000).catch(() => {});
+    await server.fixtures.waitForRun((run) => run.tool === FIXTURE_TOOLS.count, 'count to run', 4 * time.ms.react).catch(() => {});
     if (RESUMABLE.includes(revision)) {
       observe('closeStream', await settle(bounded(client.callTool(FIXTURE_TOOLS.closeStream, {}), 'tools/call close_stream (its stream is cut after the priming event)')));
     }
@@ -69,40 +71,46 @@ export const noDoubleExecution = defineScenario<{ drop: DropConnection }>({
     const countDropped = dropped.some((exchange) => exchange.requestMessages.some((m) => m.params?.['name'] === FIXTURE_TOOLS.count));
 
     const checks: Check[] = [
+      precondition(
+        'count-dropped',
+        doubleExecutionRule(revision),
+        countDropped,
+        countDropped ? 'the connection of the tools/call of count was dropped after the server ran it' : 'the tools/call of count was never dropped after its handler: the scenario could not drive the client there',
+      ),
       clientCompleted(evidence, sendingMessages(revision, 'the script runs to its end (the failed calls are expected and caught)', 'MUST')),
       check(
         'non-idempotent-ran-once',
         doubleExecutionRule(revision),
-        countDropped && runs(FIXTURE_TOOLS.count) === 1 && twice.length === 0,
-        !countDropped
-          ? 'the tools/call of count was never dropped: the scenario could not drive the client'
-          : expected
-              .map((tool) => `${tool} ran ${runs(tool)} time${runs(tool) === 1 ? '' : 's'} (sent ${calls(tool).length}: ${list(calls(tool).map((s) => s.exchange))})`)
-              .join('; ') + `; count: ${describeOutcome(evidence.observed.count)}`,
+        runs(FIXTURE_TOOLS.count) === 1 && twice.length === 0,
+        expected.map((tool) => `${tool} ran ${runs(tool)} time${runs(tool) === 1 ? '' : 's'} (sent ${calls(tool).length}: ${labels(calls(tool).map((s) => s.exchange))})`).join('; ') +
+          `; ${describeOutcome(outcomeOf(evidence, 'count'), 'the call of count')}`,
         expected.flatMap((tool) => calls(tool).map((s) => s.exchange)).sort((a, b) => a.seq - b.seq),
       ),
     ];
 
     if (RESUMABLE.includes(revision)) {
       const [cut] = calls(FIXTURE_TOOLS.closeStream);
-      const resumes = cut ? exchanges.filter((e) => e.method === 'GET' && e.seq > cut.exchange.seq && e.requestHeaders['last-event-id'] !== undefined) : [];
+      const resumes = cut ? exchanges.filter((e) => e.method === 'GET' && e.seq > cut.exchange.seq && e.requestHeaders[HEADERS.lastEventId] !== undefined) : [];
       const answered = cut ? resumes.some((e) => e.responseMessages.some(({ message }) => message.id === cut.message.id && message.result !== undefined)) : false;
       // The server cuts the stream only where the request negotiated SSE polling (a priming event went out).
       const notCut = cut !== undefined && cut.exchange.responseMessages.some(({ message }) => message.id === cut.message.id);
+      const closeStream = outcomeOf(evidence, 'closeStream');
       checks.push(
-        check(
+        checkIf(
+          !cut
+            ? 'no tools/call of close_stream reached the server'
+            : notCut
+              ? `the server did not cut the stream of ${label(cut.exchange)} (no SSE polling on that request): nothing to resume`
+              : undefined,
           'resumed-with-last-event-id',
           resumability(revision, 'to resume after a disconnection the client SHOULD GET with Last-Event-ID, where the answer is redelivered (not POST the call again)', 'SHOULD'),
-          answered || notCut,
-          !cut
-            ? 'close_stream was never called'
-            : notCut
-              ? `the server did not cut the stream of ${brief(cut.exchange)} (no SSE polling on that request): nothing to resume`
-              : answered
-              ? `close_stream's answer was redelivered on ${list(resumes)}`
+          () => answered,
+          () =>
+            answered
+              ? `close_stream's answer was redelivered on ${labels(resumes)}`
               : resumes.length > 0
-                ? `the client resumed (${list(resumes)}) but the answer to close_stream never came: ${describeOutcome(evidence.observed.closeStream)}`
-                : `no GET with Last-Event-ID followed the cut stream of ${brief(cut.exchange)}: ${describeOutcome(evidence.observed.closeStream)}`,
+                ? `the client resumed (${labels(resumes)}) but the answer to close_stream never came: ${describeOutcome(closeStream, 'the call')}`
+                : `no GET with Last-Event-ID followed the cut stream of ${label(cut!.exchange)}: ${describeOutcome(closeStream, 'the call')}`,
           [...(cut ? [cut.exchange] : []), ...resumes],
         ),
       );
@@ -112,11 +120,11 @@ export const noDoubleExecution = defineScenario<{ drop: DropConnection }>({
     checks.push(
       check(
         'reissued-with-new-id',
-        requestIds(revision),
+        reissuedIds(revision),
         reused.length === 0,
         reused.length === 0
           ? `every request carried an id of its own${calls(FIXTURE_TOOLS.idempotentCount).length > 1 ? ` (idempotent_count was re-issued with ids ${calls(FIXTURE_TOOLS.idempotentCount).map((s) => s.message.id).join(', ')})` : ''}`
-          : `request ids used again: ${reused.map((s) => `${s.message.method}#${String(s.message.id)} on ${brief(s.exchange)}`).join(', ')}`,
+          : `request ids used again: ${reused.map((s) => `${s.message.method}#${String(s.message.id)} on ${label(s.exchange)}`).join(', ')}`,
         reused.length > 0 ? reused.map((s) => s.exchange) : calls(FIXTURE_TOOLS.idempotentCount).map((s) => s.exchange),
       ),
     );
@@ -129,14 +137,20 @@ export const noDoubleExecution = defineScenario<{ drop: DropConnection }>({
         sendingMessages(revision, 'a tool annotated idempotentHint: true may be sent again after a dropped connection (the allowed retry path; informational)', 'MAY'),
         reissuedAndAnswered,
         reissuedAndAnswered
-          ? `idempotent_count was sent again after the drop and answered (${list(idempotent.map((s) => s.exchange))})`
-          : `idempotent_count was not sent again after the drop (${list(idempotent.map((s) => s.exchange))}): ${describeOutcome(evidence.observed.idempotent)}`,
+          ? `idempotent_count was sent again after the drop and answered (${labels(idempotent.map((s) => s.exchange))})`
+          : `idempotent_count was not sent again after the drop (${labels(idempotent.map((s) => s.exchange))}): ${describeOutcome(outcomeOf(evidence, 'idempotent'), 'the call')}`,
         idempotent.map((s) => s.exchange),
       ),
     );
     return checks;
   },
   doctored: [
+    {
+      check: 'count-dropped',
+      unmet: true,
+      how: 'no tools/call was dropped after its handler',
+      doctor: (e) => ({ ...e, exchanges: e.exchanges.map((x) => ({ ...x, notes: x.notes.filter((note) => note !== 'dropped-after-handler') })) }),
+    },
     {
       check: 'reissued-with-new-id',
       how: 'ids restarting per session (a throwaway session first, or the refused attempt before the HTTP+SSE fallback sharing the initialize id), and the re-issued idempotent_count carrying the id of the first',

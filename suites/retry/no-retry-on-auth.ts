@@ -1,13 +1,17 @@
+import type { TimePolicy } from '../../config/time.ts';
+import { L_AND_M, type Revision } from '../../protocol/revisions.ts';
 import { authErrors, type AuthErrors } from '../../servers/personalities/auth-errors.ts';
-import type { Revision } from '../../protocol/revisions.ts';
 import type { JsonRpcMessage, WireExchange } from '../../servers/wire-record.ts';
-import { check, clientCompleted } from '../checks.ts';
+import { check, clientCompleted, precondition } from '../checks.ts';
+import { describeOutcome, outcomeOf, settle, type Outcome } from '../outcome.ts';
 import { defineScenario, type Evidence } from '../scenario.ts';
 import { SCHEMA_CHECK } from '../schema.ts';
-import { authorizationErrors, describeOutcome, fallbackRule, isOutcome, LEGACY_AND_MODERN, list, opensSseStream, requests, sendingMessages, serverName, settle, withStreamGets } from './support.ts';
+import { authorizationErrors, fallbackRule, sendingMessages } from '../spec.ts';
+import { labels, requests, serverName } from '../wire.ts';
+import { opensSseStream, withStreamGets } from './support.ts';
 
-/** Bound on each refused operation: a client that retries must still give up well within it. */
-const REFUSED_BOUND_MS = 3_000;
+/** Bound on each refused operation: a client that retries must still give up well within it (six times the react bound). */
+const refusedBoundOf = (time: TimePolicy): number => 6 * time.ms.react;
 
 const STATUSES = [401, 403] as const;
 
@@ -20,12 +24,14 @@ interface Refusal {
   exchanges: readonly WireExchange[];
   /** The JSON-RPC method the refused request carried. */
   method: string | undefined;
-  outcome: unknown;
+  outcome: Outcome | undefined;
 }
 
-function refusals(evidence: Evidence): { refusals: Refusal[]; missing: string[] } {
+/** The refusals the script drove, and those it could not, at connect (the refusing servers) and in session (the scenario's own). */
+function refusals(evidence: Evidence): { refusals: Refusal[]; missingAtConnect: string[]; missingInSession: string[] } {
   const found: Refusal[] = [];
-  const missing: string[] = [];
+  const missingInSession: string[] = [];
+  const missingAtConnect: string[] = [];
   const fromFirst = (exchanges: readonly WireExchange[], label: string) => {
     const first = exchanges.find((exchange) => exchange.notes.includes(label));
     return first ? exchanges.filter((exchange) => exchange.seq >= first.seq) : undefined;
@@ -36,19 +42,19 @@ function refusals(evidence: Evidence): { refusals: Refusal[]; missing: string[] 
     [403, 'tools/call', 'callRefused'],
   ] as const) {
     const from = fromFirst(evidence.exchanges, `auth-${status}`);
-    if (!from) missing.push(`${method} was never answered ${status}`);
-    else found.push({ what: `${method} answered ${status}`, own: true, exchanges: from, method, outcome: evidence.observed[key] });
+    if (!from) missingInSession.push(`${method} was never answered ${status}`);
+    else found.push({ what: `${method} answered ${status}`, own: true, exchanges: from, method, outcome: outcomeOf(evidence, key) });
   }
   // At connect: a server that refuses everything.
   STATUSES.forEach((status, index) => {
     const server = evidence.otherServers[index];
     const from = server ? fromFirst(server.exchanges, `auth-${status}`) : undefined;
-    if (!from) missing.push(`the server answering ${status} to everything received nothing`);
+    if (!from) missingAtConnect.push(`${serverName(index)}, answering ${status} to everything, received nothing`);
     // The refused request is the first one that carried a message: a client may GET first (mcp-remote's early stream GET).
     const method = from?.flatMap((exchange) => exchange.requestMessages).find((message) => message.method !== undefined)?.method;
-    if (from) found.push({ what: `connect to ${serverName(index)} answered ${status}`, own: false, exchanges: from, method, outcome: evidence.observed[`connect${status}`] });
+    if (from) found.push({ what: `connect to ${serverName(index)} answered ${status}`, own: false, exchanges: from, method, outcome: outcomeOf(evidence, `connect${status}`) });
   });
-  return { refusals: found, missing };
+  return { refusals: found, missingAtConnect, missingInSession };
 }
 
 /** Methods that open a connection: after their refusal, a further handshake is negotiation/no-fallback-on-failure's concern. */
@@ -72,7 +78,7 @@ function fallbacks(refusal: Refusal, revision: Revision): WireExchange[] {
 export const noRetryOnAuth = defineScenario<{ auth: AuthErrors }>({
   id: 'retry/no-retry-on-auth',
   title: '401/403: no retry loop, no transport fallback',
-  revisions: LEGACY_AND_MODERN,
+  revisions: L_AND_M,
   requires: [],
   source: {
     spec: authorizationErrors('2025-11-25', '401/403 are surfaced', 'SHOULD'),
@@ -82,7 +88,7 @@ export const noRetryOnAuth = defineScenario<{ auth: AuthErrors }>({
     const auth = authErrors();
     return { server: { personalities: [auth] }, state: { auth } };
   },
-  async run({ connect, bounded, state, observe, startServer }) {
+  async run({ connect, bounded, state, observe, startServer, time }) {
     // Refused at connect first, while the client holds no session id of this run.
     for (const status of STATUSES) {
       const refusing = await startServer({ personalities: [authErrors({ status })] });
@@ -91,56 +97,60 @@ export const noRetryOnAuth = defineScenario<{ auth: AuthErrors }>({
     const client = await connect();
     await bounded(client.listTools(), 'tools/list');
     state.auth.rejectNext(Infinity, { method: 'tools/list', status: 401 });
-    observe('listRefused', await settle(bounded(client.listTools(), 'tools/list answered 401', REFUSED_BOUND_MS)));
+    observe('listRefused', await settle(bounded(client.listTools(), 'tools/list answered 401', refusedBoundOf(time))));
     state.auth.rejectNext(Infinity, { method: 'tools/call', status: 403 });
-    observe('callRefused', await settle(bounded(client.callTool('echo', { text: 'refused' }), 'tools/call answered 403', REFUSED_BOUND_MS)));
+    observe('callRefused', await settle(bounded(client.callTool('echo', { text: 'refused' }), 'tools/call answered 403', refusedBoundOf(time))));
     await bounded(client.close(), 'close');
   },
   judge(evidence) {
     const { revision } = evidence;
-    const { refusals: found, missing } = refusals(evidence);
+    const { refusals: found, missingAtConnect, missingInSession } = refusals(evidence);
     const resent = found.map((refusal) => ({ refusal, sends: requests(refusal.exchanges, refusal.method) }));
     const retried = resent.filter(({ sends }) => sends.length > 1);
     const fellBack = found.map((refusal) => ({ refusal, to: fallbacks(refusal, revision) })).filter(({ to }) => to.length > 0);
-    const notSurfaced = found.filter(({ outcome }) => !isOutcome(outcome) || outcome.ok || outcome.hung);
+    const notSurfaced = found.filter(({ outcome }) => outcome?.state !== 'rejected');
     const own = (refusal: Refusal, exchanges: readonly WireExchange[]) => (refusal.own ? exchanges : []);
     const allExchanges = found.flatMap((refusal) => own(refusal, refusal.exchanges.slice(0, 1)));
 
-    // Every check below needs the refusals the script drives; without them it says so instead of judging.
-    const drove = (detail: () => string) => (missing.length > 0 ? `the scenario could not drive the client: ${missing.join('; ')}` : detail());
+    const rule = authorizationErrors(revision, '401/403 are surfaced: no retry loop, no transport fallback', 'SHOULD');
     return [
+      // Every check below judges all four refusals: each is the suite's to drive (a request the server refuses).
+      precondition(
+        'refused-at-connect',
+        rule,
+        missingAtConnect.length === 0,
+        missingAtConnect.length > 0 ? `the scenario could not drive the client to a refusal at connect: ${missingAtConnect.join('; ')}` : 'both servers that refuse everything received the client’s first request',
+      ),
+      precondition(
+        'refused-in-session',
+        rule,
+        missingInSession.length === 0,
+        missingInSession.length > 0 ? `the scenario could not drive the client to a refusal in session: ${missingInSession.join('; ')}` : 'tools/list was answered 401 and tools/call 403 in session',
+      ),
       clientCompleted(evidence, sendingMessages(revision, 'the script runs to its end (the refused operations are expected and caught)', 'MUST')),
       check(
         'refused-request-sent-once',
         authorizationErrors(revision, 'a request refused with 401/403 is not sent again without a new authorization', 'SHOULD'),
-        missing.length === 0 && retried.length === 0,
-        drove(() =>
-          retried.length === 0
-            ? `each refused request was sent once (${found.map((r) => r.what).join(', ')})`
-            : retried.map(({ refusal, sends }) => `${refusal.what}: ${refusal.method} sent ${sends.length} times (${list(sends.map((s) => s.exchange))})`).join('; '),
-        ),
+        retried.length === 0,
+        retried.length === 0
+          ? `each refused request was sent once (${found.map((r) => r.what).join(', ')})`
+          : retried.map(({ refusal, sends }) => `${refusal.what}: ${refusal.method} sent ${sends.length} times (${labels(sends.map((s) => s.exchange))})`).join('; '),
         [...allExchanges, ...retried.flatMap(({ refusal, sends }) => own(refusal, sends.slice(1).map((s) => s.exchange)))],
       ),
       check(
         'no-fallback-after-refusal',
         fallbackRule(revision, 'a 401/403 is not a reason to try HTTP+SSE (fallback only on 400, 404 or 405), another era or a new handshake (seed 003)', 'SHOULD'),
-        missing.length === 0 && fellBack.length === 0,
-        drove(() =>
-          fellBack.length === 0
-            ? 'no GET opening an HTTP+SSE stream and no new handshake followed a 401/403'
-            : fellBack.map(({ refusal, to }) => `${refusal.what}, then ${list(to)}`).join('; '),
-        ),
+        fellBack.length === 0,
+        fellBack.length === 0 ? 'no GET opening an HTTP+SSE stream and no new handshake followed a 401/403' : fellBack.map(({ refusal, to }) => `${refusal.what}, then ${labels(to)}`).join('; '),
         [...allExchanges, ...fellBack.flatMap(({ refusal, to }) => own(refusal, to))],
       ),
       check(
         'error-reaches-caller',
         authorizationErrors(revision, 'the refusal reaches the caller as an error, promptly', 'SHOULD'),
-        missing.length === 0 && notSurfaced.length === 0,
-        drove(() =>
-          notSurfaced.length === 0
-            ? `every refused operation failed at once (${found.map((r) => r.what).join(', ')})`
-            : notSurfaced.map((r) => `${r.what}: ${describeOutcome(r.outcome)}`).join('; '),
-        ),
+        notSurfaced.length === 0,
+        notSurfaced.length === 0
+          ? `every refused operation failed at once (${found.map((r) => r.what).join(', ')})`
+          : notSurfaced.map((r) => describeOutcome(r.outcome, r.what)).join('; '),
         allExchanges,
       ),
     ];
@@ -179,7 +189,19 @@ export const noRetryOnAuth = defineScenario<{ auth: AuthErrors }>({
     {
       check: 'error-reaches-caller',
       how: 'the tools/list refused 401 reported as a success',
-      doctor: (e) => ({ ...e, observed: { ...e.observed, listRefused: { ok: true } } }),
+      doctor: (e) => ({ ...e, observed: { ...e.observed, listRefused: { state: 'resolved', afterMs: 1 } satisfies Outcome } }),
+    },
+    {
+      check: 'refused-at-connect',
+      unmet: true,
+      how: 'the server answering 403 to everything received nothing (the connect gave up before sending)',
+      doctor: (e) => ({ ...e, otherServers: e.otherServers.map((other, index) => (index === 1 ? { ...other, exchanges: [] } : other)) }),
+    },
+    {
+      check: 'refused-in-session',
+      unmet: true,
+      how: 'no tools/call was answered 403',
+      doctor: (e) => ({ ...e, exchanges: e.exchanges.map((x) => ({ ...x, notes: x.notes.filter((note) => note !== 'auth-403') })) }),
     },
   ],
 });

@@ -1,17 +1,24 @@
+import type { TimePolicy } from '../../config/time.ts';
+import { HEADERS } from '../../protocol/http.ts';
+import { STREAMABLE_REVISIONS, type Revision } from '../../protocol/revisions.ts';
 import { delayed404, type Delayed404 } from '../../servers/personalities/delayed-404.ts';
 import { expiringSessions, type ExpiringSessions } from '../../servers/personalities/expiring-sessions.ts';
 import type { ReferenceServer } from '../../servers/reference-server.ts';
-import { STREAMABLE_REVISIONS, type Revision } from '../../protocol/revisions.ts';
 import type { WireExchange, WireRecord } from '../../servers/wire-record.ts';
-import { check, clientCompleted } from '../checks.ts';
-import { operatingSession, operatingTraffic, withThrowawaySession } from '../wire.ts';
+import { check, checkIf, clientCompleted } from '../checks.ts';
+import { settle } from '../outcome.ts';
 import { defineScenario, type Evidence, type Level, type SpecRef } from '../scenario.ts';
-import { brief, list, requests, sessionManagement, sessionOf, settle, newSessionAfter404, sessionNotEnded } from './support.ts';
+import { newSessionAfter404, sessionManagement } from '../spec.ts';
+import { label, labels, operatingSession, operatingTraffic, requests, sessionOf, withThrowawaySession } from '../wire.ts';
+import { sessionEnded } from './support.ts';
 
-/** A hold ends by itself after this, so a client that sends more requests with the dead id cannot stall the run. */
-const MAX_HOLD_MS = 500;
-/** Bound on each wait for the client to react on the wire. */
-const REACT_MS = 2_000;
+function bounds(time: TimePolicy) {
+  // A hold ends by itself after this, so a client that sends more requests with the dead id cannot stall the run.
+  const maxHoldMs = time.ms.react;
+  // Each wait for the client to react on the wire (the replacement session served, a request held).
+  const reactMs = 4 * time.ms.react;
+  return { maxHoldMs, reactMs };
+}
 
 const held = (record: WireRecord) => record.exchanges.filter((exchange) => exchange.notes.includes('delayed-404'));
 
@@ -58,10 +65,12 @@ export const stale404AfterReplacement = defineScenario<{ expiring: ExpiringSessi
   setup: () => {
     // expiring-sessions before delayed-404: the session must have ended when delayed-404 looks at the request.
     const expiring = expiringSessions();
-    const delayed = delayed404({ maxHoldMs: MAX_HOLD_MS });
+    const delayed = delayed404();
     return { server: { personalities: [expiring, delayed] }, state: { expiring, delayed } };
   },
-  async run({ connect, bounded, state, observe, server }) {
+  async run({ connect, bounded, state, observe, server, time }) {
+    const { maxHoldMs, reactMs } = bounds(time);
+    state.delayed.holdAtMost(maxHoldMs);
     const client = await connect();
     await bounded(client.listTools(), 'tools/list');
     // The session the tools/list ran on (a client may have opened one before that it set aside).
@@ -70,14 +79,14 @@ export const stale404AfterReplacement = defineScenario<{ expiring: ExpiringSessi
     await state.expiring.expireNow();
     const inFlight = [1, 2].map((n) => settle(bounded(client.listTools(), `tools/list ${n}, in flight when the session ended`)));
     const heldLists = (record: WireRecord) => held(record).filter((e) => e.requestMessages.some((m) => m.method === 'tools/list')).length;
-    await server.record.waitFor((record) => heldLists(record) >= 2, 'both tools/list to be held', REACT_MS).catch(() => {});
+    await server.record.waitFor((record) => heldLists(record) >= 2, 'both tools/list to be held', reactMs).catch(() => {});
     state.delayed.releaseDelayed(1);
     // The first 404 reaches the client: wait until its replacement session serves, the client gives up on the
     // request, or it sends something else the server holds (a request with the dead id).
     const heldBefore = held(server.record).length;
     let raced = false;
     const reacted = server.record
-      .waitFor(() => raced || replacementServed(server, dead) || held(server.record).length > heldBefore, 'the client to react to the first 404', REACT_MS)
+      .waitFor(() => raced || replacementServed(server, dead) || held(server.record).length > heldBefore, 'the client to react to the first 404', reactMs)
       .catch(() => {});
     await Promise.race([reacted, ...inFlight]);
     raced = true;
@@ -96,61 +105,68 @@ export const stale404AfterReplacement = defineScenario<{ expiring: ExpiringSessi
     const traffic = new Set(operatingTraffic(evidence));
 
     const reinit = requests(laterThan(first404?.headersAt), 'initialize')[0];
-    const issued = reinit?.exchange.responseHeaders['mcp-session-id'];
+    const issued = reinit?.exchange.responseHeaders[HEADERS.session];
     const newSession = reinit !== undefined && sessionOf(reinit.exchange) === undefined && issued !== undefined && issued !== dead;
     const replacement = issued !== dead ? issued : undefined;
 
     const afterStale = laterThan(stale404?.headersAt).filter((exchange) => traffic.has(exchange));
     const reinitAfterStale = requests(afterStale, 'initialize').map((s) => s.exchange);
     const offReplacement = afterStale.filter((exchange) => replacement === undefined || sessionOf(exchange) !== replacement);
-    const noStale = stale404 === undefined ? `only ${answered404.length} request with the old id was answered 404: no stale 404 reached the client` : undefined;
+    // What the stale-404 rules need: a replacement to keep, and a second 404 for the old id after it.
+    const notExercised = !newSession
+      ? 'no replacement session was started: nothing to keep (new-session-after-first-404 says why)'
+      : stale404 === undefined
+        ? `only ${answered404.length} request with the old id was answered 404: no stale 404 reached the client (were the two tools/list not in flight together?)`
+        : undefined;
 
     return [
+      sessionEnded(revision, dead, first404),
       clientCompleted(evidence, sessionManagement(revision, 'the session is replaced and used', 'MUST')),
       check(
         'new-session-after-first-404',
         newSessionAfter404(revision),
         newSession,
         !first404
-          ? sessionNotEnded(dead)
+          ? 'the session never met its 404'
           : newSession
-            ? `after ${brief(first404)} the client sent initialize without a session id (${brief(reinit.exchange)}) and got ${issued}`
+            ? `after ${label(first404)} the client sent initialize without a session id (${label(reinit.exchange)}) and got ${issued}`
             : reinit === undefined
-              ? `after ${brief(first404)} no new initialize was sent`
-              : `the initialize after ${brief(first404)} ${sessionOf(reinit.exchange) !== undefined ? `carried the dead id ${sessionOf(reinit.exchange)}` : 'got no new session id'} (${brief(reinit.exchange)})`,
+              ? `after ${label(first404)} no new initialize was sent`
+              : `the initialize after ${label(first404)} ${sessionOf(reinit.exchange) !== undefined ? `carried the dead id ${sessionOf(reinit.exchange)}` : 'got no new session id'} (${label(reinit.exchange)})`,
         [...(first404 ? [first404] : []), ...(reinit ? [reinit.exchange] : [])],
       ),
-      check(
+      checkIf(
+        notExercised,
         'no-reinitialize-on-stale-404',
         staleRule(revision, 'SHOULD'),
-        !newSession || noStale !== undefined || reinitAfterStale.length === 0,
-        !newSession
-          ? 'no replacement session was started: nothing to keep'
-          : (noStale ??
-            (reinitAfterStale.length === 0
-              ? `the stale ${brief(stale404!)} led to no new initialize`
-              : `the stale ${brief(stale404!)} led to a new initialize: ${list(reinitAfterStale)}`)),
+        () => reinitAfterStale.length === 0,
+        () => (reinitAfterStale.length === 0 ? `the stale ${label(stale404!)} led to no new initialize` : `the stale ${label(stale404!)} led to a new initialize: ${labels(reinitAfterStale)}`),
         [...(stale404 ? [stale404] : []), ...reinitAfterStale],
       ),
-      check(
+      checkIf(
+        notExercised,
         'replacement-kept',
         staleRule(revision, 'SHOULD'),
-        !newSession || noStale !== undefined || (afterStale.length > 0 && offReplacement.length === 0),
-        !newSession
-          ? 'no replacement session was started: nothing to keep'
-          : (noStale ??
-            (afterStale.length === 0
-              ? `nothing was sent after the stale ${brief(stale404!)}`
-              : offReplacement.length === 0
-                ? `all ${afterStale.length} requests after the stale ${brief(stale404!)} carried the replacement id ${replacement}`
-                : `after the stale ${brief(stale404!)} ${offReplacement.length} requests did not carry the replacement id ${replacement}: ${offReplacement
-                    .map((e: WireExchange) => `${brief(e)} with ${sessionOf(e) ?? 'no session id'}`)
-                    .join(', ')}`)),
+        () => afterStale.length > 0 && offReplacement.length === 0,
+        () =>
+          afterStale.length === 0
+            ? `nothing was sent after the stale ${label(stale404!)}`
+            : offReplacement.length === 0
+              ? `all ${afterStale.length} requests after the stale ${label(stale404!)} carried the replacement id ${replacement}`
+              : `after the stale ${label(stale404!)} ${offReplacement.length} requests did not carry the replacement id ${replacement}: ${offReplacement
+                  .map((e: WireExchange) => `${label(e)} with ${sessionOf(e) ?? 'no session id'}`)
+                  .join(', ')}`,
         [...(stale404 ? [stale404] : []), ...offReplacement],
       ),
     ];
   },
   doctored: [
+    {
+      check: 'session-ended',
+      unmet: true,
+      how: 'no request with the issued id was answered 404 (the session never ended under the client)',
+      doctor: (e) => ({ ...e, exchanges: e.exchanges.map((x) => (x.status === 404 ? { ...x, status: 200 } : x)) }),
+    },
     {
       check: 'replacement-kept',
       how: 'a throwaway session opened first (as mcp-remote does), and every request after the stale 404 sent with the dead id',
@@ -159,7 +175,7 @@ export const stale404AfterReplacement = defineScenario<{ expiring: ExpiringSessi
         const { dead, stale404 } = the404s(opened);
         if (!stale404 || dead === undefined) return opened;
         const moved = (x: WireExchange) => x.startedAt >= stale404.headersAt! && sessionOf(x) !== undefined;
-        return { ...opened, exchanges: opened.exchanges.map((x) => (moved(x) ? { ...x, requestHeaders: { ...x.requestHeaders, 'mcp-session-id': dead } } : x)) };
+        return { ...opened, exchanges: opened.exchanges.map((x) => (moved(x) ? { ...x, requestHeaders: { ...x.requestHeaders, [HEADERS.session]: dead } } : x)) };
       },
     },
   ],
