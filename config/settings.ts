@@ -84,10 +84,14 @@ export function settings(): Settings {
   return (current ??= readSettings());
 }
 
-/** The time policy the settings give, before any client is calibrated. */
-export function basePolicy(from: Settings = settings()): TimePolicy {
+/**
+ * The time policy the settings give: their scale and the bounds the user set explicitly, with a client's measured
+ * start-up when it has been calibrated (suites/calibration.ts).
+ */
+export function basePolicy(from: Settings = settings(), calibratedStartupMs?: number): TimePolicy {
   return timePolicy({
     scale: from.timeScale,
+    ...(calibratedStartupMs !== undefined ? { calibratedStartupMs } : {}),
     overrides: {
       ...(from.operationTimeoutMs !== undefined ? { operation: from.operationTimeoutMs } : {}),
       ...(from.helloTimeoutMs !== undefined ? { hello: from.helloTimeoutMs } : {}),

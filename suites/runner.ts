@@ -10,8 +10,8 @@ import { connectionsClosed, type OpenConnection } from '../servers/listen.ts';
 import type { ReferenceServer } from '../servers/reference-server.ts';
 import type { Revision } from '../protocol/revisions.ts';
 import { startReferenceServer } from '../servers/server.ts';
-import { basePolicy } from '../config/settings.ts';
-import { ATTEMPT_GROWTH, MAX_ATTEMPTS, scaledBy, timePolicy, type TimePolicy } from '../config/time.ts';
+import { basePolicy, settings } from '../config/settings.ts';
+import { ATTEMPT_GROWTH, MAX_ATTEMPTS, scaledBy, type TimePolicy } from '../config/time.ts';
 import { calibrate } from './calibration.ts';
 import { check, precondition } from './checks.ts';
 import { ClientHung, ClientMisbehaved, describeError, describeValue } from './outcome.ts';
@@ -216,7 +216,9 @@ export async function runScenario(scenario: Scenario, adapter: ClientAdapter, re
   let clientError: string | undefined;
   const caseId = options.caseId ?? `${scenario.id}@${revision}`;
   const startClient = async () => {
-    const client = await bounded(invoke(traces, 'start', () => adapter.start(caseId), A_CLIENT), 'start the client', operationTimeoutMs);
+    // A client in another process (one that can be interrupted) may be started again here, with a fresh hello.
+    const startBound = adapter.interrupted ? operationTimeoutMs + time.ms.hello : operationTimeoutMs;
+    const client = await bounded(invoke(traces, 'start', () => adapter.start(caseId), A_CLIENT), 'start the client', startBound);
     clients.push(client);
     return client;
   };
@@ -359,15 +361,8 @@ export async function runCase(scenario: Scenario, adapter: ClientAdapter, revisi
 
 /** The settings' policy with this client's start-up measured once per run (memoized per adapter). */
 export async function calibratedPolicy(adapter: ClientAdapter): Promise<TimePolicy> {
-  const base = basePolicy();
-  const startup = await calibrate(adapter, base);
-  return startup === undefined ? base : timePolicy({ scale: base.scale, calibratedStartupMs: startup, overrides: overridesOf(base) });
-}
-
-/** The bases a user set explicitly (operation, hello), unscaled, so a calibrated policy keeps them. */
-function overridesOf(policy: TimePolicy): Partial<TimePolicy['ms']> {
-  const plain = timePolicy({ scale: policy.scale });
-  return Object.fromEntries(Object.entries(policy.ms).filter(([base, value]) => base !== 'startup' && base !== 'operation' && plain.ms[base as keyof TimePolicy['ms']] !== value).map(([base, value]) => [base, value / policy.scale]));
+  const startup = await calibrate(adapter, basePolicy());
+  return basePolicy(settings(), startup);
 }
 
 /** The observed values as plain data: one the client gave that cannot be cloned (a function, say) is recorded as what it is. */
