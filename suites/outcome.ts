@@ -3,6 +3,7 @@
 // `observed`; the judge reads the same record back. Also the errors the runner raises for a client that hangs or breaks
 // the adapter contract, the one line that describes anything a client threw, and the server side of an operation
 // (its handler running, aborted).
+import type { TimePolicy } from '../config/time.ts';
 import type { FixtureState, ToolRun } from '../servers/fixtures.ts';
 import type { WireExchange, WireRecord } from '../servers/wire-record.ts';
 import { check } from './checks.ts';
@@ -153,6 +154,9 @@ export function runWithin(fixtures: FixtureState, predicate: (run: ToolRun) => b
     () => false,
   );
 }
+
+/** How long the fixture's slow tool works when its call must stay in flight for the whole case: past every bound of the case. */
+export const inFlightMs = (time: TimePolicy): number => 2 * time.ms.operation;
 
 /** The context's bound, as scenarios get it. */
 export type Bound = <T>(operation: Promise<T>, what: string, timeoutMs?: number) => Promise<T>;

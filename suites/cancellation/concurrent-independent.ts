@@ -1,23 +1,25 @@
+import type { TimePolicy } from '../../config/time.ts';
 import { isModern, L_AND_M } from '../../protocol/revisions.ts';
 import type { WireExchange } from '../../servers/wire-record.ts';
 import { check, clientCompleted, precondition } from '../checks.ts';
-import { describeOutcome, holdsWithin, outcomeOf, rejectedWithin, runWithin, startCall, Watched, type Outcome } from '../outcome.ts';
+import { describeOutcome, holdsWithin, inFlightMs, outcomeOf, rejectedWithin, runWithin, startCall, Watched, type Outcome } from '../outcome.ts';
 import { defineScenario, type Evidence } from '../scenario.ts';
 import { cancellation, requestIds } from '../spec.ts';
 import { cancelNotifications, idOf, label, labels, requests, sessionKey, withRefusedAttemptSharingId, withThrowawaySession } from '../wire.ts';
 
-/** Three slow calls, told apart by their `ms` argument; the middle one is cancelled. */
-const CALLS = { first: 10_001, cancelled: 10_002, third: 10_003 } as const;
+/** Three slow calls in flight for the whole case, told apart by their `ms` argument (a millisecond apart); the middle one is cancelled. */
+const CALLS = { first: 1, cancelled: 2, third: 3 } as const;
 type Name = keyof typeof CALLS;
 const NAMES = Object.keys(CALLS) as Name[];
+const msOf = (time: TimePolicy, name: Name): number => inFlightMs(time) + CALLS[name];
 
-function exchangeOf(exchanges: readonly WireExchange[], name: Name): WireExchange | undefined {
-  return exchanges.find((e) => e.requestMessages.some((m) => m.method === 'tools/call' && (m.params?.['arguments'] as { ms?: unknown } | undefined)?.ms === CALLS[name]));
+function exchangeOf(exchanges: readonly WireExchange[], name: Name, time: TimePolicy): WireExchange | undefined {
+  return exchanges.find((e) => e.requestMessages.some((m) => m.method === 'tools/call' && (m.params?.['arguments'] as { ms?: unknown } | undefined)?.ms === msOf(time, name)));
 }
 
 /** What touched a call on the wire or on the server: a notification naming it, its stream closed by the client, its handler aborted. */
-function touched(evidence: Pick<Evidence, 'exchanges' | 'toolRuns'>, name: Name): string[] {
-  const exchange = exchangeOf(evidence.exchanges, name);
+function touched(evidence: Pick<Evidence, 'exchanges' | 'toolRuns' | 'time'>, name: Name): string[] {
+  const exchange = exchangeOf(evidence.exchanges, name, evidence.time);
   if (exchange === undefined) return [];
   const id = idOf(exchange, 'tools/call');
   const marks: string[] = [];
@@ -37,21 +39,21 @@ export const concurrentIndependent = defineScenario({
   async run({ connect, bounded, server, observe, time }) {
     const client = await connect();
     const controller = new AbortController();
-    const first = new Watched(client.callTool('slow', { ms: CALLS.first }));
-    const cancelled = new Watched(client.callTool('slow', { ms: CALLS.cancelled }, { signal: controller.signal }));
-    const third = await startCall(server.fixtures, bounded, client.callTool('slow', { ms: CALLS.third }), 'slow', 'three slow calls', 3);
+    const first = new Watched(client.callTool('slow', { ms: msOf(time, 'first') }));
+    const cancelled = new Watched(client.callTool('slow', { ms: msOf(time, 'cancelled') }, { signal: controller.signal }));
+    const third = await startCall(server.fixtures, bounded, client.callTool('slow', { ms: msOf(time, 'third') }), 'slow', 'three slow calls', 3);
     const calls: Record<Name, Watched> = { first, cancelled, third };
     const abortedAt = performance.now();
     controller.abort();
     await cancelled.within(time.ms.react);
     observe('cancelled', cancelled.since(abortedAt));
     // The cancelled call's cancellation reaching the server (event-driven)…
-    const cancelledId = idOf(exchangeOf(server.record.exchanges, 'cancelled'), 'tools/call');
+    const cancelledId = idOf(exchangeOf(server.record.exchanges, 'cancelled', time), 'tools/call');
     await runWithin(server.fixtures, (run) => run.requestId === cancelledId && run.abortedAt !== undefined, 'the cancelled call’s handler to abort', time.ms.react);
     // …then a quiet window in which the other two must run on: it ends early if either is touched.
     await holdsWithin(
       server.record,
-      (record) => (['first', 'third'] as const).some((name) => touched({ exchanges: record.exchanges, toolRuns: server.fixtures.runs }, name).length > 0),
+      (record) => (['first', 'third'] as const).some((name) => touched({ exchanges: record.exchanges, toolRuns: server.fixtures.runs, time }, name).length > 0),
       'another call to be cancelled',
       time.ms.quiet,
     );
@@ -61,7 +63,7 @@ export const concurrentIndependent = defineScenario({
   judge(evidence) {
     const { revision } = evidence;
     const cancelled = outcomeOf(evidence, 'cancelled');
-    const exchanges = NAMES.map((name) => exchangeOf(evidence.exchanges, name)).filter((e) => e !== undefined);
+    const exchanges = NAMES.map((name) => exchangeOf(evidence.exchanges, name, evidence.time)).filter((e) => e !== undefined);
     const cancelledMarks = touched(evidence, 'cancelled').filter((mark) => isModern(revision) || !mark.startsWith('its stream'));
     const others = (['first', 'third'] as const).map((name) => ({ name, outcome: outcomeOf(evidence, name), marks: touched(evidence, name) }));
     const disturbed = others.filter(({ outcome, marks }) => outcome?.state !== 'pending' || marks.length > 0);
@@ -91,7 +93,7 @@ export const concurrentIndependent = defineScenario({
         rejectedWithin(cancelled, evidence.time.ms.react) || cancelledMarks.length > 0,
         // Ended for the caller, or on the wire: how well each is done is cancellation/legacy-notification's and modern-closes-stream's.
         `${describeOutcome(cancelled, 'the cancelled call')}; on the wire: ${cancelledMarks.join('; ') || 'nothing cancelled it'}`,
-        exchanges.filter((e) => e === exchangeOf(evidence.exchanges, 'cancelled')),
+        exchanges.filter((e) => e === exchangeOf(evidence.exchanges, 'cancelled', evidence.time)),
       ),
       check(
         'others-run-on',
@@ -102,7 +104,7 @@ export const concurrentIndependent = defineScenario({
           : disturbed
               .map(({ name, outcome, marks }) => `the ${name} call: ${[outcome?.state !== 'pending' ? describeOutcome(outcome, 'it') : '', ...marks].filter(Boolean).join('; ')}`)
               .join(' — '),
-        disturbed.map(({ name }) => exchangeOf(evidence.exchanges, name)).filter((e) => e !== undefined),
+        disturbed.map(({ name }) => exchangeOf(evidence.exchanges, name, evidence.time)).filter((e) => e !== undefined),
       ),
       check(
         'ids-unique',
@@ -134,8 +136,8 @@ export const concurrentIndependent = defineScenario({
       doctor: (e: Evidence) => {
         const opened = withThrowawaySession(e);
         const exchanges = withRefusedAttemptSharingId(opened.exchanges);
-        const first = exchangeOf(exchanges, 'first');
-        const cancelled = exchangeOf(exchanges, 'cancelled');
+        const first = exchangeOf(exchanges, 'first', e.time);
+        const cancelled = exchangeOf(exchanges, 'cancelled', e.time);
         if (!first || !cancelled) return { ...opened, exchanges };
         const id = idOf(first, 'tools/call');
         const reuse = (x: WireExchange) => ({ ...x, requestMessages: x.requestMessages.map((m) => (m.method === 'tools/call' ? { ...m, id } : m)) });

@@ -6,7 +6,7 @@ import type { ToolRun } from '../../servers/fixtures.ts';
 import type { Personality } from '../../servers/personality.ts';
 import type { WireExchange, WireRecord } from '../../servers/wire-record.ts';
 import { check, precondition } from '../checks.ts';
-import { describeOutcome, holdsWithin, outcomeOf, rejectedWithin, runWithin, startCall, type Outcome } from '../outcome.ts';
+import { describeOutcome, holdsWithin, inFlightMs, outcomeOf, rejectedWithin, runWithin, startCall, type Outcome } from '../outcome.ts';
 import type { Check, Evidence, ScenarioContext, SpecRef } from '../scenario.ts';
 
 export interface AnswersAfterCancel extends Personality {
@@ -62,7 +62,7 @@ export async function abortSlowCall(
   effectName: string,
 ): Promise<void> {
   const controller = new AbortController();
-  const call = await startCall(server.fixtures, bounded, client.callTool('slow', { ms: 10_000 }, { signal: controller.signal }), 'slow', 'the slow call');
+  const call = await startCall(server.fixtures, bounded, client.callTool('slow', { ms: inFlightMs(time) }, { signal: controller.signal }), 'slow', 'the slow call');
   const abortedAt = performance.now();
   controller.abort();
   await call.within(time.ms.react);

@@ -1,7 +1,7 @@
 import type { TimePolicy } from '../../config/time.ts';
 import { isHttpSse, isModern, L_AND_M } from '../../protocol/revisions.ts';
 import { check, clientCompleted, precondition } from '../checks.ts';
-import { describeOutcome, holdsWithin, outcomeOf, rejectedWithin, Watched } from '../outcome.ts';
+import { describeOutcome, holdsWithin, inFlightMs, outcomeOf, rejectedWithin, Watched } from '../outcome.ts';
 import { defineScenario, type Evidence } from '../scenario.ts';
 import { cancellation, timeouts } from '../spec.ts';
 import { label, toolCallExchanges, wireCancelOf } from '../wire.ts';
@@ -19,7 +19,7 @@ export const timeoutCancels = defineScenario({
     const client = await connect();
     const timeoutMs = timeoutOf(time);
     const issuedAt = performance.now();
-    const call = new Watched(client.callTool('slow', { ms: 10_000 }, { timeoutMs }));
+    const call = new Watched(client.callTool('slow', { ms: inFlightMs(time) }, { timeoutMs }));
     await call.within(timeoutMs + time.ms.react);
     // Measured from the moment the timeout should have fired.
     observe('call', call.since(issuedAt + timeoutMs));
@@ -48,7 +48,7 @@ export const timeoutCancels = defineScenario({
         'stops-waiting',
         timeouts(revision, 'when the timeout passes without a response, the sender stops waiting for it', 'SHOULD'),
         rejectedWithin(call, evidence.time.ms.react),
-        `${describeOutcome(call, `the call with a ${timeoutMs} ms timeout`)}${call?.state === 'pending' ? '' : ' past its timeout'} (the tool answers after 10 s)`,
+        `${describeOutcome(call, `the call with a ${timeoutMs} ms timeout`)}${call?.state === 'pending' ? '' : ' past its timeout'} (the tool answers after ${inFlightMs(evidence.time)} ms)`,
         slow ? [slow] : [],
       ),
       check(

@@ -1,6 +1,6 @@
 import { isModern, L_AND_M } from '../../protocol/revisions.ts';
 import { check, clientCompleted, precondition } from '../checks.ts';
-import { describeOutcome, handlerAborted, holdsWithin, outcomeOf, rejectedWithin, runWithin, startCall, type Outcome } from '../outcome.ts';
+import { describeOutcome, handlerAborted, holdsWithin, inFlightMs, outcomeOf, rejectedWithin, runWithin, startCall, type Outcome } from '../outcome.ts';
 import { defineScenario, type Evidence } from '../scenario.ts';
 import { cancelOnTheWire, handlerSeesCancel, shutdown } from '../spec.ts';
 import { toolCallExchanges, wireCancelOf } from '../wire.ts';
@@ -13,7 +13,7 @@ export const inFlightSettled = defineScenario({
   source: { spec: shutdown('2025-06-18', 'closing ends every call in flight: it settles, and is cancelled on the wire', 'SHOULD') },
   async run({ connect, bounded, server, observe, revision, time }) {
     const client = await connect();
-    const call = await startCall(server.fixtures, bounded, client.callTool('slow', { ms: 10_000 }), 'slow', 'the slow call');
+    const call = await startCall(server.fixtures, bounded, client.callTool('slow', { ms: inFlightMs(time) }), 'slow', 'the slow call');
     const closedAt = performance.now();
     const closing = bounded(client.close(), 'close');
     closing.catch(() => {});

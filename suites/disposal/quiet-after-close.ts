@@ -3,7 +3,7 @@ import { delete405 } from '../../servers/personalities/delete-405.ts';
 import type { Personality } from '../../servers/personality.ts';
 import type { WireExchange } from '../../servers/wire-record.ts';
 import { check, clientCompleted, precondition } from '../checks.ts';
-import { holdsWithin, ordinaryRejection, startCall } from '../outcome.ts';
+import { holdsWithin, inFlightMs, ordinaryRejection, startCall } from '../outcome.ts';
 import { defineScenario, type Evidence } from '../scenario.ts';
 import { shutdown } from '../spec.ts';
 import { after, labels, seqNow } from '../wire.ts';
@@ -35,7 +35,7 @@ export const quietAfterClose = defineScenario({
     const client = await connect();
     await bounded(client.listTools(), 'tools/list');
     // A call in flight (its response stream open) when the client closes.
-    await startCall(server.fixtures, bounded, client.callTool('slow', { ms: 10_000 }), 'slow', 'the slow call');
+    await startCall(server.fixtures, bounded, client.callTool('slow', { ms: inFlightMs(time) }), 'slow', 'the slow call');
     const closeFromSeq = seqNow(server.record);
     observe('closeFromSeq', closeFromSeq);
     try {
