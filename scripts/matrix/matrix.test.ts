@@ -107,7 +107,7 @@ describe('a matrix run', { timeout: 0 }, () => {
     expect(refused.stderr).toMatch(/--resume runs what the interrupted run was asked to: drop --clients/);
   });
 
-  test('two vitest shards with blob reports, merged, give the same cells as one run', () => {
+  test('two vitest shards with blob reports, merged, give the same cells as one run; a missing shard leaves it incomplete, and --resume completes it', () => {
     const blobs = join(work, 'blobs');
     const out = join(work, 'merged');
     const env = { ...process.env, [MATRIX_ENV.file]: join(work, 'small.json'), [MATRIX_ENV.scenario]: scenario, [MATRIX_ENV.out]: out, [MATRIX_ENV.progress]: '0' };
@@ -129,6 +129,13 @@ describe('a matrix run', { timeout: 0 }, () => {
     expect(half.run).toMatchObject({ complete: false, plannedCells: merged.cells.length, missingCells: merged.cells.length - half.cells.length });
     expect(half.cells.length).toBeGreaterThan(0);
     expect(half.cells.length).toBeLessThan(merged.cells.length);
+    // The nightly job then completes it: --resume runs the missing shard's cells only.
+    const resumed = spawnSync(NODE, [CLI, 'matrix', '--resume', out], { cwd: ROOT, encoding: 'utf8', timeout: childBound(), env: { ...process.env, [MATRIX_ENV.progress]: '0' } });
+    expect(resumed.status, resumed.stderr + resumed.stdout).toBe(0);
+    expect(resumed.stderr).toContain(`${merged.cells.length - half.cells.length} of ${merged.cells.length} planned cells are missing`);
+    const completed = parseResults(readFileSync(join(out, 'results.json'), 'utf8'));
+    expect(completed.run).toMatchObject({ complete: true, missingCells: 0 });
+    expect(completed.cells.map(verdictKey).sort()).toEqual(merged.cells.map(verdictKey).sort());
   });
 });
 
