@@ -262,7 +262,8 @@ function render(comparison: Comparison, current: MatrixResults | undefined, styl
   const newPasses = improvements.filter((change) => change.to === 'pass').length;
   const unjudged = comparison.couldNotJudge.length;
   // Cells the suite could not judge are never "nothing changed": the title says how many.
-  const verdict = `${regressions.length > 0 ? plural(regressions.length, 'regression') : 'no regressions'}${unjudged > 0 ? `, ${plural(unjudged, 'cell')} could not be judged in one of the runs` : ''}`;
+  const missing = current?.run.complete === false ? `, the current run is incomplete (${plural(current.run.missingCells, 'cell')} missing)` : '';
+  const verdict = `${regressions.length > 0 ? plural(regressions.length, 'regression') : 'no regressions'}${unjudged > 0 ? `, ${plural(unjudged, 'cell')} could not be judged in one of the runs` : ''}${missing}`;
   const lines = [
     style.title(verdict),
     '',

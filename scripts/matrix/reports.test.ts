@@ -428,6 +428,7 @@ describe('compare', () => {
   test('says when a run is incomplete: its missing cells show as removed, not as changes', () => {
     const comparison = compare(results, incomplete(results));
     expect(comparison.removedCells).toHaveLength(5);
+    expect(renderComparisonText(comparison, incomplete(results)).split('\n')[0]).toBe('matrix comparison: no regressions, the current run is incomplete (5 cells missing)');
     expect(comparison.notes).toEqual([expect.stringContaining('the current run is an incomplete run: 5 of 170 planned cells have no result (interrupted by SIGINT)')]);
   });
 
