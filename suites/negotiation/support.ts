@@ -16,10 +16,10 @@ import type { Check, ConnectTarget, Evidence, ScenarioContext, SpecRef } from '.
 
 /**
  * The connect bound of a case whose client must act on an answer (fail, retry, fall back) rather than wait for another:
- * this client's start-up (calibrated) and room to react, so a slow starter still reaches the answer and a client that
- * waits on it gives up well before the runner's bound.
+ * this client's start-up (calibrated), so a slow starter still reaches the answer, and room for several reactions, so
+ * a client that reacts slowly on a loaded machine is told apart from one that sits the bound out.
  */
-export const connectBound = (time: TimePolicy): number => time.ms.startup + 2 * time.ms.react;
+export const connectBound = (time: TimePolicy): number => time.ms.startup + 4 * time.ms.react;
 
 // — running a case —
 
@@ -112,6 +112,8 @@ export interface CaseJudgement {
   unreached?: string;
   /** What broke the rule in this case, or undefined when it held. */
   broken?: string;
+  /** How it held, for the detail (when the rule reads better with it). */
+  held?: string;
   /** The exchanges that show it. */
   exchanges?: readonly WireExchange[];
 }
