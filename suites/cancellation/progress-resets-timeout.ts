@@ -1,10 +1,10 @@
 import type { TimePolicy } from '../../config/time.ts';
 import { L } from '../../protocol/revisions.ts';
-import { check, clientCompleted, precondition } from '../checks.ts';
+import { check, checkIf, clientCompleted, precondition } from '../checks.ts';
 import { describeOutcome, outcomeOf, Watched } from '../outcome.ts';
 import { defineScenario, type Evidence } from '../scenario.ts';
 import { timeouts } from '../spec.ts';
-import { label, toolCallExchanges } from '../wire.ts';
+import { answerOf, label, requests } from '../wire.ts';
 
 /** Progress reports the tool makes before it answers: the work lasts well past the timeout, so a client that gave up had not been answered. */
 const STEPS = 16;
@@ -19,16 +19,29 @@ function bounds(time: TimePolicy) {
   return { intervalMs, timeoutMs: 6 * intervalMs, workMs: STEPS * intervalMs };
 }
 
-/** The progress notifications the server wrote for the call's token (before the call's timeout, when `beforeTimeout`). */
-function progressOf(evidence: Evidence) {
-  const { timeoutMs } = bounds(evidence.time);
-  const exchange = toolCallExchanges(evidence.exchanges, 'progress')[0];
-  const token = (exchange?.requestMessages.find((m) => m.method === 'tools/call')?.params?.['_meta'] as { progressToken?: unknown } | undefined)?.progressToken;
+/**
+ * The call on the server's clock, in the order things happened: when it arrived, the progress written for its token,
+ * when it was answered, and when the client ended it (issued at `issuedAt`, settled `afterMs` later). A loaded machine
+ * stretches every step, so the judge compares these moments, never the nominal work time.
+ */
+function timelineOf(evidence: Evidence) {
+  const sent = requests(evidence.exchanges, 'tools/call', 'progress')[0];
+  const exchange = sent?.exchange;
+  const token = (sent?.message.params?.['_meta'] as { progressToken?: unknown } | undefined)?.progressToken;
   const progress = evidence.exchanges
     .flatMap((e) => e.responseMessages)
-    .filter(({ message }) => message.method === 'notifications/progress' && token !== undefined && message.params?.['progressToken'] === token);
-  const beforeTimeout = exchange === undefined ? [] : progress.filter(({ at }) => at < exchange.startedAt + timeoutMs);
-  return { exchange, token, progress, beforeTimeout };
+    .filter(({ message }) => message.method === 'notifications/progress' && token !== undefined && message.params?.['progressToken'] === token)
+    .map(({ at }) => at);
+  const answeredAt = sent === undefined ? undefined : answerOf(evidence.exchanges, sent)?.at;
+  const call = outcomeOf(evidence, 'call');
+  const issuedAt = evidence.observed.issuedAt as number | undefined;
+  const endedAt = call !== undefined && call.state !== 'pending' && issuedAt !== undefined ? issuedAt + call.afterMs : undefined;
+  // While the call was alive for the client: until it ended it or was answered.
+  const until = Math.min(endedAt ?? Infinity, answeredAt ?? Infinity);
+  const alive = progress.filter((at) => at < until);
+  const marks = exchange === undefined ? [] : [exchange.startedAt, ...alive, ...(Number.isFinite(until) ? [until] : [])];
+  const longestGap = Math.max(0, ...marks.slice(1).map((at, index) => at - marks[index]!));
+  return { exchange, token, progress, alive, answeredAt, endedAt, call, longestGap };
 }
 
 export const progressResetsTimeout = defineScenario({
@@ -37,9 +50,10 @@ export const progressResetsTimeout = defineScenario({
   revisions: L,
   requires: ['request-timeout'],
   source: { spec: timeouts('2025-06-18', 'progress MAY reset the timeout clock; a maximum timeout SHOULD always be enforced, regardless of progress', 'SHOULD') },
-  async run({ connect, observe, time }) {
+  async run({ connect, observe, server, time }) {
     const { intervalMs, timeoutMs, workMs } = bounds(time);
     const client = await connect();
+    observe('issuedAt', server.record.now());
     const issuedAt = performance.now();
     const call = new Watched(client.callTool('progress', { steps: STEPS, intervalMs }, { timeoutMs }));
     // Long enough for the whole work: a client whose timeout progress keeps extending gets the answer.
@@ -49,37 +63,42 @@ export const progressResetsTimeout = defineScenario({
   judge(evidence) {
     const { revision } = evidence;
     const { intervalMs, timeoutMs, workMs } = bounds(evidence.time);
-    const call = outcomeOf(evidence, 'call');
-    const { exchange, token, progress, beforeTimeout } = progressOf(evidence);
+    const { exchange, token, progress, alive, answeredAt, endedAt, call, longestGap } = timelineOf(evidence);
     const lived = call?.afterMs;
     const run = evidence.toolRuns.find((r) => r.tool === 'progress');
-    // The maximum held when the request was given up before its work was done: the caller got a rejection, or the
-    // client cancelled it (the server's run was aborted). Whether it also stopped waiting is cancellation/timeout-cancels'.
-    const gaveUp = call?.state === 'rejected' && (lived ?? Infinity) < workMs;
+    // The maximum held when the request was given up before its work was done: the caller got a rejection before the
+    // answer was written, or the client cancelled it (the server's run was aborted). Whether it also stopped waiting is
+    // cancellation/timeout-cancels'.
+    const gaveUp = call?.state === 'rejected' && (answeredAt === undefined || (endedAt ?? Infinity) < answeredAt);
     const cancelled = run?.abortedAt !== undefined && call?.state !== 'resolved';
     const stopped = gaveUp || cancelled;
+    // A call that lived on is a reset without a maximum only if progress came often enough to reset it each time; with a
+    // longer gap (a starved server) a late timer and a reset look alike.
+    const steady = longestGap < timeoutMs;
     const reset = call !== undefined && call.state !== 'pending' && (lived ?? 0) > timeoutMs + intervalMs;
     const seen = `${progress.length} progress notifications reached the wire`;
     return [
       precondition(
         'progress-during-call',
         timeouts(revision, 'a maximum timeout SHOULD always be enforced, regardless of progress notifications', 'SHOULD'),
-        call !== undefined && exchange !== undefined && beforeTimeout.length > 0,
+        call !== undefined && exchange !== undefined && alive.length > 0,
         call === undefined || exchange === undefined
           ? 'the script did not get to issue the call'
           : token === undefined
             ? `${label(exchange)} carried no progress token, so the server sent no progress that could reset its timeout`
-            : beforeTimeout.length === 0
-              ? `no progress reached the wire within the call’s ${timeoutMs} ms timeout (${seen})`
-              : `${beforeTimeout.length} progress notifications reached the wire within the call’s ${timeoutMs} ms timeout`,
+            : alive.length === 0
+              ? `no progress reached the wire before the call ended (${seen})`
+              : `${alive.length} progress notifications reached the wire while the call was alive`,
         exchange ? [exchange] : [],
       ),
       clientCompleted(evidence, timeouts(revision, 'a request with a timeout', 'MUST')),
-      check(
+      checkIf(
+        stopped || steady ? undefined : `the call lived on, but progress came with a gap of ${Math.round(longestGap)} ms, longer than its ${timeoutMs} ms timeout (a starved server): a reset cannot be told from a late timer`,
         'maximum-timeout-holds',
         timeouts(revision, 'implementations SHOULD always enforce a maximum timeout, regardless of progress notifications', 'SHOULD'),
-        stopped,
-        `${describeOutcome(call, `the call with a ${timeoutMs} ms timeout`)} from when it was issued${cancelled && !gaveUp ? ', but the client cancelled it on the wire (the server’s run was aborted)' : ''}; the tool reports progress every ${intervalMs} ms and answers after ${workMs} ms (${seen})`,
+        () => stopped,
+        () =>
+          `${describeOutcome(call, `the call with a ${timeoutMs} ms timeout`)} from when it was issued${cancelled && !gaveUp ? ', but the client cancelled it on the wire (the server’s run was aborted)' : ''}; the tool reports progress every ${intervalMs} ms and answers after ${workMs} ms (${seen}${answeredAt === undefined ? ', no answer written' : ''})`,
         exchange ? [exchange] : [],
       ),
       check(
