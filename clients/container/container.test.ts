@@ -8,7 +8,7 @@ import { SCENARIOS } from '../../suites/index.ts';
 import { failOnLeakedHandles } from '../../suites/leaks.ts';
 import { basePolicy } from '../../config/settings.ts';
 import { runScenario } from '../../suites/runner.ts';
-import { PYTHON_DRIVER } from '../process/test-support.ts';
+import { PYTHON_DRIVER } from '../process/testdata/support.ts';
 import { CONTAINER_LABEL, ContainerAdapterError, containerAdapter, containerBounds, engineAvailable, imageAvailable, type ContainerAdapter, type ContainerAdapterConfig } from './adapter.ts';
 
 /** Every bound here from the time policy (config/settings.ts), as the adapter's own are. */

@@ -12,7 +12,7 @@ import { startReferenceServer } from '../../servers/server.ts';
 import { runScenario } from '../../suites/runner.ts';
 import { basePolicy } from '../../config/settings.ts';
 import { processAdapter, programOperationMs, type ProcessAdapter } from '../process/adapter.ts';
-import { BASIC_SCENARIOS, groupExists, NO_PYTHON, NODE, NODE_DRIVER, PYTHON_DRIVER } from '../process/test-support.ts';
+import { BASIC_SCENARIOS, groupExists, NO_PYTHON, NODE, NODE_DRIVER, PYTHON_DRIVER } from '../process/testdata/support.ts';
 
 const DRIVERS = [
   { driver: 'node', command: NODE, args: [NODE_DRIVER], skip: false },

@@ -17,7 +17,7 @@ import type { ClientAdapter } from '../adapter.ts';
 import { BUILT_IN_ADAPTERS } from '../index.ts';
 import { referenceClient } from '../reference/index.ts';
 import { processAdapter, programOperationMs, MAX_LINE_BYTES, type ProcessAdapter } from '../process/adapter.ts';
-import { BASIC_SCENARIOS, CLI, eventually, groupExists, MISBEHAVING, NODE, NODE_DRIVER, ROOT, runningMembers } from '../process/test-support.ts';
+import { BASIC_SCENARIOS, CLI, eventually, groupExists, MISBEHAVING, NODE, NODE_DRIVER, ROOT, runningMembers } from '../process/testdata/support.ts';
 import { basePolicy, readSettings } from '../../config/settings.ts';
 import { connectionsClosed, openConnections, type OpenConnection } from '../../servers/listen.ts';
 import type { Revision } from '../../protocol/revisions.ts';

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { basePolicy, readSettings } from '../../config/settings.ts';
 import { SCENARIOS } from '../../suites/index.ts';
 import { plannedCases } from '../../suites/plan.ts';
-import { BASIC_SCENARIO_IDS, CLI, eventually, MISBEHAVING, NO_PYTHON, NODE, NODE_DRIVER, PYTHON_DRIVER, ROOT } from './test-support.ts';
+import { BASIC_SCENARIO_IDS, CLI, eventually, MISBEHAVING, NO_PYTHON, NODE, NODE_DRIVER, PYTHON_DRIVER, ROOT } from './testdata/support.ts';
 
 /** At most `size` jobs at once, the rest in order. */
 class Semaphore {

@@ -12,7 +12,7 @@ import { startReferenceServer } from '../../servers/server.ts';
 import { runScenario } from '../../suites/runner.ts';
 import { FEATURES } from '../adapter.ts';
 import { processAdapter } from './adapter.ts';
-import { BASIC_SCENARIOS, NO_PYTHON, NODE, NODE_DRIVER, PYTHON_DRIVER, ROOT } from './test-support.ts';
+import { BASIC_SCENARIOS, NO_PYTHON, NODE, NODE_DRIVER, PYTHON_DRIVER, ROOT } from './testdata/support.ts';
 
 const time = basePolicy();
 const schema = JSON.parse(readFileSync(join(import.meta.dirname, 'line-protocol.schema.json'), 'utf8'));

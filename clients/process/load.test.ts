@@ -5,7 +5,7 @@ import type { ClientAdapter } from '../adapter.ts';
 import { referenceClient } from '../reference/index.ts';
 import { basePolicy } from '../../config/settings.ts';
 import { adapterProblems, adaptersFromEnv, AdapterLoadError, loadAdapter, loadAdapterCommand, loadChosenAdapter, runnerOperationTimeoutMs, splitCommandLine, timeoutsFromEnv } from '../load.ts';
-import { groupExists, MISBEHAVING, NODE, NODE_DRIVER, ROOT } from './test-support.ts';
+import { groupExists, MISBEHAVING, NODE, NODE_DRIVER, ROOT } from './testdata/support.ts';
 
 const MODULES = join(import.meta.dirname, 'testdata', 'modules');
 /** A module path as a user would type it from the project root. */

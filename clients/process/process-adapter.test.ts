@@ -11,7 +11,7 @@ import { plannedCases } from '../../suites/plan.ts';
 import { CLIENT_RUNNING, runScenario } from '../../suites/runner.ts';
 import type { ScenarioResult } from '../../suites/scenario.ts';
 import { MAX_RESTARTS, processAdapter, programOperationMs, programTimeouts, type ProcessAdapter, type ProcessAdapterConfig } from './adapter.ts';
-import { BASIC_SCENARIOS, eventually, groupExists, MISBEHAVING, NO_PYTHON, NODE, NODE_DRIVER, PYTHON_DRIVER, runningMembers } from './test-support.ts';
+import { BASIC_SCENARIOS, eventually, groupExists, MISBEHAVING, NO_PYTHON, NODE, NODE_DRIVER, PYTHON_DRIVER, runningMembers } from './testdata/support.ts';
 
 const started: ProcessAdapter[] = [];
 

@@ -12,7 +12,7 @@ import { plannedCases } from '../../suites/plan.ts';
 import { CLIENT_RUNNING, runCase, runScenario } from '../../suites/runner.ts';
 import type { ScenarioResult } from '../../suites/scenario.ts';
 import { MAX_RESTARTS, processAdapter, type ProcessAdapter, type ProcessAdapterConfig } from './adapter.ts';
-import { BASIC_SCENARIOS, eventually, groupExists, MISBEHAVING, MORTAL, NODE, NODE_DRIVER, runningMembers } from './test-support.ts';
+import { BASIC_SCENARIOS, eventually, groupExists, MISBEHAVING, MORTAL, NODE, NODE_DRIVER, runningMembers } from './testdata/support.ts';
 
 const time = basePolicy();
 const started: ProcessAdapter[] = [];

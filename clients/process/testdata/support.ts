@@ -3,15 +3,15 @@
 import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { basePolicy } from '../../config/settings.ts';
-import { SCENARIOS } from '../../suites/index.ts';
-import type { Scenario } from '../../suites/scenario.ts';
+import { basePolicy } from '../../../config/settings.ts';
+import { SCENARIOS } from '../../../suites/index.ts';
+import type { Scenario } from '../../../suites/scenario.ts';
 
-export const ROOT = join(import.meta.dirname, '..', '..');
+export const ROOT = join(import.meta.dirname, '..', '..', '..');
 export const NODE_DRIVER = join(ROOT, 'clients', 'drivers', 'node', 'driver.ts');
 export const PYTHON_DRIVER = join(ROOT, 'clients', 'drivers', 'python', 'driver.py');
-export const MISBEHAVING = join(import.meta.dirname, 'testdata', 'misbehaving.ts');
-export const MORTAL = join(import.meta.dirname, 'testdata', 'mortal.ts');
+export const MISBEHAVING = join(import.meta.dirname, 'misbehaving.ts');
+export const MORTAL = join(import.meta.dirname, 'mortal.ts');
 export const CLI = join(ROOT, 'scripts', 'cli.ts');
 
 /**
