@@ -5,7 +5,7 @@ import { delayed404, type Delayed404 } from '../../servers/personalities/delayed
 import { expiringSessions, type ExpiringSessions } from '../../servers/personalities/expiring-sessions.ts';
 import type { ReferenceServer } from '../../servers/reference-server.ts';
 import type { WireExchange, WireRecord } from '../../servers/wire-record.ts';
-import { check, checkIf, clientCompleted } from '../checks.ts';
+import { check, checkIf, clientCompleted, precondition } from '../checks.ts';
 import { settle } from '../outcome.ts';
 import { defineScenario, type Evidence, type Level, type SpecRef } from '../scenario.ts';
 import { newSessionAfter404, sessionManagement } from '../spec.ts';
@@ -13,14 +13,15 @@ import { label, labels, operatingSession, operatingTraffic, requests, sessionOf,
 import { sessionEnded } from './support.ts';
 
 function bounds(time: TimePolicy) {
-  // A hold ends by itself after this, so a client that sends more requests with the dead id cannot stall the run.
-  const maxHoldMs = time.ms.react;
-  // Each wait for the client to react on the wire (the replacement session served, a request held).
+  // Each wait for the client to react on the wire (both requests held, the replacement session served).
   const reactMs = 4 * time.ms.react;
+  // A hold ends by itself after this, so a client that sends more requests with the dead id cannot stall the run; it
+  // outlasts the script's own two waits before it releases everything (a hold that ended by itself loses the order).
+  const maxHoldMs = 2 * reactMs + time.ms.react;
   return { maxHoldMs, reactMs };
 }
 
-const held = (record: WireRecord) => record.exchanges.filter((exchange) => exchange.notes.includes('delayed-404'));
+const held = (record: { exchanges: readonly WireExchange[] }) => record.exchanges.filter((exchange) => exchange.notes.includes('delayed-404'));
 
 /** The replacement session has served a tools/list: a session id other than the dead one answered one with a result. */
 function replacementServed(server: ReferenceServer, dead: string | undefined): boolean {
@@ -101,6 +102,9 @@ export const stale404AfterReplacement = defineScenario<{ expiring: ExpiringSessi
   judge(evidence) {
     const { revision, exchanges } = evidence;
     const { dead, answered404, first404, stale404 } = the404s(evidence);
+    // The two tools/list in flight when the session ended, held by the server; the script releases them one by one.
+    const inFlight = held(evidence).filter((exchange) => exchange.requestMessages.some((m) => m.method === 'tools/list')).slice(0, 2);
+    const timedOut = inFlight.filter((exchange) => exchange.notes.includes('delayed-404-timeout'));
     const laterThan = (at: number | undefined) => (at === undefined ? [] : exchanges.filter((exchange) => exchange.startedAt >= at));
     const traffic = new Set(operatingTraffic(evidence));
 
@@ -121,6 +125,17 @@ export const stale404AfterReplacement = defineScenario<{ expiring: ExpiringSessi
 
     return [
       sessionEnded(revision, dead, first404),
+      precondition(
+        'held-in-order',
+        staleRule(revision, 'SHOULD'),
+        inFlight.length === 2 && timedOut.length === 0,
+        inFlight.length < 2
+          ? `${inFlight.length} tools/list with the old id ${inFlight.length === 1 ? 'was' : 'were'} held: the two were not in flight together`
+          : timedOut.length > 0
+            ? `the hold of ${labels(timedOut)} ended by itself before the script released it: the 404s did not arrive in the order the scenario needs`
+            : `${labels(inFlight)} were held, then released one by one`,
+        inFlight,
+      ),
       clientCompleted(evidence, sessionManagement(revision, 'the session is replaced and used', 'MUST')),
       check(
         'new-session-after-first-404',
@@ -161,6 +176,15 @@ export const stale404AfterReplacement = defineScenario<{ expiring: ExpiringSessi
     ];
   },
   doctored: [
+    {
+      check: 'held-in-order',
+      unmet: true,
+      how: 'the hold of the first tools/list ended by itself (a client too slow for the script’s waits)',
+      doctor: (e) => {
+        const first = held(e).find((x) => x.requestMessages.some((m) => m.method === 'tools/list'));
+        return { ...e, exchanges: e.exchanges.map((x) => (x === first ? { ...x, notes: [...x.notes, 'delayed-404-timeout'] } : x)) };
+      },
+    },
     {
       check: 'session-ended',
       unmet: true,
