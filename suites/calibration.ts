@@ -33,7 +33,7 @@ const within = <T>(operation: Promise<T>, ms: number): Promise<T> =>
   });
 
 /** One start → connect → tools/list → close → dispose, in milliseconds; undefined when any step failed. */
-async function once(adapter: ClientAdapter, run: number, policy: TimePolicy): Promise<number | undefined> {
+async function once(adapter: ClientAdapter, run: number, policy: TimePolicy, enter: Enter): Promise<number | undefined> {
   const plain = plainCase(adapter);
   if (!plain) return undefined;
   const server = await startReferenceServer({ era: plain.revision });
@@ -42,32 +42,35 @@ async function once(adapter: ClientAdapter, run: number, policy: TimePolicy): Pr
   let client: ClientUnderTest | undefined;
   const started = performance.now();
   const steps = async () => {
-    client = await adapter.start(`calibration#${run}`);
+    client = await enter(() => adapter.start(`calibration#${run}`));
     const connection = await client.connect(server.url, { timeoutMs: bound, negotiation: plain.negotiation });
     await connection.listTools();
     await connection.close();
   };
   try {
-    await within(steps(), bound);
+    await within(enter(steps), bound);
     return performance.now() - started;
   } catch {
     // A client that cannot connect to a plain server is judged by the scenarios; its bounds stay the base ones.
     return undefined;
   } finally {
     const begun = client as ClientUnderTest | undefined;
-    if (begun) await within(Promise.resolve().then(() => begun.dispose()), policy.ms.operation).catch(() => {});
+    if (begun) await within(Promise.resolve().then(() => enter(() => begun.dispose())), policy.ms.operation).catch(() => {});
     await server.close();
   }
 }
 
+/** Runs a call into the client where the runner traces what it leaves behind (its timers), as in a case. */
+export type Enter = <T>(call: () => T) => T;
+
 /** The client's measured start-up in ms (memoized per adapter for the run), or undefined when it could not be measured. */
-export function calibrate(adapter: ClientAdapter, policy: TimePolicy): Promise<number | undefined> {
+export function calibrate(adapter: ClientAdapter, policy: TimePolicy, enter: Enter = (call) => call()): Promise<number | undefined> {
   let found = measured.get(adapter);
   if (!found) {
     found = (async () => {
       const runs: number[] = [];
       for (let run = 1; run <= RUNS; run++) {
-        const ms = await once(adapter, run, policy);
+        const ms = await once(adapter, run, policy, enter);
         if (ms === undefined) return undefined;
         runs.push(ms);
       }

@@ -263,12 +263,15 @@ export async function runScenario(scenario: Scenario, adapter: ClientAdapter, re
 
   let checks: Check[];
   let evidence: Evidence;
-  let ending: Ending = { findings: [], problems: [] };
+  let ending: Ending = { findings: [], problems: [], breaches: [] };
+  /** Where the client broke the adapter contract (threw synchronously, returned garbage): its doing, never inconclusive. */
+  const breaches: string[] = [];
   try {
     try {
       await scenario.run(context);
     } catch (error) {
       clientError = describeError(error);
+      if (error instanceof ClientMisbehaved) breaches.push(error.message);
     }
     // Judge what the server had received when the script ended; cleanup traffic is not the client's doing.
     evidence = {
@@ -293,7 +296,7 @@ export async function runScenario(scenario: Scenario, adapter: ClientAdapter, re
     cleaningUp = true;
     const servers = [server, ...otherServers.map((o) => o.server)];
     try {
-      ending = await cleanUp({ revision, servers, traces, connections, clients, pendingConnects, time });
+      ending = await cleanUp({ revision, servers, traces, connections, clients, pendingConnects, time, failedAlready: clientError !== undefined });
     } finally {
       if (--casesTracing === 0) timerHook.disable();
       await Promise.all(servers.map((s) => s.close()));
@@ -303,8 +306,16 @@ export async function runScenario(scenario: Scenario, adapter: ClientAdapter, re
   checks.push(...ending.findings);
   const interrupted = askInterrupted(adapter, caseId);
   if (interrupted !== undefined) checks.unshift(precondition(CLIENT_RUNNING, scenario.source.spec, false, interrupted));
-  const verdict = verdictOf(checks, options.strict);
-  const why = reasonOf(checks, verdict);
+  breaches.push(...ending.breaches);
+  let verdict = verdictOf(checks, options.strict);
+  let why = reasonOf(checks, verdict);
+  if (verdict === 'inconclusive' && breaches.length > 0) {
+    // The suite could not judge the rules because the client broke the contract: that is the client's failure.
+    verdict = 'fail';
+    why = `the client broke the adapter contract: ${[...new Set(breaches)].join('; ')}${why ? `; so: ${why}` : ''}`;
+  } else if (verdict === 'inconclusive' && clientError !== undefined) {
+    why = `${why ?? 'not judged'} (the client failed: ${clientError})`;
+  }
   return {
     ...identity,
     verdict,
@@ -361,8 +372,16 @@ export async function runCase(scenario: Scenario, adapter: ClientAdapter, revisi
 
 /** The settings' policy with this client's start-up measured once per run (memoized per adapter). */
 export async function calibratedPolicy(adapter: ClientAdapter): Promise<TimePolicy> {
-  const startup = await calibrate(adapter, basePolicy());
-  return basePolicy(settings(), startup);
+  // Traced like a case, so a timer the client leaves running cannot keep a finished run alive either.
+  const traces: ClientTraces = { timers: [] };
+  if (casesTracing++ === 0) timerHook.enable();
+  try {
+    const startup = await calibrate(adapter, basePolicy(), (call) => clientContext.run(traces, call));
+    return basePolicy(settings(), startup);
+  } finally {
+    for (const timer of runningTimers(traces)) timer.unref();
+    if (--casesTracing === 0) timerHook.disable();
+  }
 }
 
 /** The observed values as plain data: one the client gave that cannot be cloned (a function, say) is recorded as what it is. */
@@ -378,17 +397,18 @@ function recordable(observed: Record<string, unknown>): Record<string, unknown> 
   );
 }
 
-/** What cleanup found: the MAY findings, and the closes and disposes that hung or broke the contract. */
+/** What cleanup found: the MAY findings, the closes and disposes that hung or broke the contract, and the contract breaches among them. */
 interface Ending {
   findings: Check[];
   problems: string[];
+  breaches: string[];
 }
 
 /**
  * Closes every connection and disposes every client, each bounded once (a close the scenario already started is
  * waited for only for what is left of its bound), then looks at what the client left behind.
  */
-async function cleanUp({ revision, servers, traces, connections, clients, pendingConnects, time }: {
+async function cleanUp({ revision, servers, traces, connections, clients, pendingConnects, time, failedAlready }: {
   revision: Revision;
   servers: readonly ReferenceServer[];
   traces: ClientTraces;
@@ -396,28 +416,38 @@ async function cleanUp({ revision, servers, traces, connections, clients, pendin
   clients: readonly ClientUnderTest[];
   pendingConnects: ReadonlyMap<Promise<unknown>, number>;
   time: TimePolicy;
+  /** The script already met a client error: an ordinary dispose rejection after it is the same fault, not another. */
+  failedAlready: boolean;
 }): Promise<Ending> {
   const operationTimeoutMs = time.ms.operation;
-  const problems: string[] = [];
+  // A Set: the script's close() and cleanup's may meet the same fault; it is said once.
+  const problems = new Set<string>();
+  const breaches = new Set<string>();
   // Only the contract's own failures are problems here: an ordinary rejection of a second close is disposal/idempotent-close's to judge.
   const note = (error: unknown) => {
-    if (error instanceof ClientHung || error instanceof ClientMisbehaved) problems.push(error.message);
+    if (error instanceof ClientHung || error instanceof ClientMisbehaved) problems.add(error.message);
+    if (error instanceof ClientMisbehaved) breaches.add(error.message);
   };
   // What is left of an operation's own bound (never more than one operation timeout): a hung operation is not waited for twice.
   const remaining = (deadline: number) => Math.max(0, Math.min(operationTimeoutMs, deadline - performance.now()));
   await Promise.all(
     connections.map((held) =>
       held.closing
-        ? bounded(held.closing.settled, 'close', remaining(held.closing.deadline)).catch(() => problems.push(`close did not settle within ${operationTimeoutMs} ms`))
+        ? bounded(held.closing.settled, 'close', remaining(held.closing.deadline)).catch(() => problems.add(`close did not settle within ${operationTimeoutMs} ms`))
         : bounded(invoke(traces, 'close', () => held.connection.close()), 'close', operationTimeoutMs).catch(note),
     ),
   );
-  for (const held of connections) if (held.closeProblem !== undefined) problems.push(held.closeProblem);
+  for (const held of connections) {
+    if (held.closeProblem === undefined) continue;
+    problems.add(held.closeProblem);
+    breaches.add(held.closeProblem);
+  }
   await Promise.all([...pendingConnects].map(([connecting, deadline]) => bounded(connecting, 'connect', remaining(deadline)).catch(noop)));
   await Promise.all(
     clients.map((client) =>
       bounded(invoke(traces, 'dispose', () => client.dispose()), 'dispose', operationTimeoutMs).catch((error: unknown) => {
-        problems.push(error instanceof ClientHung || error instanceof ClientMisbehaved ? error.message : `dispose failed: ${describeError(error)}`);
+        if (error instanceof ClientHung || error instanceof ClientMisbehaved) note(error);
+        else if (!failedAlready && problems.size === 0) problems.add(`dispose failed: ${describeError(error)}`);
       }),
     ),
   );
@@ -435,5 +465,5 @@ async function cleanUp({ revision, servers, traces, connections, clients, pendin
       `the client left ${timers.length} timer${timers.length === 1 ? '' : 's'} running after dispose (${listed(timers.map(describeTimer))}), unref'd by the runner so ${timers.length === 1 ? 'it' : 'they'} cannot keep the process alive`,
     );
   }
-  return { findings, problems };
+  return { findings, problems: [...problems], breaches: [...breaches] };
 }

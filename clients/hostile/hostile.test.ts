@@ -219,9 +219,10 @@ interface InProcessCase {
   /** The scenario it runs (default: SCENARIO, every operation of a connection). */
   scenario?: Scenario;
   /**
-   * A client that fails before any initialize was answered (its start() or connect() hangs, throws or returns
-   * garbage) leaves the scenario's rule unexercised: the judge's handshake-answered precondition makes the case
-   * inconclusive, while client-completed fails all the same.
+   * A client whose start() or connect() hangs before any initialize was answered leaves the scenario's rule
+   * unexercised: the judge's handshake-answered precondition makes the case inconclusive (run again with larger
+   * bounds), while client-completed fails all the same. One that throws synchronously or returns garbage broke the
+   * adapter contract: that is its own doing, and the case fails.
    */
   verdict: 'pass' | 'fail' | 'inconclusive';
   /** The bound the run waits for: none, one operation's, a connect's, or the drain of connections left open. */
@@ -269,8 +270,8 @@ const IN_PROCESS: InProcessCase[] = [
   },
   { what: 'dispose() never settles: client-completed fails', hostility: { hangs: 'dispose' }, verdict: 'fail', waits: 'operation', expects: ({ operationMs }) => ({ completed: notCleanly(`dispose did not settle within ${operationMs} ms`) }) },
   // 3. throws synchronously
-  { what: 'start() throws synchronously', hostility: { throws: 'start' }, verdict: 'inconclusive', waits: 'nothing', expects: () => ({ clientError: `ClientMisbehaved: start threw ${thrown('start')}` }) },
-  { what: 'connect() throws synchronously', hostility: { throws: 'connect' }, verdict: 'inconclusive', waits: 'nothing', expects: () => ({ clientError: `ClientMisbehaved: connect threw ${thrown('connect')}` }) },
+  { what: 'start() throws synchronously', hostility: { throws: 'start' }, verdict: 'fail', waits: 'nothing', expects: () => ({ clientError: `ClientMisbehaved: start threw ${thrown('start')}` }) },
+  { what: 'connect() throws synchronously', hostility: { throws: 'connect' }, verdict: 'fail', waits: 'nothing', expects: () => ({ clientError: `ClientMisbehaved: connect threw ${thrown('connect')}` }) },
   { what: 'callTool() throws synchronously', hostility: { throws: 'callTool' }, verdict: 'fail', waits: 'nothing', expects: () => ({ clientError: `ClientMisbehaved: callTool threw ${thrown('callTool')}` }) },
   {
     what: 'close() throws synchronously: the script fails, and so does client-completed',
@@ -281,13 +282,13 @@ const IN_PROCESS: InProcessCase[] = [
   },
   { what: 'dispose() throws synchronously: client-completed fails', hostility: { throws: 'dispose' }, verdict: 'fail', waits: 'nothing', expects: () => ({ completed: notCleanly(`dispose threw ${thrown('dispose')}`) }) },
   // 4. returns garbage
-  { what: 'start() returns null', hostility: { returns: 'start-null' }, verdict: 'inconclusive', waits: 'nothing', expects: () => ({ clientError: 'ClientMisbehaved: start returned null, not a client instance' }) },
-  { what: 'connect() returns null', hostility: { returns: 'connect-null' }, verdict: 'inconclusive', waits: 'nothing', expects: () => ({ clientError: 'ClientMisbehaved: connect returned null, not a connection' }) },
-  { what: 'connect() returns a number', hostility: { returns: 'connect-number' }, verdict: 'inconclusive', waits: 'nothing', expects: () => ({ clientError: 'ClientMisbehaved: connect returned a number (42), not a connection' }) },
+  { what: 'start() returns null', hostility: { returns: 'start-null' }, verdict: 'fail', waits: 'nothing', expects: () => ({ clientError: 'ClientMisbehaved: start returned null, not a client instance' }) },
+  { what: 'connect() returns null', hostility: { returns: 'connect-null' }, verdict: 'fail', waits: 'nothing', expects: () => ({ clientError: 'ClientMisbehaved: connect returned null, not a connection' }) },
+  { what: 'connect() returns a number', hostility: { returns: 'connect-number' }, verdict: 'fail', waits: 'nothing', expects: () => ({ clientError: 'ClientMisbehaved: connect returned a number (42), not a connection' }) },
   {
     what: 'connect() returns an object without the methods',
     hostility: { returns: 'connect-without-methods' },
-    verdict: 'inconclusive',
+    verdict: 'fail',
     waits: 'nothing',
     expects: () => ({ clientError: 'ClientMisbehaved: connect returned an object without listTools, callTool and close, not a connection' }),
   },
@@ -670,16 +671,14 @@ describe('the command line, as a child process: each run prints its verdict tabl
       // unmet precondition, the client's own error is in the evidence (--verbose).
       what: 'synchronous throw (connect)',
       args: ['--adapter', `./${rel(join(MODULES, 'throws-in-connect.ts'))}`, ...only],
-      rows: () => ({ '2025-06-18': '\\? inconclusive .* handshake-answered: no initialize was answered' }),
-      stderr: INCONCLUSIVE_ONE,
-      code: 0,
+      rows: () => ({ '2025-06-18': 'fail .* the client broke the adapter contract: connect (threw|returned null)' }),
+      code: 1,
     },
     {
       what: 'garbage (connect returns null)',
       args: ['--adapter', `./${rel(join(MODULES, 'connect-returns-null.ts'))}`, ...only],
-      rows: () => ({ '2025-06-18': '\\? inconclusive .* handshake-answered: no initialize was answered' }),
-      stderr: INCONCLUSIVE_ONE,
-      code: 0,
+      rows: () => ({ '2025-06-18': 'fail .* the client broke the adapter contract: connect (threw|returned null)' }),
+      code: 1,
     },
     {
       what: 'leaked sockets',
