@@ -23,10 +23,12 @@ function slowToStart(inner: ClientAdapter): ClientAdapter {
       const client = await inner.start(caseId);
       return {
         async connect(url, options) {
-          const began = performance.now();
-          await new Promise((resolve) => setTimeout(resolve, START_MS));
-          // Its start-up counts against its own connect timeout, as a real client's would.
-          return client.connect(url, { ...options, timeoutMs: Math.max(1, options.timeoutMs - (performance.now() - began)) });
+          // Its start-up counts against its own connect timeout, as a real client's would: when the timeout ends
+          // first, it gives up without having sent anything.
+          const left = options.timeoutMs - START_MS;
+          await new Promise((resolve) => setTimeout(resolve, Math.min(START_MS, options.timeoutMs)));
+          if (left <= 0) throw new Error(`connect timed out after ${options.timeoutMs} ms while starting`);
+          return client.connect(url, { ...options, timeoutMs: left });
         },
         dispose: () => client.dispose(),
       };
