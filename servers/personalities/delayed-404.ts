@@ -17,12 +17,10 @@ export interface Delayed404 extends Personality {
   releaseDelayed(count?: number): number;
   /** How many answers are being held. */
   heldCount(): number;
-  /** Sets how long a hold lasts at most, for holds that begin from now on (a scenario sizes it from its time policy). */
-  holdAtMost(ms: number): void;
 }
 
 export function delayed404(options: { maxHoldMs?: number } = {}): Delayed404 {
-  let maxHoldMs = options.maxHoldMs ?? DELAYED_404_MAX_HOLD_MS;
+  const maxHoldMs = options.maxHoldMs ?? DELAYED_404_MAX_HOLD_MS;
   let host: PersonalityHost | undefined;
   const held: Pause[] = [];
   const backend = () => backendOf(host, 'delayed-404');
@@ -39,9 +37,6 @@ export function delayed404(options: { maxHoldMs?: number } = {}): Delayed404 {
       return released.length;
     },
     heldCount: () => held.filter((hold) => !hold.ended).length,
-    holdAtMost(ms) {
-      maxHoldMs = ms;
-    },
     async middleware({ res, exchange, record }, next) {
       const sessionId = sessionIdOf(exchange);
       if (sessionId === undefined || !backend().issuedSessions().includes(sessionId) || backend().liveSessions().includes(sessionId)) {

@@ -25,12 +25,11 @@ export const lateResponseIgnored = defineScenario<{ late: AnswersAfterCancel }>(
   revisions: L,
   requires: ['cancellation'],
   source: { spec: cancellation('2025-06-18', 'timing-considerations', 'Timing Considerations: both parties MUST handle the race gracefully', 'MUST') },
-  setup() {
-    const late = answersAfterCancel();
+  setup(_revision, time) {
+    const late = answersAfterCancel(time.ms.operation);
     return { server: { personalities: [late] }, state: { late } };
   },
   async run({ connect, bounded, server, observe, state, time }) {
-    state.late.holdAtMost(time.ms.operation);
     const answerAfterMs = answerAfterOf(time);
     const client = await connect();
     const controller = new AbortController();

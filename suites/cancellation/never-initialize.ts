@@ -1,6 +1,6 @@
 import type { TimePolicy } from '../../config/time.ts';
 import { L } from '../../protocol/revisions.ts';
-import { slowResponses, type SlowResponses } from '../../servers/personalities/slow-responses.ts';
+import { slowResponses } from '../../servers/personalities/slow-responses.ts';
 import { check, clientCompleted, precondition } from '../checks.ts';
 import { describeOutcome, holdsWithin, outcomeOf, settle } from '../outcome.ts';
 import { defineScenario, type Evidence } from '../scenario.ts';
@@ -16,19 +16,17 @@ function bounds(time: TimePolicy) {
   return { connectTimeoutMs, holdMs };
 }
 
-export const neverInitialize = defineScenario<{ slow: SlowResponses }>({
+export const neverInitialize = defineScenario({
   id: 'cancellation/never-initialize',
   title: 'A connect that times out during a held initialize sends no notifications/cancelled for it',
   revisions: L,
   requires: [],
   source: { spec: cancellation('2025-06-18', 'behavior-requirements', 'Behavior Requirements: the initialize request MUST NOT be cancelled by clients', 'MUST') },
-  setup() {
-    const slow = slowResponses();
-    return { server: { personalities: [slow] }, state: { slow } };
+  setup(_revision, time) {
+    return { server: { personalities: [slowResponses({ method: 'initialize', ms: bounds(time).holdMs, count: 1 })] }, state: undefined };
   },
-  async run({ connect, server, observe, state, time }) {
-    const { connectTimeoutMs, holdMs } = bounds(time);
-    state.slow.slowNext(1, { method: 'initialize', ms: holdMs });
+  async run({ connect, server, observe, time }) {
+    const { connectTimeoutMs } = bounds(time);
     observe('connect', await settle(connect({ timeoutMs: connectTimeoutMs })));
     // A cancellation is sent when the client gives up, or not at all: wait as long as a client takes to react (a loaded
     // machine delays a wrong one past a 200 ms quiet window), ending early if one comes.

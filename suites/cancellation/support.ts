@@ -1,7 +1,6 @@
 // What the cancellation scenarios share: a server that answers a call although it was cancelled, the abort of a slow
 // call both transports' scenarios drive, and what they judge of it (the call was running; it rejected promptly).
 import type { ClientConnection } from '../../clients/adapter.ts';
-import { TIME_BASES } from '../../config/time.ts';
 import type { ToolRun } from '../../servers/fixtures.ts';
 import type { Personality } from '../../servers/personality.ts';
 import type { WireExchange, WireRecord } from '../../servers/wire-record.ts';
@@ -12,8 +11,6 @@ import type { Check, Evidence, ScenarioContext, SpecRef } from '../scenario.ts';
 export interface AnswersAfterCancel extends Personality {
   /** How many cancellations it held until the request they name had been answered. */
   held(): number;
-  /** The longest a cancellation is held (default: one operation bound at scale 1); the script sets its case's. */
-  holdAtMost(ms: number): void;
 }
 
 /**
@@ -22,20 +19,17 @@ export interface AnswersAfterCancel extends Personality {
  * is never aborted, the server answers the cancelled request after the client cancelled it, and the cancellation
  * arrives after processing completed (which the server MAY ignore). Where the answer travels on the call's own
  * response stream (Streamable HTTP), it reaches a client that keeps that stream open until its notification is
- * accepted; on HTTP+SSE it arrives on the GET stream. Each held exchange is noted `held-cancel-until-answered`.
+ * accepted; on HTTP+SSE it arrives on the GET stream. Each held exchange is noted `held-cancel-until-answered`; a hold
+ * lasts at most `maxHoldMs` (it ends at once when the client or the server closes).
  *
  * Suite-local (suites/cancellation), not a server personality: scenario cancellation/late-response-ignored.
  */
-export function answersAfterCancel(): AnswersAfterCancel {
+export function answersAfterCancel(maxHoldMs: number): AnswersAfterCancel {
   let held = 0;
-  let maxHoldMs: number = TIME_BASES.operation;
   return {
     name: 'answers-after-cancel',
     eras: ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25', 'dual'],
     held: () => held,
-    holdAtMost(ms) {
-      maxHoldMs = ms;
-    },
     async middleware({ res, exchange, record }, next) {
       const cancel = exchange.requestMessages.find((message) => message.method === 'notifications/cancelled');
       const requestId = cancel?.params?.['requestId'];

@@ -34,13 +34,12 @@ export const closeDuringConnect = defineScenario<{ slow: SlowResponses }>({
   revisions: L_AND_M,
   requires: [],
   source: { spec: shutdown('2025-06-18', 'over HTTP, giving up is closing the connection: nothing is sent afterwards', 'SHOULD') },
-  setup() {
-    const slow = slowResponses();
+  setup(revision, time) {
+    const slow = slowResponses({ method: firstRequest(revision), ms: bounds(time).holdMs, count: 1 });
     return { server: { personalities: [slow] }, state: { slow } };
   },
-  async run({ connect, server, observe, revision, state, time }) {
+  async run({ connect, server, observe, time }) {
     const { connectTimeoutMs, holdMs } = bounds(time);
-    state.slow.slowNext(1, { method: firstRequest(revision), ms: holdMs });
     const started = performance.now();
     // Measured from the moment the connect should have given up.
     observe('connect', await settle(connect({ timeoutMs: connectTimeoutMs }), started + connectTimeoutMs));

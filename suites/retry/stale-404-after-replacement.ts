@@ -63,15 +63,14 @@ export const stale404AfterReplacement = defineScenario<{ expiring: ExpiringSessi
   revisions: STREAMABLE_REVISIONS,
   requires: [],
   source: { spec: staleRule('2025-11-25', 'SHOULD'), seed: 'seed 002 (a delayed 404 for a legacy session already replaced must not drop the valid replacement)' },
-  setup: () => {
+  setup: (_revision, time) => {
     // expiring-sessions before delayed-404: the session must have ended when delayed-404 looks at the request.
     const expiring = expiringSessions();
-    const delayed = delayed404();
+    const delayed = delayed404({ maxHoldMs: bounds(time).maxHoldMs });
     return { server: { personalities: [expiring, delayed] }, state: { expiring, delayed } };
   },
   async run({ connect, bounded, state, observe, server, time }) {
-    const { maxHoldMs, reactMs } = bounds(time);
-    state.delayed.holdAtMost(maxHoldMs);
+    const { reactMs } = bounds(time);
     const client = await connect();
     await bounded(client.listTools(), 'tools/list');
     // The session the tools/list ran on (a client may have opened one before that it set aside).
