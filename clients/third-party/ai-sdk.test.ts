@@ -7,7 +7,7 @@ import { failOnLeakedHandles } from '../../suites/leaks.ts';
 import { handshakeOrder } from '../../suites/negotiation/handshake-order.ts';
 import { modernEnvelope } from '../../suites/negotiation/modern-envelope.ts';
 import { loadAdapter } from '../load.ts';
-import { smokeCases, type SmokeCase } from './test-support.ts';
+import { smokeCases, type SmokeCase } from './testdata/support.ts';
 
 const http = await loadAdapter('./clients/third-party/ai-sdk.ts', { factoryOptions: { name: 'ai-sdk' } });
 const sse = await loadAdapter('./clients/third-party/ai-sdk.ts', { factoryOptions: { name: 'ai-sdk-sse', transport: 'sse' } });

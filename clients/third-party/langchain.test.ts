@@ -7,7 +7,7 @@ import { deleteIssuedSession } from '../../suites/disposal/delete-issued-session
 import { failOnLeakedHandles } from '../../suites/leaks.ts';
 import { handshakeOrder } from '../../suites/negotiation/handshake-order.ts';
 import { loadAdapter } from '../load.ts';
-import { smokeCases, type SmokeCase } from './test-support.ts';
+import { smokeCases, type SmokeCase } from './testdata/support.ts';
 
 const http = await loadAdapter('./clients/third-party/langchain.ts', { factoryOptions: { name: 'langchain' } });
 const sse = await loadAdapter('./clients/third-party/langchain.ts', { factoryOptions: { name: 'langchain-sse', transport: 'sse' } });

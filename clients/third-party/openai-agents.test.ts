@@ -8,7 +8,7 @@ import { failOnLeakedHandles } from '../../suites/leaks.ts';
 import { handshakeOrder } from '../../suites/negotiation/handshake-order.ts';
 import { modernEnvelope } from '../../suites/negotiation/modern-envelope.ts';
 import { loadAdapter } from '../load.ts';
-import { smokeCases, type SmokeCase } from './test-support.ts';
+import { smokeCases, type SmokeCase } from './testdata/support.ts';
 
 const http = await loadAdapter('./clients/third-party/openai-agents.ts', { factoryOptions: { name: 'openai-agents' } });
 const sse = await loadAdapter('./clients/third-party/openai-agents.ts', { factoryOptions: { name: 'openai-agents-sse', transport: 'sse' } });

@@ -1,11 +1,11 @@
 // What every third-party adapter's test proves on a few cases: the scenario produced a verdict, and the client's
 // opening request (initialize, or server/discover when it probes) reached the reference server.
 import { expect, test } from 'vitest';
-import type { Revision } from '../../protocol/revisions.ts';
-import { explain } from '../../suites/evidence.ts';
-import { runCase } from '../../suites/runner.ts';
-import type { Scenario } from '../../suites/scenario.ts';
-import type { ClientAdapter } from '../adapter.ts';
+import type { Revision } from '../../../protocol/revisions.ts';
+import { explain } from '../../../suites/evidence.ts';
+import { runCase } from '../../../suites/runner.ts';
+import type { Scenario } from '../../../suites/scenario.ts';
+import type { ClientAdapter } from '../../adapter.ts';
 
 export interface SmokeCase {
   adapter: ClientAdapter;
