@@ -6,7 +6,7 @@ import { expiringSessions, type ExpiringSessions } from '../../servers/personali
 import { unknownSession400 } from '../../servers/personalities/unknown-session-400.ts';
 import { defineScenario } from '../scenario.ts';
 import { sessionManagement } from '../spec.ts';
-import { judgeSessionLoss, runSessionLoss, sessionLoss } from './support.ts';
+import { judgeSessionLoss, runSessionLoss, sessionNeverLost } from './support.ts';
 
 const INTEROP =
   'interoperability, not spec text: the SDK examples answer an unknown session 400 -32000 "No valid session ID provided" where the spec says 404; a client SHOULD treat it as the 404';
@@ -37,14 +37,6 @@ export const expired400SessionMessage = defineScenario<{ expiring: ExpiringSessi
     });
   },
   doctored: [
-    {
-      check: 'session-lost',
-      unmet: true,
-      how: 'the client failed before its session met the 400: nothing after the first tools/list',
-      doctor: (e) => {
-        const { lost } = sessionLoss(e, TRIGGER);
-        return { ...e, exchanges: e.exchanges.filter((x) => lost === undefined || x.seq < lost.seq) };
-      },
-    },
+    sessionNeverLost(TRIGGER, '400'),
   ],
 });

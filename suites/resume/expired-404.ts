@@ -6,7 +6,7 @@ import { expiringSessions, type ExpiringSessions } from '../../servers/personali
 import { defineScenario } from '../scenario.ts';
 import { newSessionAfter404 } from '../spec.ts';
 import { sessionOf, withThrowawaySession } from '../wire.ts';
-import { doctorExchanges, judgeSessionLoss, runSessionLoss, sessionLoss, withHeader } from './support.ts';
+import { doctorExchanges, judgeSessionLoss, runSessionLoss, sessionLoss, sessionNeverLost, withHeader } from './support.ts';
 
 export const expired404 = defineScenario<{ expiring: ExpiringSessions }>({
   id: 'resume/expired-404',
@@ -24,15 +24,7 @@ export const expired404 = defineScenario<{ expiring: ExpiringSessions }>({
     return judgeSessionLoss(evidence, { trigger: { status: 404 }, answer: '404', recover: spec, restart: spec, completed: spec });
   },
   doctored: [
-    {
-      check: 'session-lost',
-      unmet: true,
-      how: 'the client failed before its session met the 404: nothing after the first tools/list',
-      doctor: (e) => {
-        const { lost } = sessionLoss(e, { status: 404 });
-        return { ...e, exchanges: e.exchanges.filter((x) => lost === undefined || x.seq < lost.seq) };
-      },
-    },
+    sessionNeverLost({ status: 404 }, '404'),
     {
       check: 'dead-id-never-sent-again',
       how: 'a throwaway session opened first (as mcp-remote does), and every request after the new initialize sent with the dead id',

@@ -8,7 +8,7 @@ import { ordinaryRejection } from '../outcome.ts';
 import { defineScenario, type Check, type Evidence } from '../scenario.ts';
 import { lifecycle, newSessionAfter404, protocolVersionHeader } from '../spec.ts';
 import { after, initializeResult, label, labels, operatingTraffic, withThrowawaySession } from '../wire.ts';
-import { revisionSwitch, sessionLoss, sessionLost, withHeader, type RevisionSwitch } from './support.ts';
+import { revisionSwitch, sessionLoss, sessionLost, sessionNeverLost, type RevisionSwitch, withHeader } from './support.ts';
 
 const SEED = 'seed 002 (the negotiated version went stale after a session expired and was re-initialized)';
 
@@ -112,15 +112,7 @@ export const negotiatedVersionAfterExpiry = defineScenario<{ switcher: RevisionS
     return checks;
   },
   doctored: [
-    {
-      check: 'session-lost',
-      unmet: true,
-      how: 'the client failed before its session met the 404: nothing after the first tools/list',
-      doctor: (e) => {
-        const { lost } = sessionLoss(e, { status: 404 });
-        return { ...e, exchanges: e.exchanges.filter((x) => lost === undefined || x.seq < lost.seq) };
-      },
-    },
+    sessionNeverLost({ status: 404 }, '404'),
     {
       check: 'header-follows',
       how: `requests after the new handshake carry the revision of the expired session`,

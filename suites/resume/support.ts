@@ -14,7 +14,7 @@ import { SseParser } from '../../servers/sse.ts';
 import type { WireExchange } from '../../servers/wire-record.ts';
 import { check, clientCompleted, precondition, unexercised } from '../checks.ts';
 import { ordinaryRejection } from '../outcome.ts';
-import type { Check, Evidence, ScenarioContext, SpecRef } from '../scenario.ts';
+import type { Check, DoctoredProof, Evidence, ScenarioContext, SpecRef } from '../scenario.ts';
 import { after, callsTool, carries, initializeResult, label, labels, operatingSession, operatingTraffic, sessionOf } from '../wire.ts';
 
 // — doctoring, for the proofs —
@@ -47,6 +47,19 @@ export interface SessionLossRules {
 }
 
 /** Where the session was lost and what the client did next, as the server saw it. */
+/** The proof that `session-lost` can be unmet: the record of a client that failed before its session met the loss. */
+export function sessionNeverLost(trigger: SessionLossRules['trigger'], answer: string): DoctoredProof {
+  return {
+    check: 'session-lost',
+    unmet: true,
+    how: `the client failed before its session met the ${answer}: nothing after the first tools/list`,
+    doctor: (e) => {
+      const { lost } = sessionLoss(e, trigger);
+      return { ...e, exchanges: e.exchanges.filter((x) => lost === undefined || x.seq < lost.seq) };
+    },
+  };
+}
+
 export function sessionLoss(evidence: Evidence, trigger: SessionLossRules['trigger']) {
   // The session the client's requests ran on: a session it set aside before (a connection test) is not the one lost.
   const dead = operatingSession(evidence);
