@@ -1,0 +1,20 @@
+// `list`: every scenario with its revisions, the features it needs and its spec reference.
+import { SCENARIOS } from '../../suites/index.ts';
+import { defineCommand } from './command.ts';
+
+export const list = defineCommand({
+  name: 'list',
+  summary: 'print every scenario with its revisions, features and spec reference',
+  options: {},
+  help: () => 'usage: mcp-client-conformance list\n\nEvery scenario: its id (for run --scenario), title, revisions, the adapter features it needs, and its spec section.',
+  async run() {
+    for (const scenario of SCENARIOS) {
+      const { spec, seed } = scenario.source;
+      console.log(`${scenario.id}\n  ${scenario.title}`);
+      console.log(`  revisions: ${scenario.revisions.join(', ')}`);
+      console.log(`  requires:  ${scenario.requires.length > 0 ? scenario.requires.join(', ') : '-'}`);
+      console.log(`  spec:      ${spec.level} ${spec.section} <${spec.url}>${seed ? `\n  seed:      ${seed}` : ''}`);
+    }
+    return 0;
+  },
+});

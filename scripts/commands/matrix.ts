@@ -1,0 +1,47 @@
+// `matrix`: every client of a matrix file across the suites (scripts/matrix/run.ts), and `matrix --resume`.
+import { defineCommand, optionLines, UsageError } from './command.ts';
+
+export const matrix = defineCommand({
+  name: 'matrix',
+  summary: 'run every client of the matrix file across the suites, in parallel, and write its reports',
+  options: {
+    config: { type: 'string' },
+    clients: { type: 'string' },
+    scenario: { type: 'string', multiple: true },
+    out: { type: 'string' },
+    shard: { type: 'string' },
+    strict: { type: 'boolean' },
+    compare: { type: 'string' },
+    resume: { type: 'string' },
+  },
+  help: () =>
+    [
+      'usage: mcp-client-conformance matrix [options]',
+      '       mcp-client-conformance matrix --resume <dir>',
+      '',
+      'Runs every client of the matrix file across the suites, in parallel, and writes results.json, summary.md,',
+      'junit.xml and report.html (docs/matrix-results.md).',
+      '',
+      optionLines([
+        ['--config <file>', 'the matrix file (default: matrix.json of the suite)'],
+        ['--clients <a,b,c*>', 'only these entries (a trailing * matches a prefix)'],
+        ['--scenario <text>', 'only scenarios whose id contains <text>'],
+        ['--out <dir>', 'the reports folder (default: reports/matrix)'],
+        ['--shard <i/n>', 'only this shard of the suite files, as vitest --shard'],
+        ['--strict', 'SHOULD violations fail instead of warning'],
+        ['--compare <file>', 'an earlier results.json: list regressions, exit 1 if any'],
+        ['--resume <dir>', 'complete an interrupted or killed matrix run: run only the cells missing from the reports\nfolder <dir>, with the selection it was started with, and write complete results'],
+      ]),
+      '',
+      'exit code: 0 done, 1 regressions against --compare, 2 bad usage or bad input, 3 an incomplete run (--resume',
+      'completes it), 130 or 143 interrupted',
+    ].join('\n'),
+  async run(values) {
+    if ((values.scenario?.length ?? 0) > 1) throw new UsageError('matrix takes one --scenario');
+    const { runMatrix } = await import('../matrix/run.ts');
+    const { config, clients, out, shard, strict, compare, resume } = values;
+    return runMatrix({ config, clients, out, shard, strict, compare, resume, scenario: values.scenario?.[0] }).catch((error: Error) => {
+      throw new UsageError(error.message);
+    });
+  },
+});
