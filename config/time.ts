@@ -29,6 +29,11 @@ export interface TimePolicy {
   calibratedStartupMs?: number;
   /** Each base, scaled (and `startup` raised to fit the calibration), whole milliseconds. */
   ms: Record<TimeBase, number>;
+  /**
+   * This run may be followed by another with larger bounds (runCase's earlier attempts): a deadline missed may be the
+   * machine's doing, so it is "time ran out" (inconclusive, and the case runs again), judged firmly only on the last run.
+   */
+  provisional?: true;
 }
 
 /** How much larger than its measured start-up a client's start-up bound is: room for a slower moment under load. */
@@ -49,6 +54,12 @@ export function timePolicy(options: { scale?: number; calibratedStartupMs?: numb
 /** The same policy with every bound `factor` times larger (a case run again because it was inconclusive). */
 export function scaledBy(policy: TimePolicy, factor: number): TimePolicy {
   return { ...policy, scale: policy.scale * factor, ms: Object.fromEntries(Object.entries(policy.ms).map(([base, value]) => [base, Math.round(value * factor)])) as Record<TimeBase, number> };
+}
+
+/** The policy of a run that another with larger bounds may follow (provisional), or of the last one (firm). */
+export function provisionally(policy: TimePolicy, provisional: boolean): TimePolicy {
+  const { provisional: _, ...firm } = policy;
+  return provisional ? { ...firm, provisional: true } : firm;
 }
 
 /** How many times a case inconclusive for lack of time runs in all, each time with bounds twice as large. */

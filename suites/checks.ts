@@ -1,5 +1,6 @@
 // The verbs of a judge: a rule judged, a rule never exercised, a precondition, and the check every scenario carries.
 // What the wire record says (which requests, which session, which answer) is suites/wire.ts.
+import type { TimePolicy } from '../config/time.ts';
 import type { WireExchange } from '../servers/wire-record.ts';
 import type { Check, Evidence, SpecRef } from './scenario.ts';
 
@@ -11,6 +12,19 @@ export function check(name: string, spec: SpecRef, ok: boolean, detail: string, 
 /** A rule the scenario never exercised: neither pass nor fail; `why` says what the suite could not drive. */
 export function unexercised(name: string, spec: SpecRef, why: string, exchanges: readonly WireExchange[] = []): Check {
   return { name, spec, outcome: 'inconclusive', detail: why, exchanges: exchanges.map((exchange) => exchange.seq) };
+}
+
+/** Whether a rule with a deadline held: in time, broken whatever the time (`false`), or not (yet) when the bound ended (`late`). */
+export type InTime = boolean | 'late';
+
+/**
+ * A rule with a deadline (the react bound, say). Held in time: pass; broken whatever the time: fail. Late (not held
+ * when the bound ended): a fail on a firm run, but on a provisional one (time.provisional: another run with larger
+ * bounds follows) a loaded machine may be the cause, so it is inconclusive, "time ran out", and the case runs again.
+ */
+export function checkInTime(time: TimePolicy, name: string, spec: SpecRef, held: InTime, detail: string, exchanges: readonly WireExchange[] = []): Check {
+  if (held !== 'late' || !time.provisional) return check(name, spec, held === true, detail, exchanges);
+  return unexercised(name, spec, `time ran out at time scale ${time.scale} (run again with larger bounds): ${detail}`, exchanges);
 }
 
 /**

@@ -6,7 +6,7 @@
 import type { TimePolicy } from '../config/time.ts';
 import type { FixtureState, ToolRun } from '../servers/fixtures.ts';
 import type { WireExchange, WireRecord } from '../servers/wire-record.ts';
-import { check } from './checks.ts';
+import { check, checkInTime, type InTime } from './checks.ts';
 import type { Check, Evidence, SpecRef } from './scenario.ts';
 
 // — what a client threw —
@@ -137,6 +137,15 @@ export function rejectedWithin(outcome: Outcome | undefined, ms: number): boolea
   return outcome?.state === 'rejected' && outcome.afterMs <= ms;
 }
 
+/**
+ * The same as a deadline (checks.ts `checkInTime`): rejected within `ms`; resolved (or not observed): broken whatever
+ * the time; still pending, or rejected after `ms`: late.
+ */
+export function rejectedInTime(outcome: Outcome | undefined, ms: number): InTime {
+  if (outcome === undefined || outcome.state === 'resolved') return false;
+  return rejectedWithin(outcome, ms) || 'late';
+}
+
 // — the server side of an operation —
 
 /** True when `predicate` held on the record within `ms` (event-driven; never throws). */
@@ -190,9 +199,9 @@ export async function startCall(fixtures: FixtureState, bounded: Bound, call: Pr
   return watched;
 }
 
-/** `handler-aborted`: the slow tool's handler saw its abort signal fire; `why` says what a client that fails it did. */
-export function handlerAborted(spec: SpecRef, run: ToolRun | undefined, slow: WireExchange | undefined, why?: string): Check {
+/** `handler-aborted`: the slow tool's handler saw its abort signal fire (a deadline: the react wait); `why` says what a client that fails it did. */
+export function handlerAborted(time: TimePolicy, spec: SpecRef, run: ToolRun | undefined, slow: WireExchange | undefined, why?: string): Check {
   const detail =
     run === undefined ? 'the slow tool never ran' : run.abortedAt !== undefined ? 'the slow handler’s abort signal fired' : `the slow handler was never aborted${why ? ` (${why})` : ''}`;
-  return check('handler-aborted', spec, run?.abortedAt !== undefined, detail, slow ? [slow] : []);
+  return checkInTime(time, 'handler-aborted', spec, run === undefined ? false : run.abortedAt !== undefined || 'late', detail, slow ? [slow] : []);
 }

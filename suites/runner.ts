@@ -11,7 +11,7 @@ import type { ReferenceServer } from '../servers/reference-server.ts';
 import type { Revision } from '../protocol/revisions.ts';
 import { startReferenceServer } from '../servers/server.ts';
 import { basePolicy, settings } from '../config/settings.ts';
-import { ATTEMPT_GROWTH, MAX_ATTEMPTS, scaledBy, type TimePolicy } from '../config/time.ts';
+import { ATTEMPT_GROWTH, MAX_ATTEMPTS, provisionally, scaledBy, type TimePolicy } from '../config/time.ts';
 import { calibrate } from './calibration.ts';
 import { check, precondition } from './checks.ts';
 import { ClientHung, ClientMisbehaved, describeError, describeValue } from './outcome.ts';
@@ -353,8 +353,9 @@ function completedCleanly(checks: Check[], problems: readonly string[], revision
 /**
  * Runs a case as the suites do: with the client's calibrated time policy (suites/calibration.ts), and, while it comes
  * out inconclusive for a reason that more time may cure, again with bounds twice as large, at most MAX_ATTEMPTS runs
- * in all. The result is the last run's, with the earlier runs in `attempts`. A client that is not running is not
- * run again: more time cannot bring it back.
+ * in all. The result is the last run's, with the earlier runs in `attempts`. Every run but the last is provisional
+ * (a deadline missed there is inconclusive, checks.ts `checkInTime`), so lateness is judged only with the largest
+ * bounds. A client that is not running is not run again: more time cannot bring it back.
  */
 export async function runCase(scenario: Scenario, adapter: ClientAdapter, revision: Revision, options: Omit<RunOptions, 'time'> & { time?: TimePolicy } = {}): Promise<ScenarioResult> {
   if (notApplicable(scenario, adapter, revision)) return runScenario(scenario, adapter, revision, options);
@@ -362,7 +363,8 @@ export async function runCase(scenario: Scenario, adapter: ClientAdapter, revisi
   const attempts: Attempt[] = [];
   for (let attempt = 1; ; attempt++) {
     const caseId = attempt === 1 ? `${scenario.id}@${revision}` : `${scenario.id}@${revision}#${attempt}`;
-    const result = await runScenario(scenario, adapter, revision, { ...options, time, caseId });
+    // Every run but the last is provisional: a deadline it misses is "time ran out", for the next run to judge.
+    const result = await runScenario(scenario, adapter, revision, { ...options, time: provisionally(time, attempt < MAX_ATTEMPTS), caseId });
     const again = result.verdict === 'inconclusive' && attempt < MAX_ATTEMPTS && !result.checks.some((c) => c.name === CLIENT_RUNNING && c.outcome !== 'pass');
     if (!again) return attempts.length > 0 ? { ...result, attempts } : result;
     attempts.push({ verdict: result.verdict, ...(result.reason !== undefined ? { reason: result.reason } : {}), scale: time.scale });

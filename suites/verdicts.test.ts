@@ -3,7 +3,11 @@ import { describe, expect, test } from 'vitest';
 import type { ClientAdapter } from '../clients/adapter.ts';
 import { handshakeOrder } from './negotiation/handshake-order.ts';
 import { deleteIssuedSession } from './disposal/delete-issued-session.ts';
-import { notApplicable, runScenario } from './runner.ts';
+import { timePolicy, provisionally } from '../config/time.ts';
+import { referenceClient } from '../clients/reference/index.ts';
+import { checkInTime } from './checks.ts';
+import { legacyNotification } from './cancellation/legacy-notification.ts';
+import { notApplicable, runCase, runScenario } from './runner.ts';
 import { verdictOf, type Check, type Level } from './scenario.ts';
 
 const checkAt = (level: Level, ok: boolean): Check => ({ name: `${level}-${ok}`, spec: { url: 'u', section: 's', level }, outcome: ok ? 'pass' : 'fail', detail: '', exchanges: [] });
@@ -32,5 +36,53 @@ describe('not applicable', () => {
     const result = await runScenario(handshakeOrder, bare, '2025-06-18');
     expect(result).toMatchObject({ verdict: 'n/a', reason: 'bare does not speak 2025-06-18' });
     expect(notApplicable(handshakeOrder, { ...bare, revisions: ['2026-07-28'] }, '2026-07-28')).toBe('bare declares no negotiation mode that reaches 2026-07-28');
+  });
+});
+
+describe('deadlines on provisional and firm runs', () => {
+  const spec = { url: 'u', section: 's', level: 'SHOULD' as const };
+  test('a deadline missed is "time ran out" (inconclusive) on a provisional run, a fail on a firm one; a rule broken whatever the time fails on both', () => {
+    const firm = timePolicy();
+    const provisional = provisionally(firm, true);
+    expect(checkInTime(provisional, 'prompt', spec, 'late', 'still pending').outcome).toBe('inconclusive');
+    expect(checkInTime(provisional, 'prompt', spec, 'late', 'still pending').detail).toMatch(/^time ran out at time scale 1 \(run again with larger bounds\): still pending/);
+    expect(checkInTime(firm, 'prompt', spec, 'late', 'still pending').outcome).toBe('fail');
+    expect(checkInTime(provisional, 'prompt', spec, false, 'resolved').outcome).toBe('fail');
+    expect(checkInTime(provisional, 'prompt', spec, true, 'rejected').outcome).toBe('pass');
+    expect(provisionally(provisional, false)).toEqual(firm);
+  });
+
+  test('a client late only at the first scale is run again with larger bounds and judged on the last run, and the result says so', async () => {
+    const time = timePolicy();
+    // Rejects an aborted call one and a half react bounds late: past the bound at scale 1, within it at scale 2.
+    const lateMs = Math.round(time.ms.react * 1.5);
+    const late: ClientAdapter = {
+      ...referenceClient,
+      name: 'late-rejecting-reference',
+      async start(caseId) {
+        const client = await referenceClient.start(caseId);
+        return {
+          dispose: () => client.dispose(),
+          async connect(url, options) {
+            const connection = await client.connect(url, options);
+            return {
+              ...connection,
+              info: () => connection.info(),
+              listTools: (o) => connection.listTools(o),
+              close: () => connection.close(),
+              callTool: (name, args, o) => connection.callTool(name, args, o).catch(async (error: unknown) => {
+                await new Promise((resolve) => setTimeout(resolve, lateMs));
+                throw error;
+              }),
+            };
+          },
+        };
+      },
+    };
+    const result = await runCase(legacyNotification, late, '2025-06-18', { time });
+    expect(result.attempts?.[0]).toMatchObject({ verdict: 'inconclusive', scale: 1 });
+    expect(result.attempts?.[0]?.reason).toMatch(/time ran out at time scale 1/);
+    expect(result.verdict, result.reason).toBe('pass');
+    expect(result.evidence?.time.scale).toBeGreaterThan(1);
   });
 });

@@ -6,6 +6,7 @@ import { isModern, type Revision } from '../protocol/revisions.ts';
 import { SSE_PATH } from '../servers/eras/http-sse.ts';
 import { MCP_PATH } from '../servers/eras/streamable-http.ts';
 import type { JsonRpcMessage, SentMessage, ServerMessage, WireExchange, WireRecord } from '../servers/wire-record.ts';
+import type { InTime } from './checks.ts';
 import type { Evidence } from './scenario.ts';
 
 /** Every JSON-RPC message the client sent, in arrival order, with its exchange. */
@@ -310,6 +311,8 @@ export function cancelNotifications(exchanges: readonly WireExchange[]): { excha
 export interface WireCancel {
   /** The call was cancelled the way the revision says. */
   ok: boolean;
+  /** The same as a deadline: cancelled; cancelled wrongly (`false`); or nothing decisive yet when the script stopped looking (`late`). */
+  inTime: InTime;
   /** Something decisive happened (a notification naming the call was answered, or its exchange ended): a script may stop waiting. */
   done: boolean;
   detail: string;
@@ -324,7 +327,7 @@ export interface WireCancel {
  */
 export function wireCancelOf(revision: Revision, exchanges: readonly WireExchange[], tool: string, nth = 0): WireCancel {
   const call = toolCallExchanges(exchanges, tool)[nth];
-  if (call === undefined) return { ok: false, done: false, detail: `no tools/call of ${tool} reached the server`, exchanges: [] };
+  if (call === undefined) return { ok: false, inTime: false, done: false, detail: `no tools/call of ${tool} reached the server`, exchanges: [] };
   const id = idOf(call, 'tools/call');
   const notifications = cancelNotifications(exchanges);
   if (isModern(revision)) {
@@ -332,6 +335,7 @@ export function wireCancelOf(revision: Revision, exchanges: readonly WireExchang
     const posted = notifications.map((n) => n.exchange);
     return {
       ok: closed && posted.length === 0,
+      inTime: posted.length > 0 ? false : closed || (call.endedBy === undefined && 'late'),
       done: call.endedBy !== undefined,
       detail: [
         closed
@@ -349,10 +353,12 @@ export function wireCancelOf(revision: Revision, exchanges: readonly WireExchang
   const naming = notifications.filter((n) => n.requestId === id);
   const accepted = naming.filter((n) => n.exchange.status !== undefined && n.exchange.status < 300);
   const others = notifications.filter((n) => n.requestId !== id);
+  const decided = naming.some((n) => n.exchange.status !== undefined || n.exchange.endedBy !== undefined);
   return {
     ok: accepted.length > 0,
+    inTime: accepted.length > 0 || (!decided && 'late'),
     // Decided once a notification naming the call has been answered (accepted or not).
-    done: naming.some((n) => n.exchange.status !== undefined || n.exchange.endedBy !== undefined),
+    done: decided,
     detail:
       naming.length === 0
         ? `no notifications/cancelled named the call’s id ${JSON.stringify(id)}${others.length > 0 ? ` (notifications named ${others.map((n) => JSON.stringify(n.requestId)).join(', ')})` : ''}`

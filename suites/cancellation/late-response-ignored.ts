@@ -1,8 +1,8 @@
 import type { TimePolicy } from '../../config/time.ts';
 import { L } from '../../protocol/revisions.ts';
 import type { WireExchange } from '../../servers/wire-record.ts';
-import { check, clientCompleted, precondition } from '../checks.ts';
-import { describeOutcome, holdsWithin, outcomeOf, rejectedWithin, startCall } from '../outcome.ts';
+import { check, checkInTime, clientCompleted, precondition } from '../checks.ts';
+import { describeOutcome, holdsWithin, outcomeOf, rejectedInTime, startCall } from '../outcome.ts';
 import { defineScenario, type Evidence } from '../scenario.ts';
 import { cancellation } from '../spec.ts';
 import { answerOf, cancelNotifications, carrying, idOf, label, labels, requests, sessionOf, toolCallExchanges } from '../wire.ts';
@@ -87,10 +87,11 @@ export const lateResponseIgnored = defineScenario<{ late: AnswersAfterCancel }>(
         slow ? [slow] : [],
       ),
       clientCompleted(evidence, cancellation(revision, 'timing-considerations', 'Timing Considerations: both parties MUST handle these race conditions gracefully', 'MUST')),
-      check(
+      checkInTime(
+        evidence.time,
         'late-answer-ignored',
         cancellation(revision, 'behavior-requirements', 'Behavior Requirements: the sender of the cancellation SHOULD ignore any response to the request that arrives afterward', 'SHOULD'),
-        rejectedWithin(call, evidence.time.ms.react),
+        rejectedInTime(call, evidence.time.ms.react),
         `${describeOutcome(call, 'the cancelled call')}; ${race}`,
         [slow, answer?.exchange, cancel?.exchange].filter((e) => e !== undefined),
       ),

@@ -1,7 +1,7 @@
 import { HEADERS } from '../../protocol/http.ts';
 import { isHttpSse, L } from '../../protocol/revisions.ts';
 import type { WireExchange } from '../../servers/wire-record.ts';
-import { check, clientCompleted } from '../checks.ts';
+import { check, checkInTime, clientCompleted } from '../checks.ts';
 import { handlerAborted } from '../outcome.ts';
 import { defineScenario, type Evidence } from '../scenario.ts';
 import { cancellation, cancelOnTheWire, handlerSeesCancel, sessionManagement, transports } from '../spec.ts';
@@ -48,7 +48,7 @@ export const legacyNotification = defineScenario({
     return [
       callRunning(cancelOnTheWire(revision), evidence, slow),
       clientCompleted(evidence, cancellation(revision, 'cancellation-flow', 'Cancellation Flow: the client cancels a call it issued', 'MUST')),
-      check('notification-sent', cancelOnTheWire(revision), wire.ok, wire.detail, wire.exchanges),
+      checkInTime(evidence.time, 'notification-sent', cancelOnTheWire(revision), wire.inTime, wire.detail, wire.exchanges),
       check(
         'names-an-issued-request',
         cancellation(revision, 'behavior-requirements', 'Behavior Requirements: cancellation notifications MUST only reference requests previously issued in the same direction and believed to still be in progress', 'MUST'),
@@ -71,7 +71,7 @@ export const legacyNotification = defineScenario({
             : wrongHeaders.map((c) => `${label(c.exchange)}: ${mismatches(slow!, c.exchange).join('; ')}`).join(', '),
         slow ? [slow, ...naming.map((c) => c.exchange)] : [],
       ),
-      handlerAborted(handlerSeesCancel(revision), run, slow),
+      handlerAborted(evidence.time, handlerSeesCancel(revision), run, slow),
       callRejectedPromptly(cancellation(revision, 'behavior-requirements', 'Behavior Requirements: the sender of the cancellation SHOULD ignore any response that arrives afterward (the call ends when it is cancelled)', 'SHOULD'), evidence, slow),
     ];
   },

@@ -1,5 +1,5 @@
 import { M } from '../../protocol/revisions.ts';
-import { check, clientCompleted } from '../checks.ts';
+import { check, checkInTime, clientCompleted } from '../checks.ts';
 import { handlerAborted, type Outcome } from '../outcome.ts';
 import { defineScenario, type Evidence } from '../scenario.ts';
 import { cancellation, sendingMessages, transports } from '../spec.ts';
@@ -25,10 +25,11 @@ export const modernClosesStream = defineScenario({
     return [
       callRunning(transportSpecific, evidence, slow),
       clientCompleted(evidence, transportSpecific),
-      check(
+      checkInTime(
+        evidence.time,
         'stream-closed',
         transportSpecific,
-        slow?.endedBy === 'client',
+        slow === undefined ? false : slow.endedBy === 'client' || (slow.endedBy === undefined && 'late'),
         slow === undefined
           ? 'the call never reached the server'
           : slow.endedBy === 'client'
@@ -49,7 +50,7 @@ export const modernClosesStream = defineScenario({
         posted.length === 0 ? 'no notifications/cancelled was POSTed' : `notifications/cancelled was POSTed: ${labels(posted)}`,
         posted,
       ),
-      handlerAborted(transports(revision, 'cancellation', 'Cancellation: the server treats the closed stream as cancellation (its handler sees it)', 'SHOULD'), run, slow),
+      handlerAborted(evidence.time, transports(revision, 'cancellation', 'Cancellation: the server treats the closed stream as cancellation (its handler sees it)', 'SHOULD'), run, slow),
       callRejectedPromptly(cancellation(revision, 'behavior-requirements', 'Behavior Requirements: the client SHOULD ignore any response to the cancelled request (the call ends when it is cancelled)', 'SHOULD'), evidence, slow),
     ];
   },

@@ -4,8 +4,8 @@ import type { ClientConnection } from '../../clients/adapter.ts';
 import type { ToolRun } from '../../servers/fixtures.ts';
 import type { Personality } from '../../servers/personality.ts';
 import type { WireExchange, WireRecord } from '../../servers/wire-record.ts';
-import { check, precondition } from '../checks.ts';
-import { describeOutcome, holdsWithin, inFlightMs, outcomeOf, rejectedWithin, runWithin, startCall, type Outcome } from '../outcome.ts';
+import { checkInTime, precondition } from '../checks.ts';
+import { describeOutcome, holdsWithin, inFlightMs, outcomeOf, rejectedInTime, runWithin, startCall, type Outcome } from '../outcome.ts';
 import type { Check, Evidence, ScenarioContext, SpecRef } from '../scenario.ts';
 
 export interface AnswersAfterCancel extends Personality {
@@ -84,10 +84,11 @@ export function callRunning(spec: SpecRef, evidence: Evidence, slow: WireExchang
 export function callRejectedPromptly(spec: SpecRef, evidence: Evidence, slow: WireExchange | undefined): Check {
   const call: Outcome | undefined = outcomeOf(evidence, 'call');
   const promptly = evidence.time.ms.react;
-  return check(
+  return checkInTime(
+    evidence.time,
     'call-rejected-promptly',
     spec,
-    rejectedWithin(call, promptly),
+    rejectedInTime(call, promptly),
     `${describeOutcome(call, 'the aborted call')}; expected a rejection within ${promptly} ms of the abort`,
     slow ? [slow] : [],
   );

@@ -1,7 +1,7 @@
 import type { TimePolicy } from '../../config/time.ts';
 import { isHttpSse, isModern, L_AND_M } from '../../protocol/revisions.ts';
-import { check, clientCompleted, precondition } from '../checks.ts';
-import { describeOutcome, holdsWithin, inFlightMs, outcomeOf, rejectedWithin, Watched } from '../outcome.ts';
+import { checkInTime, clientCompleted, precondition } from '../checks.ts';
+import { describeOutcome, holdsWithin, inFlightMs, outcomeOf, rejectedInTime, Watched } from '../outcome.ts';
 import { defineScenario, type Evidence } from '../scenario.ts';
 import { cancellation, timeouts } from '../spec.ts';
 import { label, toolCallExchanges, wireCancelOf } from '../wire.ts';
@@ -44,14 +44,16 @@ export const timeoutCancels = defineScenario({
         slow ? [slow] : [],
       ),
       clientCompleted(evidence, timeouts(revision, 'a request with a timeout', 'MUST')),
-      check(
+      checkInTime(
+        evidence.time,
         'stops-waiting',
         timeouts(revision, 'when the timeout passes without a response, the sender stops waiting for it', 'SHOULD'),
-        rejectedWithin(call, evidence.time.ms.react),
+        rejectedInTime(call, evidence.time.ms.react),
         `${describeOutcome(call, `the call with a ${timeoutMs} ms timeout`)}${call?.state === 'pending' ? '' : ' past its timeout'} (the tool answers after ${inFlightMs(evidence.time)} ms)`,
         slow ? [slow] : [],
       ),
-      check(
+      checkInTime(
+        evidence.time,
         'cancelled-on-the-wire',
         isHttpSse(revision)
           ? cancellation(revision, 'cancellation-flow', 'Cancellation Flow and Lifecycle › Error Handling (timeouts): on a timeout the sender SHOULD issue a cancellation notification for the request', 'SHOULD')
@@ -60,7 +62,7 @@ export const timeoutCancels = defineScenario({
               isModern(revision) ? 'on a timeout the sender SHOULD cancel: on Streamable HTTP, close the response stream' : 'on a timeout the sender SHOULD issue a cancellation notification for the request',
               'SHOULD',
             ),
-        wire.ok,
+        wire.inTime,
         wire.detail,
         wire.exchanges,
       ),

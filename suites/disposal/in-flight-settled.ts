@@ -1,6 +1,6 @@
 import { isModern, L_AND_M } from '../../protocol/revisions.ts';
-import { check, clientCompleted, precondition } from '../checks.ts';
-import { describeOutcome, handlerAborted, holdsWithin, inFlightMs, outcomeOf, rejectedWithin, runWithin, startCall, type Outcome } from '../outcome.ts';
+import { checkInTime, clientCompleted, precondition } from '../checks.ts';
+import { describeOutcome, handlerAborted, holdsWithin, inFlightMs, outcomeOf, rejectedInTime, runWithin, startCall, type Outcome } from '../outcome.ts';
 import { defineScenario, type Evidence } from '../scenario.ts';
 import { cancelOnTheWire, handlerSeesCancel, shutdown } from '../spec.ts';
 import { toolCallExchanges, wireCancelOf } from '../wire.ts';
@@ -42,15 +42,16 @@ export const inFlightSettled = defineScenario({
         slow ? [slow] : [],
       ),
       clientCompleted(evidence, shutdown(revision, 'the client closes a connection with a call in flight', 'MUST')),
-      check(
+      checkInTime(
+        evidence.time,
         'call-settled',
         shutdown(revision, 'a call in flight when its connection closes can never be answered: it settles (rejects) at once', 'SHOULD'),
-        rejectedWithin(call, promptly),
+        rejectedInTime(call, promptly),
         `${describeOutcome(call, 'the call in flight')}; expected a rejection within ${promptly} ms of calling close()`,
         slow ? [slow] : [],
       ),
-      check('cancelled-on-the-wire', cancelOnTheWire(revision), wire.ok, wire.detail, wire.exchanges),
-      handlerAborted(handlerSeesCancel(revision), run, slow, isModern(revision) ? 'its response stream stayed open' : 'no accepted notifications/cancelled reached the server'),
+      checkInTime(evidence.time, 'cancelled-on-the-wire', cancelOnTheWire(revision), wire.inTime, wire.detail, wire.exchanges),
+      handlerAborted(evidence.time, handlerSeesCancel(revision), run, slow, isModern(revision) ? 'its response stream stayed open' : 'no accepted notifications/cancelled reached the server'),
     ];
   },
   doctored: [
