@@ -1,10 +1,12 @@
 // Compares two matrix runs: which cells got worse (regressions), which got better, which the suite could judge in one
-// run and not in the other, which clients came, went or changed version, which cells are new or gone. Cells are matched by client name + scenario + revision. The verdict order and
-// what counts as a regression are documented in docs/matrix-results.md.
+// run and not in the other, which clients came, went or changed version, which cells are new or lost. Cells are
+// matched by client name + scenario + revision. A lost cell (judged before, no result now) counts as a regression
+// unless the user allows it: an incomplete run or a dropped client never reads as a pass. The verdict order and what
+// counts as a regression are documented in docs/matrix-results.md.
 import { readFile, writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { incompleteLine, isProblem, markdownCode, markdownText, packageLabel, printable } from './report-markdown.ts';
-import { attemptsNote, cellKey, parseResults, verdictCounts, VERDICTS, type Cell, type CellVerdict, type ClientInfo, type MatrixResults } from './results.ts';
+import { attemptsNote, cellKey, namePatternMatches, parseResults, selects, verdictCounts, VERDICTS, type Cell, type CellVerdict, type ClientInfo, type MatrixResults } from './results.ts';
 
 /**
  * How bad a verdict is: pass < warn < fail < error. `error` ranks worst because the case could not be run at all
@@ -51,13 +53,22 @@ export interface Comparison {
   /** Cells whose verdict stayed fail or warn but with more failed checks than before. */
   newlyFailingChecks: CellChange[];
   newClients: ClientInfo[];
+  /** Clients of the previous run that the current run selects but does not have (their cells are lost cells). */
   removedClients: ClientInfo[];
   versionChanges: VersionChange[];
   /** Clients of both runs that the current run could not load, with why (their cells are all errors now). */
   notLoaded: { client: string; loadError: string }[];
-  /** Cells of clients in both runs that only the current run has (a new scenario or revision, say), and the reverse. */
+  /** Cells of clients in both runs that only the current run has (a new scenario or revision, say). */
   newCells: Cell[];
-  removedCells: Cell[];
+  /**
+   * Lost cells: cells of the previous run that the current run's selection covers but that have no result in it (a
+   * client or scenario dropped, a shard or worker lost), as the previous run had them. Counted as regressions.
+   */
+  lostCells: Cell[];
+  /** Lost cells that an `--allow-lost` pattern accepts: listed, not counted. */
+  allowedLostCells: Cell[];
+  /** Cells of the previous run outside the current run's `--clients` / `--scenario` selection: not compared. */
+  unselectedCells: number;
   /** Differences between the runs that change how to read the comparison (strict mode, an incomplete run, say). */
   notes: string[];
 }
@@ -67,6 +78,9 @@ export interface RunSummary {
   suiteVersion: string;
   commit?: string;
   strict: boolean;
+  /** false: cells the run planned have no result (`missingCells` of them). */
+  complete: boolean;
+  missingCells: number;
   cells: number;
   counts: Record<CellVerdict, number>;
 }
@@ -79,6 +93,8 @@ function summary(results: MatrixResults): RunSummary {
     suiteVersion: results.run.suiteVersion,
     ...(results.run.commit !== undefined ? { commit: results.run.commit } : {}),
     strict: results.run.strict,
+    complete: results.run.complete,
+    missingCells: results.run.missingCells,
     cells: results.cells.length,
     counts: verdictCounts(results.cells),
   };
@@ -99,12 +115,28 @@ function change(before: Cell, after: Cell): CellChange {
   };
 }
 
-export function compare(previous: MatrixResults, current: MatrixResults): Comparison {
+export interface CompareOptions {
+  /**
+   * Lost cells to accept: each pattern a client name or a scenario id, or a prefix of one ending in `*` (`*` alone:
+   * every lost cell). A client or scenario dropped on purpose is allowed this way for the run that drops it.
+   */
+  allowLost?: readonly string[];
+}
+
+/** Whether an `--allow-lost` pattern accepts a lost cell: it names the cell's client or its scenario. */
+const allows = (pattern: string, cell: Cell) => namePatternMatches(pattern, cell.client) || namePatternMatches(pattern, cell.scenario);
+
+export function compare(previous: MatrixResults, current: MatrixResults, options: CompareOptions = {}): Comparison {
   const before = new Map(previous.cells.map((cell) => [key(cell), cell]));
   const after = new Map(current.cells.map((cell) => [key(cell), cell]));
   const previousClients = new Map(previous.clients.map((client) => [client.name, client]));
   const currentClients = new Map(current.clients.map((client) => [client.name, client]));
   const inBoth = (client: string) => previousClients.has(client) && currentClients.has(client);
+  const selected = (cell: Pick<Cell, 'client' | 'scenario'>) => selects(current.run.selection, cell);
+  const gone = previous.cells.filter((cell) => !after.has(key(cell)));
+  const lost = gone.filter(selected);
+  const allowLost = options.allowLost ?? [];
+  const isAllowed = (cell: Cell) => allowLost.some((pattern) => allows(pattern, cell));
 
   const comparison: Comparison = {
     previous: summary(previous),
@@ -116,11 +148,13 @@ export function compare(previous: MatrixResults, current: MatrixResults): Compar
     couldNotJudge: [],
     newlyFailingChecks: [],
     newClients: current.clients.filter((client) => !previousClients.has(client.name)),
-    removedClients: previous.clients.filter((client) => !currentClients.has(client.name)),
+    removedClients: previous.clients.filter((client) => !currentClients.has(client.name) && selected({ client: client.name, scenario: '' })),
     versionChanges: [],
     notLoaded: current.clients.filter((client) => client.loadError !== undefined && previousClients.has(client.name)).map((client) => ({ client: client.name, loadError: client.loadError! })),
     newCells: current.cells.filter((cell) => inBoth(cell.client) && !before.has(key(cell))),
-    removedCells: previous.cells.filter((cell) => inBoth(cell.client) && !after.has(key(cell))),
+    lostCells: lost.filter((cell) => !isAllowed(cell)),
+    allowedLostCells: lost.filter(isAllowed),
+    unselectedCells: gone.length - lost.length,
     notes: [],
   };
   for (const [cellKey, now] of after) {
@@ -146,9 +180,16 @@ export function compare(previous: MatrixResults, current: MatrixResults): Compar
     const to = packageLabel(client) ?? '(no package)';
     if (from !== to) comparison.versionChanges.push({ client: name, from, to });
   }
-  for (const [which, results] of [['previous', previous], ['current', current]] as const) {
-    const incomplete = incompleteLine(results);
-    if (incomplete !== undefined) comparison.notes.push(`the ${which} run is an ${incomplete}: those cells show as ${which === 'current' ? 'removed' : 'new'} cells, not as changes`);
+  const incompletePrevious = incompleteLine(previous);
+  if (incompletePrevious !== undefined) comparison.notes.push(`the previous run is an ${incompletePrevious}: those cells show as new cells, not as changes`);
+  const incompleteCurrent = incompleteLine(current);
+  if (incompleteCurrent !== undefined) comparison.notes.push(`the current run is an ${incompleteCurrent}: those cells are lost cells; \`matrix --resume <its reports folder>\` runs them, then compare again`);
+  if (comparison.unselectedCells > 0) {
+    const selection = [current.run.selection.clients !== undefined ? `--clients ${current.run.selection.clients}` : undefined, current.run.selection.scenario !== undefined ? `--scenario ${current.run.selection.scenario}` : undefined].filter(Boolean).join(' ');
+    comparison.notes.push(`${plural(comparison.unselectedCells, 'cell')} of the previous run ${comparison.unselectedCells === 1 ? 'is' : 'are'} outside the current run's selection (${selection}): not compared`);
+  }
+  for (const pattern of allowLost) {
+    if (!lost.some((cell) => allows(pattern, cell))) comparison.notes.push(`--allow-lost ${pattern} matched no lost cell: nothing of that name was lost (an allowance left over?)`);
   }
   if (previous.run.strict !== current.run.strict) {
     comparison.notes.push(`the previous run was ${previous.run.strict ? '' : 'not '}strict and this one is ${current.run.strict ? '' : 'not '}strict: a failed SHOULD check is a fail in one and a warn in the other, so warn ↔ fail changes may come from that alone`);
@@ -157,6 +198,19 @@ export function compare(previous: MatrixResults, current: MatrixResults): Compar
     comparison.notes.push(`the suite changed between the runs (${previous.run.suiteVersion}${previous.run.commit ? ` ${previous.run.commit}` : ''} → ${current.run.suiteVersion}${current.run.commit ? ` ${current.run.commit}` : ''}): a verdict may have moved because a scenario changed, not the client`);
   }
   return comparison;
+}
+
+/** Exit code of a matrix run that lacks planned cells (`matrix --resume` completes it), and of its comparison. */
+export const INCOMPLETE_EXIT = 3;
+
+/**
+ * What a comparison means for a CI gate: 3 when the current run is incomplete (whatever else it says: the comparison is
+ * not final), 1 when a cell regressed or was lost without an allowance, else 0. A cell the suite could not judge in
+ * one of the runs is listed, never a failure.
+ */
+export function comparisonExitCode(comparison: Comparison): 0 | 1 | 3 {
+  if (!comparison.current.complete) return INCOMPLETE_EXIT;
+  return comparison.regressions.length > 0 || comparison.lostCells.length > 0 ? 1 : 0;
 }
 
 /** Refuses a file whose cells or clients are ambiguous: a comparison keyed on them would silently pick one. */
@@ -241,12 +295,30 @@ function changeLines(changes: CellChange[], comparison: Comparison, style: Style
   return lines;
 }
 
-/** New or removed cells grouped by scenario case: a new scenario shows up once, with how each client fared. */
+/** New cells grouped by scenario case: a new scenario shows up once, with how each client fared. */
 function cellLines(cells: Cell[], style: Style): string[] {
   return [...Map.groupBy(cells, (cell) => `${cell.scenario} @ ${cell.revision}`)].map(([scenarioCase, group]) => {
     const notPassing = group.filter(isProblem).map((cell) => `${style.code(cell.client)} ${cell.verdict}`);
     return style.item(`${style.code(scenarioCase)}: ${countsText(verdictCounts(group))}${notPassing.length > 0 ? ` (${notPassing.join(', ')})` : ''}`);
   });
+}
+
+/**
+ * Lost cells: a client no longer in the run is one line; the other lost cells (a scenario dropped, a shard lost) are
+ * grouped by scenario, naming the clients when they are few. Each says what the cells were.
+ */
+function lostLines(cells: Cell[], comparison: Comparison, style: Style): string[] {
+  const removed = new Set(comparison.removedClients.map((client) => client.name));
+  const lines: string[] = [];
+  for (const [client, lost] of Map.groupBy(cells.filter((cell) => removed.has(cell.client)), (cell) => cell.client)) {
+    lines.push(style.item(`${style.code(client)}: ${plural(lost.length, 'cell')} (were ${countsText(verdictCounts(lost))}) — the client is not in the current run`));
+  }
+  for (const [scenario, lost] of Map.groupBy(cells.filter((cell) => !removed.has(cell.client)), (cell) => cell.scenario)) {
+    const byClient = Map.groupBy(lost, (cell) => cell.client);
+    const named = byClient.size <= 3 ? `: ${[...byClient].map(([client, own]) => `${style.code(client)} @ ${own.map((cell) => cell.revision).join(', ')}`).join('; ')}` : '';
+    lines.push(style.item(`${style.code(scenario)}: ${plural(lost.length, 'cell')} of ${plural(byClient.size, 'client')} (were ${countsText(verdictCounts(lost))})${named}`));
+  }
+  return lines;
 }
 
 function clientLines(clients: ClientInfo[], results: MatrixResults | undefined, style: Style): string[] {
@@ -258,12 +330,18 @@ function clientLines(clients: ClientInfo[], results: MatrixResults | undefined, 
 }
 
 function render(comparison: Comparison, current: MatrixResults | undefined, style: Style): string {
-  const { regressions, improvements } = comparison;
+  const { regressions, improvements, lostCells, allowedLostCells } = comparison;
   const newPasses = improvements.filter((change) => change.to === 'pass').length;
   const unjudged = comparison.couldNotJudge.length;
-  // Cells the suite could not judge are never "nothing changed": the title says how many.
-  const missing = current?.run.complete === false ? `, the current run is incomplete (${plural(current.run.missingCells, 'cell')} missing)` : '';
-  const verdict = `${regressions.length > 0 ? plural(regressions.length, 'regression') : 'no regressions'}${unjudged > 0 ? `, ${plural(unjudged, 'cell')} could not be judged in one of the runs` : ''}${missing}`;
+  // What fails the gate first (regressions, lost cells), then what the reader must know: cells lost with an allowance,
+  // cells the suite could not judge (never "nothing changed"), a current run that is incomplete.
+  const failing = [regressions.length > 0 ? plural(regressions.length, 'regression') : undefined, lostCells.length > 0 ? plural(lostCells.length, 'lost cell') : undefined].filter(Boolean);
+  const verdict = [
+    failing.length > 0 ? failing.join(', ') : 'no regressions',
+    ...(allowedLostCells.length > 0 ? [`${plural(allowedLostCells.length, 'lost cell')} allowed`] : []),
+    ...(unjudged > 0 ? [`${plural(unjudged, 'cell')} could not be judged in one of the runs`] : []),
+    ...(!comparison.current.complete ? [`the current run is incomplete (${plural(comparison.current.missingCells, 'cell')} missing)`] : []),
+  ].join(', ');
   const lines = [
     style.title(verdict),
     '',
@@ -276,6 +354,8 @@ function render(comparison: Comparison, current: MatrixResults | undefined, styl
   };
   section('Notes', comparison.notes.map((note) => style.item(style.text(note))));
   section(`Regressions (${regressions.length}): verdicts that got worse`, changeLines(regressions, comparison, style));
+  section(`Lost cells (${lostCells.length}): in the previous run, no result in this one — counted as regressions (--allow-lost <client or scenario> accepts them)`, lostLines(lostCells, comparison, style));
+  section(`Lost cells allowed (${allowedLostCells.length}): by --allow-lost, not counted`, lostLines(allowedLostCells, comparison, style));
   section(`Improvements (${improvements.length}): verdicts that got better`, changeLines(improvements, comparison, style));
   section(`Could not judge (${unjudged}): inconclusive in one of the runs, so neither a regression nor an improvement`, changeLines(comparison.couldNotJudge, comparison, style));
   section(`Newly failing checks (${comparison.newlyFailingChecks.length}): same verdict, more checks failed`, changeLines(comparison.newlyFailingChecks, comparison, style));
@@ -288,7 +368,6 @@ function render(comparison: Comparison, current: MatrixResults | undefined, styl
     comparison.versionChanges.map((change) => style.item(`${style.code(change.client)}: ${style.code(change.from)} → ${style.code(change.to)}`)),
   );
   section(`New cells (${comparison.newCells.length})`, cellLines(comparison.newCells, style));
-  section(`Removed cells (${comparison.removedCells.length})`, cellLines(comparison.removedCells, style));
   return `${lines.join('\n').trimEnd()}\n`;
 }
 
@@ -302,7 +381,7 @@ export function renderComparisonMarkdown(comparison: Comparison, current?: Matri
   return render(comparison, current, MARKDOWN);
 }
 
-const COMPARE_USAGE = 'usage: mcp-client-conformance compare <previous.json> <current.json> [--markdown <out.md>]';
+const COMPARE_USAGE = 'usage: mcp-client-conformance compare <previous.json> <current.json> [--markdown <out.md>] [--allow-lost <client or scenario>]...';
 
 export interface CompareOutput {
   out(text: string): void;
@@ -325,21 +404,24 @@ async function readResults(path: string): Promise<MatrixResults> {
 }
 
 /**
- * `compare <previous.json> <current.json> [--markdown <out.md>]`: prints the comparison and returns the exit code,
- * 0 without regressions, 1 with regressions, 2 on bad usage or bad input (unreadable, not JSON, not a results file,
- * an unknown format version, duplicate cells, or a Markdown file that cannot be written).
+ * `compare <previous.json> <current.json> [--markdown <out.md>] [--allow-lost <pattern>]...`: prints the comparison
+ * and returns the exit code: 0 without regressions or lost cells, 1 with a regression or a lost cell no `--allow-lost`
+ * accepts, 3 when the current run is incomplete, 2 on bad usage or bad input (unreadable, not JSON, not a results
+ * file, an unknown format version, duplicate cells, an empty pattern, or a Markdown file that cannot be written).
  */
 export async function runCompare(argv: string[], output: CompareOutput = STANDARD_OUTPUT): Promise<number> {
   const fail = (message: string) => {
     output.err(`mcp-client-conformance compare: ${message}\n`);
     return 2;
   };
-  let parsed: { values: { markdown?: string }; positionals: string[] };
+  let parsed: { values: { markdown?: string; 'allow-lost'?: string[] }; positionals: string[] };
   try {
-    parsed = parseArgs({ args: argv, options: { markdown: { type: 'string' } }, allowPositionals: true, strict: true });
+    parsed = parseArgs({ args: argv, options: { markdown: { type: 'string' }, 'allow-lost': { type: 'string', multiple: true } }, allowPositionals: true, strict: true });
   } catch (error) {
     return fail(`${(error as Error).message}\n${COMPARE_USAGE}`);
   }
+  const allowLost = parsed.values['allow-lost'] ?? [];
+  if (allowLost.some((pattern) => pattern.trim() === '')) return fail(`--allow-lost takes a client name or a scenario id (or a prefix ending in *), not an empty string\n${COMPARE_USAGE}`);
   const [previousPath, currentPath, ...extra] = parsed.positionals;
   if (previousPath === undefined || currentPath === undefined || extra.length > 0) return fail(`expected two results files\n${COMPARE_USAGE}`);
   let previous: MatrixResults;
@@ -349,7 +431,7 @@ export async function runCompare(argv: string[], output: CompareOutput = STANDAR
   } catch (error) {
     return fail((error as Error).message);
   }
-  const comparison = compare(previous, current);
+  const comparison = compare(previous, current, { allowLost });
   output.out(renderComparisonText(comparison, current));
   if (parsed.values.markdown !== undefined) {
     try {
@@ -358,5 +440,5 @@ export async function runCompare(argv: string[], output: CompareOutput = STANDAR
       return fail(`cannot write ${parsed.values.markdown}: ${(error as Error).message}`);
     }
   }
-  return comparison.regressions.length > 0 ? 1 : 0;
+  return comparisonExitCode(comparison);
 }

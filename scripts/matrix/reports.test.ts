@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { failOnLeakedHandles } from '../../suites/leaks.ts';
-import { compare, renderComparisonMarkdown, renderComparisonText, runCompare, VERDICT_RANK, type CellChange } from './compare.ts';
+import { compare, comparisonExitCode, renderComparisonMarkdown, renderComparisonText, runCompare, VERDICT_RANK, type CellChange } from './compare.ts';
 import { renderJunit } from './report-junit.ts';
 import { MARKDOWN_MAX_BYTES, markdownText, packageLabel, printable, renderMarkdown } from './report-markdown.ts';
 import { attemptsNote, decidingChecks, RESULTS_FORMAT_VERSION, verdictCounts, VERDICTS, type Cell, type MatrixResults } from './results.ts';
@@ -390,13 +390,16 @@ describe('compare', () => {
     // retry/bounded-on-5xx is new for every client in both runs: 5 revisions × 5 clients.
     expect(comparison.newCells).toHaveLength(25);
     expect(new Set(comparison.newCells.map((cell) => cell.scenario))).toEqual(new Set(['retry/bounded-on-5xx']));
-    expect(comparison.removedCells).toEqual([]);
+    // old's cells are lost: the client is gone from a run that selects every client.
+    expect(comparison.lostCells).toHaveLength(cellsOf('broken-retries-http-errors').length);
+    expect(new Set(comparison.lostCells.map((cell) => cell.client))).toEqual(new Set(['old']));
+    expect(comparison.allowedLostCells).toEqual([]);
     expect(comparison.notes).toEqual([expect.stringContaining('the previous run was not strict and this one is strict'), expect.stringContaining('4ed33d3a1b2c → 0.1.0 ffff00001111')]);
   });
 
   test('a run compared with itself changes nothing; a fail → n/a is lost coverage, not an improvement', () => {
     const same = compare(results, structuredClone(results));
-    for (const list of [same.regressions, same.improvements, same.nowApplicable, same.noLongerApplicable, same.couldNotJudge, same.newlyFailingChecks, same.newCells, same.removedCells, same.newClients, same.removedClients]) expect(list).toEqual([]);
+    for (const list of [same.regressions, same.improvements, same.nowApplicable, same.noLongerApplicable, same.couldNotJudge, same.newlyFailingChecks, same.newCells, same.lostCells, same.allowedLostCells, same.newClients, same.removedClients]) expect(list).toEqual([]);
     const hidden = structuredClone(results);
     for (const cell of hidden.cells) if (cell.client === 'broken-skips-initialized' && cell.verdict === 'fail') Object.assign(cell, { verdict: 'n/a', reason: 'does not declare mode-legacy', checks: [], evidence: undefined });
     const comparison = compare(results, hidden);
@@ -425,11 +428,12 @@ describe('compare', () => {
     }
   });
 
-  test('says when a run is incomplete: its missing cells show as removed, not as changes', () => {
+  test('says when a run is incomplete: its missing cells are lost cells, not changes, and the comparison is not final', () => {
     const comparison = compare(results, incomplete(results));
-    expect(comparison.removedCells).toHaveLength(5);
-    expect(renderComparisonText(comparison, incomplete(results)).split('\n')[0]).toBe('matrix comparison: no regressions, the current run is incomplete (5 cells missing)');
-    expect(comparison.notes).toEqual([expect.stringContaining('the current run is an incomplete run: 5 of 170 planned cells have no result (interrupted by SIGINT)')]);
+    expect(comparison.lostCells).toHaveLength(5);
+    expect(renderComparisonText(comparison, incomplete(results)).split('\n')[0]).toBe('matrix comparison: 5 lost cells, the current run is incomplete (5 cells missing)');
+    expect(comparison.notes).toEqual([expect.stringContaining('the current run is an incomplete run: 5 of 170 planned cells have no result (interrupted by SIGINT): those cells are lost cells')]);
+    expect(comparisonExitCode(comparison)).toBe(3);
   });
 
   test('a change that came with a rerun says so', () => {
@@ -454,7 +458,7 @@ describe('compare', () => {
     const { previous, current } = twoRuns();
     const comparison = compare(previous, current);
     const text = renderComparisonText(comparison, current);
-    expect(text.split('\n')[0]).toBe(`matrix comparison: ${comparison.regressions.length} regressions`);
+    expect(text.split('\n')[0]).toBe(`matrix comparison: ${comparison.regressions.length} regressions, ${comparison.lostCells.length} lost cells`);
     expect(text).toContain('acme (acme-mcp@1.0.0 → acme-mcp@1.1.0): 4 cells\n');
     // The revisions that moved alike share a line, with the reason seen at the first.
     expect(text).toMatch(/\n    negotiation\/handshake-order @ 2024-11-05, 2025-03-26, 2025-06-18, 2025-11-25: pass → fail \[newly failed: initialized-sent, initialized-before-requests\] — initialized-sent: no notifications\/initialized was sent;.* \(at 2024-11-05\)\n/);
@@ -465,8 +469,11 @@ describe('compare', () => {
     expect(text).toContain('  retry/bounded-on-5xx @ 2024-11-05: pass 4, error 1 (delta error)');
     expect(text).toContain('New clients (1)');
     expect(text).toContain('Removed clients (1)');
+    expect(text).toContain(`Lost cells (${comparison.lostCells.length}): in the previous run, no result in this one — counted as regressions`);
+    expect(text).toContain(`  old: ${comparison.lostCells.length} cells (were pass 12, warn 5) — the client is not in the current run\n`);
+    expect(text.indexOf('Lost cells')).toBeLessThan(text.indexOf('Improvements'));
     const markdown = renderComparisonMarkdown(comparison, current);
-    expect(markdown.split('\n')[0]).toBe(`## Matrix comparison: ${comparison.regressions.length} regressions`);
+    expect(markdown.split('\n')[0]).toBe(`## Matrix comparison: ${comparison.regressions.length} regressions, ${comparison.lostCells.length} lost cells`);
     expect(markdown).toContain('### Regressions');
     expect(markdown).toContain('- `acme` (`acme-mcp@1.0.0` → `acme-mcp@1.1.0`): 4');
     expect(markdown).toContain('  - `negotiation/handshake-order @ 2024-11-05, 2025-03-26, 2025-06-18, 2025-11-25`: pass → fail');

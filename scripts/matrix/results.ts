@@ -195,6 +195,19 @@ export function errorCell(client: string, scenario: string, revision: Revision, 
 /** The identity of a cell in a run: client, scenario and revision. */
 export const cellKey = (cell: Pick<Cell, 'client' | 'scenario' | 'revision'>): string => `${cell.client}\u0000${cell.scenario}\u0000${cell.revision}`;
 
+/** A `--clients` or `--allow-lost` pattern: a name, or a prefix ending in `*` (`*` alone matches every name). */
+export const namePatternMatches = (pattern: string, name: string): boolean => (pattern.endsWith('*') ? name.startsWith(pattern.slice(0, -1)) : name === pattern);
+
+/**
+ * Whether a run's selection (its `--clients` and `--scenario`, the user's own choices) covers a cell: a comparison
+ * does not count as lost the cells of an earlier run that this one was not asked to run.
+ */
+export function selects(selection: Pick<Selection, 'clients' | 'scenario'>, cell: Pick<Cell, 'client' | 'scenario'>): boolean {
+  const patterns = selection.clients?.split(',').map((name) => name.trim()).filter(Boolean) ?? [];
+  const clientChosen = patterns.length === 0 || patterns.some((pattern) => namePatternMatches(pattern, cell.client));
+  return clientChosen && (selection.scenario === undefined || cell.scenario.includes(selection.scenario));
+}
+
 /** Reads a results file, refusing what is not one or is of a version this code does not know. */
 export function parseResults(text: string, where = 'results file'): MatrixResults {
   let value: unknown;

@@ -1,16 +1,18 @@
 // `mcp-client-conformance matrix`: runs the matrix through vitest (vitest.matrix.config.ts) so a local run and the
 // sharded nightly CI run are the same tests and the same reporter; then optionally compares with an earlier run.
 // `matrix --resume <reports folder>` completes a run that was interrupted or killed: it runs only the cells the folder
-// does not hold yet, with the selection the run was started with, and writes complete results.
+// does not hold yet, with the selection the run was started with, and writes complete results. What a run means for CI
+// is its exit code: `--compare` gates on regressions and lost cells, `--fail-on` on the run's own verdicts.
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { moduleFile } from '../../config/layout.ts';
 import { readSettings } from '../../config/settings.ts';
-import { runCompare } from './compare.ts';
+import { INCOMPLETE_EXIT, runCompare } from './compare.ts';
 import { JOURNAL_FILE, readSaved } from './journal.ts';
 import { readMatrixFile } from './matrix-file.ts';
 import { assembleResults, REPORT_FILES, writeReports } from './output.ts';
 import { missingCells, planOf, suiteCases, suiteFile, SUITE_NAMES } from './plan.ts';
-import { parseResults } from './results.ts';
+import { parseResults, verdictCounts, type Cell, type CellVerdict, type MatrixResults } from './results.ts';
 import { DEFAULT_REPORTS_DIR, MATRIX_ENV, selectEntries } from './settings.ts';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
@@ -23,21 +25,56 @@ export interface MatrixOptions {
   strict?: boolean;
   /** `i/n`: run only this shard of the suite files (as `vitest --shard`). */
   shard?: string;
-  /** An earlier results.json: list regressions and exit 1 when there are any. */
+  /** An earlier results.json: list regressions and lost cells, and exit 1 when there are any. */
   compare?: string;
+  /** With `compare`: lost cells to accept (client names or scenario ids, a trailing `*` for a prefix). */
+  allowLost?: string[];
+  /** Comma-separated verdicts (fail, warn, error): exit 1 when a cell of the run has one of them. */
+  failOn?: string;
   /** A reports folder of an interrupted run: run only its missing cells. */
   resume?: string;
 }
 
 /** Exit code of a run whose results lack planned cells (a suite file did not finish): `--resume` completes it. */
-export const INCOMPLETE_EXIT = 3;
+export { INCOMPLETE_EXIT };
+
+/** The verdicts `--fail-on` takes: a rule broken (fail, or warn), or a case the suite could not run (error). */
+export const FAIL_ON_VERDICTS: readonly CellVerdict[] = ['fail', 'warn', 'error'];
+
+/** `--fail-on fail,error` → its verdicts; anything else is bad usage (inconclusive and n/a judge nothing of the client). */
+export function parseFailOn(text: string): CellVerdict[] {
+  const verdicts = text.split(',').map((verdict) => verdict.trim()).filter(Boolean);
+  const unknown = verdicts.filter((verdict) => !(FAIL_ON_VERDICTS as string[]).includes(verdict));
+  if (verdicts.length === 0 || unknown.length > 0) throw new Error(`--fail-on takes verdicts among ${FAIL_ON_VERDICTS.join(', ')}, comma-separated, not "${text}"`);
+  return verdicts as CellVerdict[];
+}
 
 /**
- * Exit code: 0 done (and nothing regressed), 1 regressions against --compare, 2 bad input or a run that wrote no
- * results, 3 a run that ended incomplete. A run interrupted by SIGINT or SIGTERM exits 130 or 143 (the reporter).
+ * The cells `--fail-on` counts: those with one of its verdicts, except the error cells of an entry the matrix file
+ * skips on purpose (`skip`: its reason is in every report).
+ */
+export function failingCells(results: MatrixResults, verdicts: readonly CellVerdict[]): Cell[] {
+  const skipped = new Set(results.clients.filter((client) => client.loadError?.startsWith('skipped: ')).map((client) => client.name));
+  return results.cells.filter((cell) => verdicts.includes(cell.verdict) && !(cell.verdict === 'error' && skipped.has(cell.client)));
+}
+
+/** One line per client with cells `--fail-on` counts, for the log (the reports have the details). */
+export function failOnLines(cells: readonly Cell[], verdicts: readonly CellVerdict[]): string[] {
+  const byClient = Map.groupBy(cells, (cell) => cell.client);
+  const counts = (own: Cell[]) => Object.entries(verdictCounts(own)).filter(([, count]) => count > 0).map(([verdict, count]) => `${verdict} ${count}`).join(', ');
+  return [`--fail-on ${verdicts.join(',')}: ${cells.length} ${cells.length === 1 ? 'cell' : 'cells'} of ${byClient.size} ${byClient.size === 1 ? 'client' : 'clients'}`, ...[...byClient].map(([client, own]) => `  ${client}: ${counts(own)}`)];
+}
+
+/**
+ * Exit code: 0 done (nothing regressed or lost against --compare, no cell --fail-on counts), 1 a regression or a lost
+ * cell against --compare, or a cell --fail-on counts, 2 bad input or a run that wrote no results, 3 a run that ended
+ * incomplete (whatever else: --resume completes it, and the gates say their last word then). A run interrupted by
+ * SIGINT or SIGTERM exits 130 or 143 (the reporter).
  */
 export async function runMatrix(options: MatrixOptions, cwd = process.env.INIT_CWD ?? process.cwd()): Promise<number> {
   if (options.compare !== undefined && !existsSync(resolve(cwd, options.compare))) throw new Error(`--compare: ${options.compare} not found`);
+  if (options.allowLost !== undefined && options.allowLost.length > 0 && options.compare === undefined) throw new Error('--allow-lost accepts lost cells of a comparison: it needs --compare <earlier results.json>');
+  if (options.failOn !== undefined) parseFailOn(options.failOn);
   if (options.resume !== undefined) return resume(options, resolve(cwd, options.resume), cwd);
   const matrixFile = resolve(cwd, options.config ?? join(ROOT, 'matrix.json'));
   const outDir = resolve(cwd, options.out ?? DEFAULT_REPORTS_DIR);
@@ -91,8 +128,12 @@ function setEnvironment(run: { matrixFile: string; outDir: string; clients: stri
 }
 
 async function runVitest(files: string[], shard: string | undefined): Promise<void> {
-  const { startVitest } = await import('vitest/node');
-  const vitest = await startVitest('test', files, { root: ROOT, config: join(ROOT, 'vitest.matrix.config.ts'), watch: false, ...(shard !== undefined ? { shard } : {}) });
+  const { startVitest } = await import('vitest/node').catch((error: NodeJS.ErrnoException) => {
+    // vitest is an optional peer dependency of the package: only the matrix (and the ./vitest helper) need it.
+    if (error.code === 'ERR_MODULE_NOT_FOUND' && error.message.includes("'vitest'")) throw new Error('the matrix runs on vitest, which is not installed: npm install --save-dev vitest');
+    throw error;
+  });
+  const vitest = await startVitest('test', files, { root: ROOT, config: join(ROOT, moduleFile('vitest.matrix.config.ts')), watch: false, ...(shard !== undefined ? { shard } : {}) });
   await vitest.close();
 }
 
@@ -102,7 +143,13 @@ async function finished(outDir: string, options: MatrixOptions, cwd: string): Pr
     console.error('mcp-client-conformance: the matrix run wrote no results (see the errors above)');
     return 2;
   }
-  const complete = parseResults(readFileSync(resultsPath, 'utf8'), resultsPath).run.complete;
-  const compared = options.compare === undefined ? 0 : await runCompare([resolve(cwd, options.compare), resultsPath, '--markdown', join(outDir, 'comparison.md')]);
-  return compared !== 0 ? compared : complete ? 0 : INCOMPLETE_EXIT;
+  const results = parseResults(readFileSync(resultsPath, 'utf8'), resultsPath);
+  const allowLost = (options.allowLost ?? []).flatMap((pattern) => ['--allow-lost', pattern]);
+  const compared = options.compare === undefined ? 0 : await runCompare([resolve(cwd, options.compare), resultsPath, '--markdown', join(outDir, 'comparison.md'), ...allowLost]);
+  if (compared === 2) return 2;
+  const verdicts = options.failOn !== undefined ? parseFailOn(options.failOn) : [];
+  const failing = failingCells(results, verdicts);
+  if (failing.length > 0) console.error(`mcp-client-conformance: ${failOnLines(failing, verdicts).join('\n')}`);
+  if (!results.run.complete) return INCOMPLETE_EXIT;
+  return compared !== 0 || failing.length > 0 ? 1 : 0;
 }

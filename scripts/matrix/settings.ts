@@ -1,7 +1,8 @@
 // How the matrix command line reaches the test workers and the reporter: environment variables, so that a plain
 // `vitest --config vitest.matrix.config.ts` (CI shards, merged blob reports) takes the same settings.
-import { resolve } from 'node:path';
+import { join } from 'node:path';
 import type { MatrixEntry } from './matrix-file.ts';
+import { namePatternMatches } from './results.ts';
 
 export const MATRIX_ENV = {
   /** The matrix file (default: matrix.json at the top of the repository). */
@@ -20,14 +21,14 @@ export const MATRIX_ENV = {
   resume: 'MCP_CONFORMANCE_MATRIX_RESUME',
 } as const;
 
-export const DEFAULT_REPORTS_DIR = resolve(import.meta.dirname, '..', '..', 'reports', 'matrix');
+/** The reports folder when none is given, relative to the working directory (never inside an installed package). */
+export const DEFAULT_REPORTS_DIR = join('reports', 'matrix');
 
 /** The entries a `--clients a,b,sdk-v2-*` selection keeps, in matrix file order; an unknown name is an error. */
 export function selectEntries(entries: readonly MatrixEntry[], selection: string | undefined): MatrixEntry[] {
   if (selection === undefined || selection.trim() === '') return [...entries];
   const wanted = selection.split(',').map((name) => name.trim()).filter(Boolean);
-  const matches = (pattern: string, name: string) => (pattern.endsWith('*') ? name.startsWith(pattern.slice(0, -1)) : name === pattern);
-  const unknown = wanted.filter((pattern) => !entries.some((entry) => matches(pattern, entry.name)));
+  const unknown = wanted.filter((pattern) => !entries.some((entry) => namePatternMatches(pattern, entry.name)));
   if (unknown.length > 0) throw new Error(`no matrix entry named ${unknown.map((name) => `"${name}"`).join(', ')} (names: ${entries.map((e) => e.name).join(', ')})`);
-  return entries.filter((entry) => wanted.some((pattern) => matches(pattern, entry.name)));
+  return entries.filter((entry) => wanted.some((pattern) => namePatternMatches(pattern, entry.name)));
 }

@@ -1,0 +1,203 @@
+// What makes a comparison or a matrix run fail CI, on small synthetic results files: a regression or a lost cell
+// fails (exit 1) unless the lost cells are allowed, an incomplete run is never a pass (exit 3), a cell the suite could
+// not judge is listed and fails nothing, cells outside the current run's selection are not lost; `--fail-on` counts
+// the run's own verdicts.
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, test } from 'vitest';
+import { compare, comparisonExitCode, renderComparisonMarkdown, renderComparisonText, runCompare } from './compare.ts';
+import { RESULTS_FORMAT, RESULTS_FORMAT_VERSION, selects, type Cell, type CellVerdict, type ClientInfo, type MatrixResults } from './results.ts';
+import { failingCells, failOnLines, parseFailOn } from './run.ts';
+
+const REVISIONS = ['2025-06-18', '2025-11-25'] as const;
+const SCENARIOS = ['negotiation/handshake-order', 'negotiation/version-per-revision', 'disposal/delete-issued-session'];
+
+const client = (name: string, extra: Partial<ClientInfo> = {}): ClientInfo => ({ name, description: name, kind: 'module', revisions: [...REVISIONS], features: [], ...extra });
+const cell = (clientName: string, scenario: string, revision: string, verdict: CellVerdict): Cell => ({ client: clientName, scenario, revision: revision as Cell['revision'], verdict, durationMs: 1, checks: [] });
+
+/** A run of `clients` × SCENARIOS × REVISIONS, every cell `verdict` unless `verdicts` says otherwise (`client scenario@revision`). */
+function run(clients: string[], verdicts: Record<string, CellVerdict> = {}, runInfo: Partial<MatrixResults['run']> = {}): MatrixResults {
+  const cells = clients.flatMap((name) => SCENARIOS.flatMap((scenario) => REVISIONS.map((revision) => cell(name, scenario, revision, verdicts[`${name} ${scenario}@${revision}`] ?? 'pass'))));
+  return {
+    format: RESULTS_FORMAT,
+    formatVersion: RESULTS_FORMAT_VERSION,
+    generatedAt: '2026-12-01T03:17:00.000Z',
+    run: { suiteVersion: '0.1.0', node: 'v24.21.0', platform: 'linux-x64', cpus: 2, durationMs: 1000, strict: false, matrixFile: 'matrix.json', complete: true, plannedCells: cells.length, missingCells: 0, selection: { suites: ['negotiation', 'disposal'] }, ...runInfo },
+    scenarios: [],
+    clients: clients.map((name) => client(name)),
+    cells,
+  };
+}
+
+/** `results` without the cells `drop` picks, marked incomplete when `incomplete` (a lost shard, say). */
+function without(results: MatrixResults, drop: (cell: Cell) => boolean, incomplete = false): MatrixResults {
+  const copy = structuredClone(results);
+  copy.cells = copy.cells.filter((c) => !drop(c));
+  const missing = results.cells.length - copy.cells.length;
+  if (incomplete) copy.run = { ...copy.run, complete: false, missingCells: missing, interruption: 'a suite file did not finish: blob-2 missing' };
+  return copy;
+}
+
+const ALL = ['alpha', 'beta', 'gamma'];
+const previous = run(ALL);
+
+describe('lost cells', () => {
+  test('a client dropped from a complete run: its cells are lost, counted as regressions (exit 1), and said in the title', () => {
+    const current = run(['alpha', 'beta']);
+    const comparison = compare(previous, current);
+    expect(comparison.regressions).toEqual([]);
+    expect(comparison.lostCells).toHaveLength(6);
+    expect(comparison.removedClients.map((c) => c.name)).toEqual(['gamma']);
+    expect(comparisonExitCode(comparison)).toBe(1);
+    const text = renderComparisonText(comparison, current);
+    expect(text.split('\n')[0]).toBe('matrix comparison: 6 lost cells');
+    expect(text).toContain('\n  gamma: 6 cells (were pass 6) — the client is not in the current run\n');
+    const markdown = renderComparisonMarkdown(comparison, current);
+    expect(markdown.split('\n')[0]).toBe('## Matrix comparison: 6 lost cells');
+    expect(markdown).toContain('### Lost cells (6): in the previous run, no result in this one — counted as regressions');
+  });
+
+  test('a scenario dropped for every client is lost; a few clients are named, with the revisions and what the cells were', () => {
+    const before = run(ALL, { 'beta disposal/delete-issued-session@2025-11-25': 'fail' });
+    const current = without(before, (c) => c.scenario === 'disposal/delete-issued-session');
+    const comparison = compare(before, current);
+    expect(comparison.lostCells).toHaveLength(6);
+    expect(renderComparisonText(comparison, current)).toContain('\n  disposal/delete-issued-session: 6 cells of 3 clients (were pass 5, fail 1): alpha @ 2025-06-18, 2025-11-25; beta @ 2025-06-18, 2025-11-25; gamma @ 2025-06-18, 2025-11-25\n');
+    expect(comparisonExitCode(comparison)).toBe(1);
+  });
+
+  test('--allow-lost accepts lost cells by client name, scenario id or prefix; they are listed, not counted', () => {
+    const current = without(run(['alpha', 'beta']), (c) => c.scenario === 'disposal/delete-issued-session');
+    for (const allowLost of [['gamma', 'disposal/delete-issued-session'], ['gamma', 'disposal/*'], ['*']]) {
+      const comparison = compare(previous, current, { allowLost });
+      expect(comparison.lostCells, allowLost.join(' ')).toEqual([]);
+      expect(comparison.allowedLostCells).toHaveLength(6 + 4);
+      expect(comparisonExitCode(comparison)).toBe(0);
+      expect(renderComparisonText(comparison, current).split('\n')[0]).toBe('matrix comparison: no regressions, 10 lost cells allowed');
+    }
+    // Allowing one client leaves the other loss counted.
+    const partly = compare(previous, current, { allowLost: ['gamma'] });
+    expect(partly.lostCells.map((c) => `${c.client} ${c.scenario}`)).toEqual(['alpha disposal/delete-issued-session', 'alpha disposal/delete-issued-session', 'beta disposal/delete-issued-session', 'beta disposal/delete-issued-session']);
+    expect(comparisonExitCode(partly)).toBe(1);
+    expect(renderComparisonText(partly, current).split('\n')[0]).toBe('matrix comparison: 4 lost cells, 6 lost cells allowed');
+  });
+
+  test('an allowance that matches nothing lost is said, not silently kept', () => {
+    const comparison = compare(previous, structuredClone(previous), { allowLost: ['gamma', 'sdk-v9*'] });
+    expect(comparisonExitCode(comparison)).toBe(0);
+    expect(comparison.notes).toEqual([expect.stringContaining('--allow-lost gamma matched no lost cell'), expect.stringContaining('--allow-lost sdk-v9* matched no lost cell')]);
+  });
+
+  test('an incomplete current run (a shard lost) is never a pass: exit 3, even with every lost cell allowed', () => {
+    const current = without(previous, (c) => c.scenario.startsWith('disposal/'), true);
+    const comparison = compare(previous, current);
+    expect(comparison.lostCells).toHaveLength(6);
+    expect(comparisonExitCode(comparison)).toBe(3);
+    expect(renderComparisonText(comparison, current).split('\n')[0]).toBe('matrix comparison: 6 lost cells, the current run is incomplete (6 cells missing)');
+    expect(comparison.notes).toEqual([expect.stringContaining('the current run is an incomplete run: 6 of 18 planned cells have no result (a suite file did not finish: blob-2 missing): those cells are lost cells; `matrix --resume')]);
+    expect(comparisonExitCode(compare(previous, current, { allowLost: ['*'] }))).toBe(3);
+  });
+
+  test("cells outside the current run's --clients or --scenario selection are not lost: counted in a note", () => {
+    const current = run(['alpha', 'beta'], {}, { selection: { clients: 'alpha,b*', suites: ['negotiation', 'disposal'] } });
+    const comparison = compare(previous, current);
+    expect(comparison.lostCells).toEqual([]);
+    expect(comparison.removedClients).toEqual([]);
+    expect(comparison.unselectedCells).toBe(6);
+    expect(comparison.notes).toEqual(["6 cells of the previous run are outside the current run's selection (--clients alpha,b*): not compared"]);
+    expect(comparisonExitCode(comparison)).toBe(0);
+    // A cell the selection covers is lost all the same.
+    const short = without(current, (c) => c.client === 'beta' && c.scenario === 'negotiation/handshake-order');
+    expect(compare(previous, short).lostCells.map((c) => `${c.client} ${c.scenario}@${c.revision}`)).toEqual(['beta negotiation/handshake-order@2025-06-18', 'beta negotiation/handshake-order@2025-11-25']);
+    const scenarioOnly = run(ALL, {}, { selection: { scenario: 'negotiation/', suites: ['negotiation'] } });
+    expect(compare(previous, without(scenarioOnly, (c) => c.scenario.startsWith('disposal/'))).unselectedCells).toBe(6);
+  });
+
+  test('selects: --clients names or prefixes, and the --scenario text, the way the matrix selects', () => {
+    expect(selects({}, { client: 'x', scenario: 'a/b' })).toBe(true);
+    expect(selects({ clients: 'sdk-v2-*, reference' }, { client: 'sdk-v2-auto@2.0', scenario: 'a/b' })).toBe(true);
+    expect(selects({ clients: 'sdk-v2-*, reference' }, { client: 'reference', scenario: 'a/b' })).toBe(true);
+    expect(selects({ clients: 'sdk-v2-*' }, { client: 'sdk-v1@1.12', scenario: 'a/b' })).toBe(false);
+    expect(selects({ scenario: 'disposal' }, { client: 'x', scenario: 'disposal/delete-issued-session' })).toBe(true);
+    expect(selects({ scenario: 'disposal' }, { client: 'x', scenario: 'negotiation/handshake-order' })).toBe(false);
+  });
+});
+
+describe('what fails and what does not', () => {
+  test('a regression fails; a cell inconclusive in one of the runs is listed as could not judge and fails nothing', () => {
+    const worse = run(ALL, { 'alpha negotiation/handshake-order@2025-11-25': 'fail' });
+    expect(comparisonExitCode(compare(previous, worse))).toBe(1);
+    const unjudged = run(ALL, { 'alpha negotiation/handshake-order@2025-11-25': 'inconclusive' });
+    for (const [from, to] of [[previous, unjudged], [unjudged, previous]] as const) {
+      const comparison = compare(from, to);
+      expect(comparison.couldNotJudge).toHaveLength(1);
+      expect(comparison.regressions).toEqual([]);
+      expect(comparisonExitCode(comparison)).toBe(0);
+      expect(renderComparisonText(comparison, to).split('\n')[0]).toBe('matrix comparison: no regressions, 1 cell could not be judged in one of the runs');
+    }
+  });
+
+  test('new clients and cells fail nothing; an incomplete previous run makes new cells, not lost ones', () => {
+    const earlier = without(previous, (c) => c.client === 'beta' && c.scenario.startsWith('disposal/'), true);
+    const comparison = compare(earlier, run([...ALL, 'delta']));
+    expect(comparison.newCells).toHaveLength(2);
+    expect(comparison.newClients.map((c) => c.name)).toEqual(['delta']);
+    expect(comparison.lostCells).toEqual([]);
+    expect(comparisonExitCode(comparison)).toBe(0);
+  });
+});
+
+describe('runCompare', () => {
+  const work = mkdtempSync(join(tmpdir(), 'matrix-gate-'));
+  afterAll(() => rmSync(work, { recursive: true, force: true }));
+  const write = (name: string, results: MatrixResults) => {
+    const path = join(work, name);
+    writeFileSync(path, JSON.stringify(results));
+    return path;
+  };
+  const compareFiles = async (argv: string[]) => {
+    let out = '';
+    let err = '';
+    const code = await runCompare(argv, { out: (text) => (out += text), err: (text) => (err += text) });
+    return { code, out, err };
+  };
+
+  test('exit 1 on lost cells, 0 with them allowed, 3 for an incomplete current run; the Markdown lists them', async () => {
+    const old = write('old.json', previous);
+    const lost = write('lost.json', run(['alpha', 'beta']));
+    const markdown = join(work, 'comparison.md');
+    expect(await compareFiles([old, lost, '--markdown', markdown])).toMatchObject({ code: 1, err: '', out: expect.stringMatching(/^matrix comparison: 6 lost cells\n/) });
+    expect(readFileSync(markdown, 'utf8')).toContain('- `gamma`: 6 cells (were pass 6) — the client is not in the current run');
+    expect(await compareFiles([old, lost, '--allow-lost', 'gamma'])).toMatchObject({ code: 0, out: expect.stringMatching(/^matrix comparison: no regressions, 6 lost cells allowed\n/) });
+    expect(await compareFiles([old, lost, '--allow-lost', 'alpha', '--allow-lost', 'gam*'])).toMatchObject({ code: 0 });
+    const cut = write('cut.json', without(previous, (c) => c.scenario.startsWith('disposal/'), true));
+    expect(await compareFiles([old, cut, '--allow-lost', '*'])).toMatchObject({ code: 3 });
+  });
+
+  test('an empty --allow-lost is bad usage (exit 2), not a silent allow-nothing', async () => {
+    const old = write('same.json', previous);
+    expect(await compareFiles([old, old, '--allow-lost', ' '])).toMatchObject({ code: 2, err: expect.stringContaining('--allow-lost takes a client name or a scenario id') });
+    expect(await compareFiles([old, old, '--allow-lost'])).toMatchObject({ code: 2, err: expect.stringContaining("Option '--allow-lost <value>' argument missing") });
+  });
+});
+
+describe('matrix --fail-on', () => {
+  test('takes fail, warn and error, comma-separated; anything else is refused', () => {
+    expect(parseFailOn('fail,error')).toEqual(['fail', 'error']);
+    expect(parseFailOn(' warn ')).toEqual(['warn']);
+    for (const bad of ['', ',', 'inconclusive', 'n/a', 'fail,pass', 'regression']) expect(() => parseFailOn(bad), bad).toThrow(/--fail-on takes verdicts among fail, warn, error/);
+  });
+
+  test('counts the cells of those verdicts, but not the error cells of an entry the matrix file skips', () => {
+    const results = run(['alpha', 'beta', 'skipped'], { 'alpha negotiation/handshake-order@2025-11-25': 'fail', 'beta disposal/delete-issued-session@2025-06-18': 'warn', 'beta negotiation/handshake-order@2025-06-18': 'error', 'alpha disposal/delete-issued-session@2025-06-18': 'inconclusive' });
+    for (const c of results.cells) if (c.client === 'skipped') c.verdict = 'error';
+    results.clients[2]!.loadError = 'skipped: needs a Docker engine';
+    expect(failingCells(results, ['fail']).map((c) => c.client)).toEqual(['alpha']);
+    expect(failingCells(results, ['fail', 'warn', 'error']).map((c) => `${c.client} ${c.verdict}`)).toEqual(['alpha fail', 'beta error', 'beta warn']);
+    results.clients[2]!.loadError = 'Cannot find module ./missing.ts';
+    expect(failingCells(results, ['error'])).toHaveLength(1 + 6);
+    expect(failOnLines(failingCells(results, ['fail', 'error']), ['fail', 'error'])).toEqual(['--fail-on fail,error: 8 cells of 3 clients', '  alpha: fail 1', '  beta: error 1', '  skipped: error 6']);
+    expect(failingCells(run(['alpha']), ['fail', 'warn', 'error'])).toEqual([]);
+  });
+});
