@@ -20,9 +20,9 @@ commands:
 ${COMMANDS.map((command) => `  ${command.name.padEnd(10)} ${command.summary}`).join('\n')}
 
 exit code: 0 when nothing failed (an inconclusive case, which the suite could not judge, is printed but does not
-fail), 1 when a scenario failed or a result does not match the baseline (run), or a cell regressed (matrix --compare,
-compare), 2 on bad usage or bad input, 3 when a matrix run ended incomplete (matrix --resume completes it), 130 or 143
-when interrupted by SIGINT or SIGTERM`;
+fail), 1 when a scenario failed or a result does not match the baseline (run), a cell regressed or was lost (matrix
+--compare, compare) or has a verdict --fail-on names (matrix), 2 on bad usage or bad input, 3 when a matrix run ended
+incomplete (matrix --resume completes it), 130 or 143 when interrupted by SIGINT or SIGTERM`;
 
 function fail(message: string): never {
   console.error(`mcp-client-conformance: ${message}`);

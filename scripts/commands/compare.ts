@@ -6,21 +6,28 @@ export const compare = defineCommand({
   summary: 'compare two results.json files: regressions, new passes, cells that could not be judged, new clients',
   options: {
     markdown: { type: 'string' },
+    'allow-lost': { type: 'string', multiple: true },
   },
   positionals: { min: 2, max: 2, names: 'two results files, <old> and <new>' },
   help: () =>
     [
-      'usage: mcp-client-conformance compare <old.json> <new.json> [--markdown <file>]',
+      'usage: mcp-client-conformance compare <old.json> <new.json> [--markdown <file>] [--allow-lost <name>]...',
       '',
       'Compares two results files (of matrix, or of run --json): regressions, new passes, cells that could not be',
-      'judged, new and removed clients, version changes.',
+      'judged, new and removed clients, version changes, and lost cells: cells of <old> that <new> was asked to run',
+      '(its --clients and --scenario) and has no result for, which count as regressions.',
       '',
-      optionLines([['--markdown <file>', 'also write the comparison as Markdown']]),
+      optionLines([
+        ['--markdown <file>', 'also write the comparison as Markdown'],
+        ['--allow-lost <name>', 'accept the lost cells of this client or scenario (a trailing * matches a prefix;\nrepeatable)'],
+      ]),
       '',
-      'exit code: 0 without regressions, 1 with regressions, 2 bad usage or bad input',
+      'exit code: 0 without regressions or lost cells, 1 with a regression or a lost cell --allow-lost does not',
+      'accept, 2 bad usage or bad input, 3 when <new> is an incomplete run (matrix --resume completes it)',
     ].join('\n'),
   async run(values, positionals) {
     const { runCompare } = await import('../matrix/compare.ts');
-    return runCompare([...positionals.map(fromUser), ...(values.markdown !== undefined ? ['--markdown', fromUser(values.markdown)] : [])]);
+    const allowLost = (values['allow-lost'] ?? []).flatMap((pattern) => ['--allow-lost', pattern]);
+    return runCompare([...positionals.map(fromUser), ...(values.markdown !== undefined ? ['--markdown', fromUser(values.markdown)] : []), ...allowLost]);
   },
 });

@@ -12,6 +12,8 @@ export const matrix = defineCommand({
     shard: { type: 'string' },
     strict: { type: 'boolean' },
     compare: { type: 'string' },
+    'allow-lost': { type: 'string', multiple: true },
+    'fail-on': { type: 'string' },
     resume: { type: 'string' },
   },
   help: () =>
@@ -29,18 +31,21 @@ export const matrix = defineCommand({
         ['--out <dir>', 'the reports folder (default: reports/matrix)'],
         ['--shard <i/n>', 'only this shard of the suite files, as vitest --shard'],
         ['--strict', 'SHOULD violations fail instead of warning'],
-        ['--compare <file>', 'an earlier results.json: list regressions, exit 1 if any'],
+        ['--compare <file>', 'an earlier results.json: list regressions and lost cells (cells it has that this run\nlacks), exit 1 if any'],
+        ['--allow-lost <name>', 'with --compare: accept the lost cells of this client or scenario (a trailing * matches\na prefix; repeatable)'],
+        ['--fail-on <verdicts>', 'exit 1 when a cell has one of these verdicts: fail, warn, error (comma-separated;\nthe errors of an entry the matrix file skips do not count)'],
         ['--resume <dir>', 'complete an interrupted or killed matrix run: run only the cells missing from the reports\nfolder <dir>, with the selection it was started with, and write complete results'],
       ]),
       '',
-      'exit code: 0 done, 1 regressions against --compare, 2 bad usage or bad input, 3 an incomplete run (--resume',
-      'completes it), 130 or 143 interrupted',
+      'exit code: 0 done, 1 regressions or lost cells against --compare or a cell --fail-on counts, 2 bad usage or',
+      'bad input, 3 an incomplete run, whatever else (--resume completes it), 130 or 143 interrupted',
     ].join('\n'),
   async run(values) {
     if ((values.scenario?.length ?? 0) > 1) throw new UsageError('matrix takes one --scenario');
     const { runMatrix } = await import('../matrix/run.ts');
     const { config, clients, out, shard, strict, compare, resume } = values;
-    return runMatrix({ config, clients, out, shard, strict, compare, resume, scenario: values.scenario?.[0] }).catch((error: Error) => {
+    const gates = { allowLost: values['allow-lost'], failOn: values['fail-on'] };
+    return runMatrix({ config, clients, out, shard, strict, compare, resume, ...gates, scenario: values.scenario?.[0] }).catch((error: Error) => {
       throw new UsageError(error.message);
     });
   },
