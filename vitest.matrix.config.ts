@@ -2,6 +2,7 @@
 // of the matrix file across the suites, one test file per suite, in parallel across the cores.
 import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
+import { COMPILED, MODULE_EXTENSION, moduleFile } from './config/layout.ts';
 import { basePolicy } from './config/settings.ts';
 import { ATTEMPT_GROWTH, MAX_ATTEMPTS } from './config/time.ts';
 
@@ -13,7 +14,8 @@ const everyRun = Array.from({ length: MAX_ATTEMPTS }, (_, attempt) => ATTEMPT_GR
 
 export default defineConfig({
   test: {
-    include: ['scripts/matrix/shards/*.matrix.ts'],
+    // The modules are .ts in the repository and .js in the installed package (config/layout.ts).
+    include: [`scripts/matrix/shards/*.matrix${MODULE_EXTENSION}`],
     pool: 'forks',
     maxWorkers: availableParallelism(),
     testTimeout: operation * everyRun * 12,
@@ -23,6 +25,8 @@ export default defineConfig({
     // Scenarios mostly wait on sockets, but a CPU-starved client misses the scenarios' timing bounds: as many at once
     // in each suite file as `npm test` runs (measured stable there).
     maxConcurrency: 8,
-    reporters: ['./scripts/matrix/reporter.ts'],
+    reporters: [moduleFile('./scripts/matrix/reporter.ts')],
+    // Installed, the package's folder is not the user's to write in: no results cache there (it only orders the files).
+    ...(COMPILED ? { cache: false, fsModuleCache: false } : {}),
   },
 });

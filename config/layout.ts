@@ -2,8 +2,8 @@
 // package (dist/, as installed from npm). The build (scripts/build.ts) compiles every module into dist/ and copies the
 // files the code reads at run time (schemas, baselines, drivers, the matrix file) beside them at the same relative
 // paths, so a path relative to a module (import.meta.dirname) names the same file in both. What differs is here.
-import { readFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+// (Where package.json is, and the version, is api/package.ts.)
+import { resolve } from 'node:path';
 
 /** True when this is the compiled package (dist/), false when it runs from the TypeScript sources. */
 export const COMPILED = !import.meta.filename.endsWith('.ts');
@@ -14,15 +14,7 @@ export const MODULE_EXTENSION = COMPILED ? '.js' : '.ts';
 /** The top of the module tree: the repository, or dist/. The modules and the files they read are below it. */
 export const CODE_ROOT = resolve(import.meta.dirname, '..');
 
-/** The package itself: the folder with package.json, README.md, LICENSE and docs/ (the repository, or dist/'s parent). */
-export const PACKAGE_ROOT = COMPILED ? dirname(CODE_ROOT) : CODE_ROOT;
-
 /** A module as the sources name it (`scripts/matrix/reporter.ts`), as this layout has it (`…/reporter.js` compiled). */
 export function moduleFile(sourcePath: string): string {
   return COMPILED ? sourcePath.replace(/\.ts$/, '.js') : sourcePath;
-}
-
-/** The package's name and version, as its package.json says. */
-export function packageManifest(): { name: string; version: string } {
-  return JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { name: string; version: string };
 }

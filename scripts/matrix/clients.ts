@@ -3,6 +3,7 @@
 import { dirname, resolve } from 'node:path';
 import type { ClientAdapter } from '../../clients/adapter.ts';
 import { findAdapter } from '../../clients/index.ts';
+import { COMPILED } from '../../config/layout.ts';
 import { isModulePath, loadAdapter, loadAdapterCommand, timeoutsFromEnv } from '../../clients/load.ts';
 import { installedPackage, type MatrixEntry, type MatrixFile } from './matrix-file.ts';
 import type { ClientInfo } from './results.ts';
@@ -52,7 +53,11 @@ export async function loadClient(entry: MatrixEntry, matrix: MatrixFile): Promis
     features: [],
     ...(installed ?? (entry.package !== undefined ? { package: entry.package } : {})),
   };
-  if (entry.package !== undefined && installed === undefined) return { info: { ...base, loadError: `package ${entry.package} is not installed (npm ci)` } };
+  if (entry.package !== undefined && installed === undefined) {
+    // The matrix's clients are the repository's devDependencies, not the installed package's dependencies.
+    const how = COMPILED ? 'install it beside mcp-client-conformance to run this row' : 'npm ci';
+    return { info: { ...base, loadError: `package ${entry.package} is not installed (${how})` } };
+  }
   if (entry.skip !== undefined) return { info: { ...base, loadError: `skipped: ${entry.skip}` } };
   try {
     const adapter = await startAdapter(entry, matrix);

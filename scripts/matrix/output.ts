@@ -2,9 +2,11 @@
 // the three reports rendered from it. The reporter writes them as the run goes and at its end (or its interruption);
 // `matrix --resume` writes them again when nothing is left to run.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join, relative, resolve } from 'node:path';
+import { PACKAGE_VERSION } from '../../api/package.ts';
+import { COMPILED } from '../../config/layout.ts';
 import { SCENARIOS } from '../../suites/index.ts';
 import { readMatrixFile } from './matrix-file.ts';
 import type { PlannedCell } from './plan.ts';
@@ -18,9 +20,10 @@ const ROOT = resolve(import.meta.dirname, '..', '..');
 /** The files a matrix run writes into its reports folder (besides its journal, journal.ts), each replaced atomically. */
 export const REPORT_FILES = { results: 'results.json', markdown: 'summary.md', junit: 'junit.xml', html: 'report.html' } as const;
 
-/** The suite's commit, asked once per process. */
+/** The suite's commit, asked once per process: only of a clone (an installed package's folder is in the user's repository). */
 let commit: string | null | undefined;
 function gitCommit(): string | undefined {
+  if (commit === undefined && COMPILED) commit = null;
   if (commit === undefined) {
     try {
       commit = execFileSync('git', ['rev-parse', '--short=12', 'HEAD'], { cwd: ROOT, encoding: 'utf8', timeout: 2_000, stdio: ['ignore', 'pipe', 'ignore'] }).trim() || null;
@@ -59,14 +62,13 @@ export function assembleResults(run: RunSoFar): MatrixResults {
   const done = new Set(cells.map(cellKey));
   const missing = run.plan.filter((cell) => !done.has(cellKey(cell))).length;
   const ran = new Set(cells.map((cell) => cell.scenario));
-  const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
   const hash = gitCommit();
   return {
     format: RESULTS_FORMAT,
     formatVersion: RESULTS_FORMAT_VERSION,
     generatedAt: new Date().toISOString(),
     run: {
-      suiteVersion: pkg.version,
+      suiteVersion: PACKAGE_VERSION,
       ...(hash !== undefined ? { commit: hash } : {}),
       node: process.version,
       platform: `${process.platform}-${process.arch}`,

@@ -2,6 +2,7 @@
 // keeps. The test files (define.ts), the reporter (to count what is missing) and `matrix --resume` (to run only that)
 // all plan from this one function, so they agree on what "complete" means.
 import { basename } from 'node:path';
+import { MODULE_EXTENSION } from '../../config/layout.ts';
 import { SUITES } from '../../suites/index.ts';
 import { plannedCases } from '../../suites/plan.ts';
 import type { Revision } from '../../protocol/revisions.ts';
@@ -16,12 +17,12 @@ export const SUITE_NAMES = Object.keys(SUITES) as SuiteName[];
 
 /** The suite a matrix test file runs (`shards/negotiation.matrix.ts` → `negotiation`), or undefined for another file. */
 export function suiteOfFile(moduleId: string): SuiteName | undefined {
-  const name = basename(moduleId, '.matrix.ts');
+  const name = basename(moduleId, `.matrix${MODULE_EXTENSION}`);
   return (SUITE_NAMES as string[]).includes(name) ? (name as SuiteName) : undefined;
 }
 
-/** The test file of a suite, as a vitest filter. */
-export const suiteFile = (suite: SuiteName): string => `scripts/matrix/shards/${suite}.matrix.ts`;
+/** The test file of a suite, as a vitest filter (compiled to .js in the package: config/layout.ts). */
+export const suiteFile = (suite: SuiteName): string => `scripts/matrix/shards/${suite}.matrix${MODULE_EXTENSION}`;
 
 /** A suite's cases that the scenario filter keeps. */
 export function suiteCases(suite: SuiteName, scenarioFilter: string | undefined): { scenario: Scenario; revision: Revision }[] {
