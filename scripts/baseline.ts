@@ -4,11 +4,11 @@
 // larger bounds), and the file is written again from which checks fail, keeping each entry's reason and spec URL.
 // Re-runnable: run it again whenever the judges change. It never invents a reason: a new failing check in a cell with
 // several entries is reported, not written.
-import { renameSync, writeFileSync, existsSync, readFileSync } from 'node:fs';
-import { dirname, relative, resolve } from 'node:path';
+import { existsSync } from 'node:fs';
+import { relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { findAdapter } from '../clients/index.ts';
-import { BASELINE_DIR, BASELINE_SCHEMA, baselineFromRun, baselineMismatch, baselinePath, cellKey, claimsOf, formatBaseline, revisionsRun, type Baseline } from '../suites/baselines.ts';
+import { baselineMismatch, baselinePath, cellKey, claimsOf, readBaselineJson, revisionsRun, writeBaselineFromRun } from '../suites/baselines.ts';
 import { SCENARIOS } from '../suites/index.ts';
 import { runCase } from '../suites/runner.ts';
 import type { ScenarioResult } from '../suites/scenario.ts';
@@ -53,11 +53,9 @@ const from = values.from === undefined ? baselinePath(adapter.name) : resolve(va
 const to = values.to === undefined ? from : resolve(values.to);
 if (!existsSync(from)) fail(`no baseline at ${from}: nothing to rewrite (write its entries by hand first, each with its reason)`);
 
-const notes: string[] = [];
 const runs = revisionsRun(adapter, SCENARIOS);
-const raw: unknown = JSON.parse(readFileSync(from, 'utf8'));
-const before = Array.isArray((raw as { known?: unknown }).known) ? (raw as { known: unknown[] }).known.length : 0;
-const claims = claimsOf(raw, adapter.name, from, runs, notes);
+// The cells to run; what the file says of cells that do not run is noted when it is written (writeBaselineFromRun).
+const claims = claimsOf(readBaselineJson(from), adapter.name, from, runs, []);
 
 // One run per cell, a few at a time.
 const cells = [...new Map(claims.map((claim) => [cellKey(claim.scenario, claim.revision), claim])).values()];
@@ -80,15 +78,9 @@ try {
   await adapter.shutdown?.();
 }
 
-const written = baselineFromRun(adapter.name, claims, results, runs, notes);
-const schema = dirname(to) === BASELINE_DIR ? './baseline.schema.json' : relative(dirname(to), BASELINE_SCHEMA);
-const baseline: Baseline = { $schema: schema, ...written };
-const temporary = `${to}.${process.pid}.tmp`;
-writeFileSync(temporary, formatBaseline(baseline));
-renameSync(temporary, to);
-
+const { baseline, notes, entriesBefore } = writeBaselineFromRun({ adapter: adapter.name, from, to, results: results.values(), runs });
 for (const note of notes) console.log(`- ${note}`);
-console.log(`${adapter.name}: ${cells.length} cells run; entries ${before} → ${baseline.known.length}; written to ${relative(process.cwd(), to) || to}`);
+console.log(`${adapter.name}: ${cells.length} cells run; entries ${entriesBefore} → ${baseline.known.length}; written to ${relative(process.cwd(), to) || to}`);
 // The file written must match the run it was written from; what does not (a check no entry names) is shown.
 const left = [...results.values()].flatMap((result) => {
   const mismatch = baselineMismatch(result, baseline);

@@ -5,8 +5,8 @@
 // verdict those checks earn, the reason and the spec section. A result matches when every check its verdict rests on is
 // named by an entry covering its cell, every check the entries name still shows, and the verdict is the entries' worst:
 // a second rule breaking inside a known-failing cell is caught, and an entry goes stale check by check.
-import { existsSync, readFileSync } from 'node:fs';
-import { isAbsolute, join, relative } from 'node:path';
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { dirname, isAbsolute, join, relative } from 'node:path';
 import type { ClientAdapter } from '../clients/adapter.ts';
 import { settings } from '../config/settings.ts';
 import { REVISIONS, type Revision } from '../protocol/revisions.ts';
@@ -64,13 +64,28 @@ export function baselinePath(adapter: string, ownDir: string | undefined = setti
 /** The adapter's baseline; an adapter without a file is expected to pass everything. */
 export function loadBaseline(adapter: string, path: string = baselinePath(adapter)): Baseline {
   if (!existsSync(path)) return { adapter, format: BASELINE_FORMAT, known: [] };
-  let raw: unknown;
+  return parseBaseline(readBaselineJson(path), adapter, path);
+}
+
+/** A baseline file the user named (`run --baseline`): one that is absent, unreadable or invalid is a BaselineError. */
+export function readBaselineFile(path: string, adapter: string): Baseline {
+  return parseBaseline(readBaselineJson(path), adapter, path);
+}
+
+/** A baseline file's JSON, not yet checked; one that cannot be read or parsed is a BaselineError. */
+export function readBaselineJson(path: string): unknown {
+  let text: string;
   try {
-    raw = JSON.parse(readFileSync(path, 'utf8'));
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new BaselineError(`${shown(path)}: ${code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'a folder, not a baseline file' : (error as Error).message}`);
+  }
+  try {
+    return JSON.parse(text);
   } catch (error) {
     throw new BaselineError(`${shown(path)}: not JSON (${(error as Error).message})`);
   }
-  return parseBaseline(raw, adapter, path);
 }
 
 /** A path as the user reads it: relative to where they are when it is below, else as it is. */
@@ -161,42 +176,84 @@ export function expectedVerdict(entries: readonly BaselineEntry[], strict = fals
 }
 
 /**
- * Compares a result with the baseline. Not applicable always matches (it is reported, not judged). Returns undefined
- * when it matches, or what is wrong, one line per problem.
+ * How a result differs from the baseline, one line per difference, each of a kind: `regression` (the client does
+ * worse than the baseline says: a new failing check, a worse verdict), `stale` (the baseline says worse than the
+ * client does, or names what is not there: an entry to remove or fix), `unjudged` (the suite could not judge what the
+ * baseline expects: an inconclusive case or check, which is never the client's fault).
  */
-export function baselineMismatch(result: ScenarioResult, baseline: Baseline, options: { strict?: boolean } = {}): string | undefined {
-  if (result.verdict === 'n/a') return undefined;
+export type DifferenceKind = 'regression' | 'stale' | 'unjudged';
+export interface Difference {
+  kind: DifferenceKind;
+  text: string;
+}
+
+export interface CompareOptions {
+  strict?: boolean;
+  /** How to rewrite the baseline, said with an entry that now passes (default: the suite's own baseline command). */
+  rewrite?: string;
+}
+
+/** Every difference between a result and the baseline; empty when it matches. Not applicable always matches. */
+export function baselineDifferences(result: ScenarioResult, baseline: Baseline, options: CompareOptions = {}): Difference[] {
+  if (result.verdict === 'n/a') return [];
   const { scenarioId: scenario, revision } = result;
   const entries = entriesFor(baseline, scenario, revision);
   const expected = expectedVerdict(entries, options.strict);
-  const rewrite = `${WRITE_BASELINE} ${baseline.adapter} rewrites ${shown(baselinePath(baseline.adapter))} from a run`;
+  const rewrite = options.rewrite ?? `${WRITE_BASELINE} ${baseline.adapter} rewrites ${shown(baselinePath(baseline.adapter))} from a run`;
 
   // A case the suite could not judge matches only what a baseline says cannot be judged, and nothing else is said of it.
   if (result.verdict === 'inconclusive' && expected !== 'inconclusive') {
-    return `inconclusive (${result.reason ?? 'no reason given'}), but the baseline expects ${expected}: an inconclusive case matches only an entry with verdict inconclusive and its reason`;
+    return [{ kind: 'unjudged', text: `inconclusive (${result.reason ?? 'no reason given'}), but the baseline expects ${expected}: an inconclusive case matches only an entry with verdict inconclusive and its reason` }];
   }
-  const problems: string[] = [];
+  const differences: Difference[] = [];
+  const add = (kind: DifferenceKind, text: string) => differences.push({ kind, text });
   if (result.verdict !== expected) {
-    problems.push(entries.length === 0 ? `expected pass, got ${result.verdict}` : `expected ${expected} (baselined: ${entries.map((e) => e.reason).join(' / ')}), got ${result.verdict}`);
+    // Both are judged verdicts here, or the baseline expects inconclusive and the case was judged after all.
+    const rank = (verdict: Verdict) => ['pass', 'warn', 'fail'].indexOf(verdict);
+    const worse = expected === 'inconclusive' ? result.verdict !== 'pass' : rank(result.verdict) > rank(expected);
+    add(worse ? 'regression' : 'stale', entries.length === 0 ? `expected pass, got ${result.verdict}` : `expected ${expected} (baselined: ${entries.map((e) => e.reason).join(' / ')}), got ${result.verdict}`);
   }
   const named = new Set(entries.flatMap((entry) => entry.checks));
   for (const check of verdictChecks(result)) {
     if (named.has(check.name)) continue;
-    const what = result.verdict === 'inconclusive' ? 'new inconclusive check' : 'new failing check';
-    problems.push(`${what} ${check.name} [${check.spec.level}]${entries.length > 0 ? ` inside a known-${expected === 'inconclusive' ? 'inconclusive' : 'failing'} cell (baselined: ${[...named].join(', ')})` : ''}`);
+    const inconclusive = result.verdict === 'inconclusive';
+    add(inconclusive ? 'unjudged' : 'regression', `${inconclusive ? 'new inconclusive check' : 'new failing check'} ${check.name} [${check.spec.level}]${entries.length > 0 ? ` inside a known-${expected === 'inconclusive' ? 'inconclusive' : 'failing'} cell (baselined: ${[...named].join(', ')})` : ''}`);
   }
   for (const entry of entries) {
     for (const name of entry.checks) {
       const check = result.checks.find((c) => c.name === name);
       const of = `check ${name} of entry ${entryLabel(entry)}`;
-      if (check === undefined) problems.push(`entry ${entryLabel(entry)} names check ${name}, which ${scenario} does not report at ${revision} (its checks: ${result.checks.map((c) => c.name).join(', ')})`);
-      else if (check.outcome === 'pass') problems.push(`${of} now passes at ${revision}: remove it (${rewrite})`);
-      else if (check.spec.level === 'MAY') problems.push(`${of} is a MAY check, whose failures never count: remove it`);
-      else if (entry.verdict === 'inconclusive' && check.outcome === 'fail') problems.push(`${of} (inconclusive) now fails at ${revision}: ${check.detail}`);
-      else if (entry.verdict !== 'inconclusive' && check.outcome === 'inconclusive') problems.push(`${of} no longer fails at ${revision} but is inconclusive: ${check.detail}`);
+      if (check === undefined) add('stale', `entry ${entryLabel(entry)} names check ${name}, which ${scenario} does not report at ${revision} (its checks: ${result.checks.map((c) => c.name).join(', ')})`);
+      else if (check.outcome === 'pass') add('stale', `${of} now passes at ${revision}: remove it (${rewrite})`);
+      else if (check.spec.level === 'MAY') add('stale', `${of} is a MAY check, whose failures never count: remove it`);
+      else if (entry.verdict === 'inconclusive' && check.outcome === 'fail') add('regression', `${of} (inconclusive) now fails at ${revision}: ${check.detail}`);
+      else if (entry.verdict !== 'inconclusive' && check.outcome === 'inconclusive') add('unjudged', `${of} no longer fails at ${revision} but is inconclusive: ${check.detail}`);
     }
   }
-  return problems.length > 0 ? problems.join('\n') : undefined;
+  return differences;
+}
+
+/**
+ * Compares a result with the baseline. Not applicable always matches (it is reported, not judged). Returns undefined
+ * when it matches, or what is wrong, one line per problem.
+ */
+export function baselineMismatch(result: ScenarioResult, baseline: Baseline, options: CompareOptions = {}): string | undefined {
+  const differences = baselineDifferences(result, baseline, options);
+  return differences.length > 0 ? differences.map((d) => d.text).join('\n') : undefined;
+}
+
+/**
+ * What a result's differences come to, for a gate: `regression` or `stale` fail it; `unjudged` (the case, or a check
+ * the baseline names, could not be judged) and `n/a` do not; `match` is a match.
+ */
+export type CaseStatus = 'match' | 'regression' | 'stale' | 'unjudged' | 'n/a';
+export function caseStatus(result: ScenarioResult, differences: readonly Difference[]): CaseStatus {
+  if (result.verdict === 'n/a') return 'n/a';
+  if (differences.length === 0) return 'match';
+  // An inconclusive case cannot show that an entry went stale either: nothing of it is judged.
+  if (result.verdict === 'inconclusive') return 'unjudged';
+  if (differences.some((d) => d.kind === 'regression')) return 'regression';
+  return differences.some((d) => d.kind === 'stale') ? 'stale' : 'unjudged';
 }
 
 /** The revisions each scenario runs at for this adapter (its runnable revisions the adapter can take part in). */
@@ -289,13 +346,23 @@ export function claimsOf(raw: unknown, adapter: string, path: string, runs: Read
   });
 }
 
+export interface FromRunOptions {
+  /**
+   * Also write what no entry names (a failing or inconclusive check in a cell no entry claims, or one the entries of
+   * its cell leave out) as new entries under this reason, which the user is to replace with the real one. Without
+   * it such checks are only noted: a reason is never invented.
+   */
+  newReason?: string;
+}
+
 /**
  * The baseline a run gives: for each cell claimed, the checks its verdict now rests on (verdictChecks), under the reason
  * and spec of the entry that named them (a cell with one entry, or an old cell, takes every such check), grouped across
  * revisions into one entry per (scenario, checks, verdict, reason); a revision set that is every revision the scenario
- * runs at becomes "all". What changed is said in `notes`: entries that now pass, checks that no longer fail, new ones.
+ * runs at becomes "all". A claimed cell the run did not run (a run of some scenarios only) keeps its entries as they
+ * were. What changed is said in `notes`: entries that now pass, checks that no longer fail, new ones.
  */
-export function baselineFromRun(adapter: string, claims: readonly Claim[], results: ReadonlyMap<string, ScenarioResult>, runs: ReadonlyMap<string, readonly Revision[]>, notes: string[]): Baseline {
+export function baselineFromRun(adapter: string, claims: readonly Claim[], results: ReadonlyMap<string, ScenarioResult>, runs: ReadonlyMap<string, readonly Revision[]>, notes: string[], options: FromRunOptions = {}): Baseline {
   const cells = new Map<string, Claim[]>();
   for (const claim of claims) {
     const key = cellKey(claim.scenario, claim.revision);
@@ -303,15 +370,31 @@ export function baselineFromRun(adapter: string, claims: readonly Claim[], resul
   }
   interface Row { scenario: string; revision: Revision; checks: string[]; verdict: KnownVerdict; reason: string; spec: string[] }
   const rows: Row[] = [];
+  const verdictOf = (result: ScenarioResult, checks: readonly Check[]): KnownVerdict => (result.verdict === 'inconclusive' ? 'inconclusive' : checks.some((c) => c.spec.level === 'MUST') ? 'fail' : 'warn');
+  /** Checks no entry names: new entries under the placeholder reason when there is one, else a note. */
+  const unnamed = (result: ScenarioResult, checks: readonly Check[], where: string) => {
+    if (checks.length === 0) return;
+    const names = checks.map((c) => c.name).join(', ');
+    if (options.newReason === undefined) {
+      notes.push(`${where}: ${names} named by no entry: not written (add an entry with its reason)`);
+      return;
+    }
+    notes.push(`${where}: ${names} ${result.verdict === 'inconclusive' ? 'inconclusive' : 'failing'}, written as a new entry: replace its reason with why the client behaves so`);
+    rows.push({ scenario: result.scenarioId, revision: result.revision, checks: checks.map((c) => c.name), verdict: verdictOf(result, checks), reason: options.newReason, spec: [...new Set(checks.map((c) => c.spec.url))] });
+  };
   for (const [cell, claimed] of cells) {
     const result = results.get(cell);
-    if (result === undefined) throw new Error(`no result for ${cell}`);
+    if (result === undefined) {
+      const whole = claimed.find((claim) => claim.checks === undefined);
+      if (whole) throw new Error(`no result for ${cell}: an entry of the old format cannot be kept without a run`);
+      for (const claim of claimed) rows.push({ scenario: claim.scenario, revision: claim.revision, checks: [...claim.checks!], verdict: claim.verdict as KnownVerdict, reason: claim.reason, spec: claim.spec });
+      continue;
+    }
     if (result.verdict === 'n/a' || result.verdict === 'pass') {
       notes.push(`${cell}: ${result.verdict === 'pass' ? 'now passes' : `not applicable (${result.reason})`}; its ${claimed.length === 1 ? 'entry' : 'entries'} dropped`);
       continue;
     }
     const resting = verdictChecks(result);
-    const verdict = (checks: readonly Check[]): KnownVerdict => (result.verdict === 'inconclusive' ? 'inconclusive' : checks.some((c) => c.spec.level === 'MUST') ? 'fail' : 'warn');
     const taken = new Set<string>();
     for (const claim of claimed) {
       const mine = claimed.length === 1 ? resting : resting.filter((check) => claim.checks?.includes(check.name));
@@ -324,10 +407,14 @@ export function baselineFromRun(adapter: string, claims: readonly Claim[], resul
         if (added.length > 0) notes.push(`${cell}: new ${added.join(', ')} added under the reason "${claim.reason}": check that it still holds`);
       }
       if (mine.length === 0) continue;
-      rows.push({ scenario: claim.scenario, revision: claim.revision, checks: mine.map((c) => c.name), verdict: verdict(mine), reason: claim.reason, spec: claim.spec });
+      rows.push({ scenario: claim.scenario, revision: claim.revision, checks: mine.map((c) => c.name), verdict: verdictOf(result, mine), reason: claim.reason, spec: claim.spec });
     }
-    const left = resting.filter((check) => !taken.has(check.name)).map((c) => c.name);
-    if (left.length > 0) notes.push(`${cell}: ${left.join(', ')} named by no entry: not written (add an entry with its reason)`);
+    unnamed(result, resting.filter((check) => !taken.has(check.name)), cell);
+  }
+  // The cells of the run no entry claims (a caller that runs only the claimed cells has none).
+  for (const [cell, result] of results) {
+    if (cells.has(cell) || result.verdict === 'pass' || result.verdict === 'n/a') continue;
+    unnamed(result, verdictChecks(result), cell);
   }
   const groups = new Map<string, Row[]>();
   for (const row of rows) {
@@ -343,6 +430,39 @@ export function baselineFromRun(adapter: string, claims: readonly Claim[], resul
     return { scenario, checks, revisions: all ? 'all' : revisions, verdict, reason, spec: specs.length === 1 ? specs[0]! : specs };
   });
   return { adapter, format: BASELINE_FORMAT, known };
+}
+
+/**
+ * Writes the baseline a run gives to `to`, keeping the reasons and spec URLs of the file `from` (default `to`) when it
+ * exists (claimsOf, baselineFromRun): `scripts/baseline.ts` and `run --write-baseline` both write through here. The
+ * file is replaced atomically and points at the schema. Returns what was written and the notes of what changed.
+ */
+export function writeBaselineFromRun(args: {
+  adapter: string;
+  to: string;
+  from?: string;
+  results: Iterable<ScenarioResult>;
+  runs: ReadonlyMap<string, readonly Revision[]>;
+  options?: FromRunOptions;
+}): { baseline: Baseline; notes: string[]; entriesBefore: number } {
+  const from = args.from ?? args.to;
+  const notes: string[] = [];
+  const raw = existsSync(from) ? readBaselineJson(from) : undefined;
+  const claims = raw === undefined ? [] : claimsOf(raw, args.adapter, from, args.runs, notes);
+  const results = new Map([...args.results].map((result) => [cellKey(result.scenarioId, result.revision), result]));
+  const written = baselineFromRun(args.adapter, claims, results, args.runs, notes, args.options);
+  const baseline: Baseline = { $schema: schemaReference(args.to), ...written };
+  mkdirSync(dirname(args.to), { recursive: true });
+  const temporary = `${args.to}.${process.pid}.tmp`;
+  writeFileSync(temporary, formatBaseline(baseline));
+  renameSync(temporary, args.to);
+  const entriesBefore = isObject(raw) && Array.isArray(raw.known) ? raw.known.length : 0;
+  return { baseline, notes, entriesBefore };
+}
+
+/** The baseline schema as a file at `path` names it: beside the suite's own baselines, else a relative path to it. */
+function schemaReference(path: string): string {
+  return dirname(path) === BASELINE_DIR ? './baseline.schema.json' : relative(dirname(path), BASELINE_SCHEMA);
 }
 
 /** A baseline as its file holds it: one field per line, lists of names and revisions on one line. */

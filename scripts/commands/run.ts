@@ -1,20 +1,24 @@
-// `run`: the scenarios against one adapter, a verdict table on stdout.
-import { AdapterLoadError, loadChosenAdapter, runnerOperationTimeoutMs } from '../../clients/load.ts';
-import { basePolicy } from '../../config/settings.ts';
-import { explain } from '../../suites/evidence.ts';
-import { SCENARIOS } from '../../suites/index.ts';
-import { plannedCases } from '../../suites/plan.ts';
-import { bounded, runCase } from '../../suites/runner.ts';
+// `run`: the scenarios against one client, through the programmatic API (api/index.ts runConformance): a verdict
+// table on stdout, a progress line on stderr, and for CI the results as JSON (the matrix's results.json format, which
+// `compare` reads) and JUnit XML, a baseline to gate on, and a baseline written from the run.
+import { mkdirSync, statSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { AdapterLoadError } from '../../clients/load.ts';
+import { SettingsError } from '../../config/settings.ts';
+import { BaselineError } from '../../suites/baselines.ts';
 import type { ScenarioResult, Verdict } from '../../suites/scenario.ts';
+import { explainOutcome, junitReport, resultsFile, runConformance, SelectionError, type ConformanceRun } from '../../api/index.ts';
+import type { Revision } from '../../protocol/revisions.ts';
+import { writeAtomically } from '../matrix/output.ts';
 import { attemptsNote } from '../matrix/results.ts';
-import { defineCommand, optionLines, UsageError } from './command.ts';
+import { defineCommand, fromUser, optionLines, UsageError } from './command.ts';
 
 const VERDICT_ORDER: readonly Verdict[] = ['pass', 'fail', 'warn', 'inconclusive', 'n/a'];
 
 /** What the reruns of a case say, in the matrix reports' words ("judged at time scale 2 after 1 inconclusive run: …"). */
 const attemptsOf = (r: ScenarioResult) => attemptsNote({ verdict: r.verdict, ...(r.attempts !== undefined ? { attempts: r.attempts } : {}), ...(r.evidence !== undefined ? { timeScale: r.evidence.time.scale } : {}) });
 
-export function table(results: readonly ScenarioResult[]): string {
+function table(results: readonly ScenarioResult[]): string {
   // An inconclusive case is marked: the suite could not judge it, which is neither a pass nor a failure.
   const verdict = (r: ScenarioResult) => (r.verdict === 'inconclusive' ? '? inconclusive' : r.verdict);
   const reason = (r: ScenarioResult) => [r.reason, attemptsOf(r)].filter((part) => part !== undefined).join(' — ');
@@ -26,15 +30,107 @@ export function table(results: readonly ScenarioResult[]): string {
   return [line(header), ...rows.map(line), '', counts].join('\n');
 }
 
+/** The words of each status of a comparison, in the order they are listed. */
+const STATUS_WORDS = { regression: 'regression', stale: 'stale entry', unjudged: 'could not judge' } as const;
+
+/** What the comparison with the baseline says: counts, then each case that does not match, then the baseline's own problems. */
+function comparisonText(run: ConformanceRun, shownPath: string): string {
+  const { problems } = run.baseline!;
+  const compared = run.results.filter((o) => o.comparison !== undefined);
+  const count = (status: string) => compared.filter((o) => o.comparison!.status === status).length;
+  const lines = [`baseline ${shownPath}: ${count('match')} match, ${count('regression')} regression${count('regression') === 1 ? '' : 's'}, ${count('stale')} stale, ${count('unjudged')} could not be judged, ${count('n/a')} n/a`];
+  for (const status of ['regression', 'stale', 'unjudged'] as const) {
+    for (const { result, comparison } of compared.filter((o) => o.comparison!.status === status)) {
+      lines.push(`  ${STATUS_WORDS[status]}: ${result.scenarioId} @ ${result.revision}`, ...comparison!.differences.map((d) => `    ${d.text.replaceAll('\n', '\n    ')}`));
+    }
+  }
+  if (problems.length > 0) lines.push(`the baseline itself (stale or unknown entries):`, ...problems.map((problem) => `  ${problem}`));
+  return lines.join('\n');
+}
+
+/**
+ * One line on stderr while the run goes: on a terminal redrawn in place (and each second, for the clock), in a log one
+ * plain line every few seconds, so a long run is never silent.
+ */
+class Progress {
+  private readonly tty = process.stderr.isTTY === true;
+  private readonly started = performance.now();
+  private timer: NodeJS.Timeout | undefined;
+  private drawn = 0;
+  private done = 0;
+  private readonly tally = Object.fromEntries(VERDICT_ORDER.map((v) => [v, 0])) as Record<Verdict, number>;
+
+  private readonly total: number;
+  private readonly enabled: boolean;
+
+  constructor(total: number, enabled: boolean) {
+    this.total = total;
+    this.enabled = enabled;
+  }
+
+  start(): void {
+    if (!this.enabled) return;
+    this.draw();
+    this.timer = setInterval(() => this.draw(), this.tty ? 1_000 : 10_000);
+    this.timer.unref();
+  }
+
+  add(verdict: Verdict): void {
+    this.done++;
+    this.tally[verdict]++;
+    // A terminal shows every case; a log gets a line at most every 5 s (and the timer's every 10 s).
+    if (this.enabled && performance.now() - this.drawn >= (this.tty ? 100 : 5_000)) this.draw();
+  }
+
+  /** Takes the line off a terminal, so that other output can be written; the next draw puts it back. */
+  clear(): void {
+    if (this.enabled && this.tty) process.stderr.write('\r\x1b[K');
+  }
+
+  stop(): void {
+    if (!this.enabled) return;
+    clearInterval(this.timer);
+    if (this.tty) this.clear();
+    else this.draw();
+  }
+
+  private draw(): void {
+    this.drawn = performance.now();
+    const counts = VERDICT_ORDER.map((v) => `${v} ${this.tally[v]}`).join(' · ');
+    const line = `run: ${this.done}/${this.total} cases · ${counts} · ${((this.drawn - this.started) / 1000).toFixed(0)} s`;
+    process.stderr.write(this.tty ? `\r${line}\x1b[K` : `${line}\n`);
+  }
+}
+
+/** An output file the user named, checked before the run: a folder there is bad input, not a lost run. */
+function outputPath(option: string, value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  const path = fromUser(value);
+  if (statSync(path, { throwIfNoEntry: false })?.isDirectory()) throw new UsageError(`--${option} ${value} is a folder; give the file to write`);
+  return path;
+}
+
+function write(path: string, text: string): void {
+  mkdirSync(dirname(path), { recursive: true });
+  writeAtomically(path, text);
+}
+
 export const run = defineCommand({
   name: 'run',
-  summary: 'run the scenarios against one client (an adapter) and print a verdict table',
+  summary: 'run the scenarios against one client (an adapter): a verdict table, JSON and JUnit files, a baseline gate',
   options: {
     adapter: { type: 'string' },
     'adapter-command': { type: 'string' },
     scenario: { type: 'string', multiple: true },
+    revision: { type: 'string', multiple: true },
     strict: { type: 'boolean' },
     verbose: { type: 'boolean' },
+    json: { type: 'string' },
+    junit: { type: 'string' },
+    baseline: { type: 'string' },
+    'write-baseline': { type: 'string' },
+    concurrency: { type: 'string' },
+    quiet: { type: 'boolean' },
   },
   help: () =>
     [
@@ -43,50 +139,117 @@ export const run = defineCommand({
       optionLines([
         ['--adapter <name>', 'a built-in adapter (see `mcp-client-conformance adapters`)'],
         ['--adapter <file>', 'the adapter a module exports (./my-adapter.ts: its default export or "adapter", a\nClientAdapter or a function returning one, or a "processAdapter" config)'],
-        ['--adapter-command <c>', 'a client program speaking the line protocol (docs/line-protocol.md), e.g.\n"python3 clients/drivers/python/driver.py"'],
+        ['--adapter-command <c>', 'a client program speaking the line protocol (docs/line-protocol.md), e.g.\n"python3 clients/drivers/python/driver.py"; its deadlines: MCP_CONFORMANCE_OPERATION_TIMEOUT_MS,\nMCP_CONFORMANCE_HELLO_TIMEOUT_MS'],
         ['--scenario <text>', 'only scenarios whose id contains <text> (repeatable)'],
-        ['--strict', 'SHOULD violations fail instead of warning'],
+        ['--revision <rev>', 'only cases at this revision (repeatable)'],
+        ['--strict', 'SHOULD violations fail instead of warning (also MCP_CONFORMANCE_STRICT=1)'],
+        ['--baseline <file>', 'your baseline (suites/baselines/baseline.schema.json): exit 0 when every result matches\nit, 1 on a regression or a stale entry, 2 when it cannot be read or is invalid'],
+        ['--write-baseline <file>', 'write a baseline from this run, keeping the reasons and spec URLs of the entries the\nfile (or --baseline) has; a new failing check gets an entry whose reason you replace'],
+        ['--json <file>', 'write the results as a results.json (docs/matrix-results.md), which `compare` reads'],
+        ['--junit <file>', 'write the results as JUnit XML (fail → failure, n/a and inconclusive → skipped)'],
+        ['--concurrency <n>', 'cases run at once (default 8)'],
         ['--verbose', 'print the evidence of every result that is not a pass'],
+        ['--quiet', 'no progress line on stderr'],
       ]),
+      '',
+      'Each case runs with the client\'s calibrated time bounds; one inconclusive for lack of time runs again with bounds',
+      'twice as large (at most 3 runs), and the table says so. Ctrl-C prints the table of the cases that finished, writes',
+      'the --json and --junit files of those (marked incomplete) and exits 130 (143 on SIGTERM).',
+      '',
+      'exit code: 0 when nothing failed (with --baseline: every result matches it; an inconclusive case does not fail),',
+      '1 when a case failed, nothing applied, or (with --baseline) a result regressed or an entry is stale, 2 on bad usage',
+      'or bad input',
     ].join('\n'),
   async run(values) {
-    const filters = values.scenario ?? [];
-    const scenarios = SCENARIOS.filter((s) => filters.length === 0 || filters.some((f) => s.id.includes(f)));
-    if (scenarios.length === 0) throw new UsageError(`no scenario matches ${filters.map((f) => `"${f}"`).join(', ')}`);
-    const adapter = await loadChosenAdapter({ adapter: values.adapter, command: values['adapter-command'] }).catch((error: unknown) => {
-      throw error instanceof AdapterLoadError ? new UsageError(error.message) : error;
-    });
-    const results: ScenarioResult[] = [];
-    const cases = plannedCases(scenarios);
-    const operationTimeoutMs = runnerOperationTimeoutMs();
+    const concurrency = values.concurrency === undefined ? undefined : Number(values.concurrency);
+    if (concurrency !== undefined && !(Number.isInteger(concurrency) && concurrency > 0)) throw new UsageError(`--concurrency takes a positive whole number, not "${values.concurrency}"`);
+    const json = outputPath('json', values.json);
+    const junit = outputPath('junit', values.junit);
+    const written = outputPath('write-baseline', values['write-baseline']);
+    const paths = [json, junit, written].filter((path) => path !== undefined);
+    if (new Set(paths).size < paths.length) throw new UsageError('--json, --junit and --write-baseline must name different files');
+    if (values.adapter === undefined && values['adapter-command'] === undefined) throw new UsageError('run needs --adapter <name or module> or --adapter-command "<program>"; see `mcp-client-conformance run --help`');
+    if (values.adapter !== undefined && values['adapter-command'] !== undefined) throw new UsageError('give --adapter or --adapter-command, not both');
+
+    // Ctrl-C (or a CI job's SIGTERM): what finished is judged and must not be lost. The run returns at once with it,
+    // the case in flight dropped, the client given its bounded shutdown; a second signal ends the process at once.
+    const controller = new AbortController();
+    let signalled: NodeJS.Signals | undefined;
     const interrupt = (signal: NodeJS.Signals) => {
-      const code = signal === 'SIGINT' ? 130 : 143;
-      process.once(signal, () => process.exit(code));
-      console.log(table(results));
-      console.error(`mcp-client-conformance: interrupted by ${signal} after ${results.length} of ${cases.length} cases; the table above has the ones that finished`);
-      process.exitCode = code;
-      const shutdown = Promise.resolve().then(() => adapter.shutdown?.());
-      void bounded(shutdown, 'shutdown', basePolicy().ms.operation).catch(() => {}).finally(() => process.exit(code));
+      signalled = signal;
+      process.once(signal, () => process.exit(signal === 'SIGINT' ? 130 : 143));
+      controller.abort(`interrupted by ${signal}`);
     };
     process.once('SIGINT', interrupt);
     process.once('SIGTERM', interrupt);
+
+    let progress: Progress | undefined;
+    let outcome: ConformanceRun;
     try {
-      for (const { scenario, revision } of cases) {
-        const result = await runCase(scenario, adapter, revision, { strict: values.strict ?? false, ...(operationTimeoutMs !== undefined ? { operationTimeoutMs } : {}) });
-        results.push(result);
-        if (values.verbose && result.verdict !== 'pass') console.log(`${explain(result)}\n`);
-      }
+      const selection = { ...(values.scenario !== undefined ? { scenarios: values.scenario } : {}), ...(values.revision !== undefined ? { revisions: values.revision as Revision[] } : {}) };
+      outcome = await runConformance({
+        adapter: values.adapter ?? { command: values['adapter-command']! },
+        cwd: fromUser('.'),
+        ...selection,
+        ...(values.strict ? { strict: true } : {}),
+        ...(values.baseline !== undefined ? { baseline: values.baseline } : {}),
+        ...(values['write-baseline'] !== undefined ? { writeBaseline: values['write-baseline'] } : {}),
+        ...(concurrency !== undefined ? { concurrency } : {}),
+        signal: controller.signal,
+        onStart: ({ total }) => {
+          progress = new Progress(total, !values.quiet);
+          progress.start();
+        },
+        onResult: (finished) => {
+          progress?.add(finished.result.verdict);
+          if (values.verbose && finished.result.verdict !== 'pass') {
+            progress?.clear();
+            console.log(`${explainOutcome(finished)}\n`);
+          }
+        },
+      });
+    } catch (error) {
+      if (error instanceof AdapterLoadError || error instanceof BaselineError || error instanceof SelectionError || error instanceof SettingsError) throw new UsageError(error.message);
+      throw error;
     } finally {
+      progress?.stop();
       process.off('SIGINT', interrupt);
       process.off('SIGTERM', interrupt);
-      await adapter.shutdown?.();
     }
+
+    const results = outcome.results.map((o) => o.result);
     console.log(table(results));
+    if (json !== undefined) write(json, `${JSON.stringify(resultsFile(outcome), null, 1)}\n`);
+    if (junit !== undefined) write(junit, junitReport(outcome));
+    if (signalled !== undefined) {
+      const code = signalled === 'SIGINT' ? 130 : 143;
+      const files = [values.json, values.junit].filter((file) => file !== undefined);
+      console.error(`mcp-client-conformance: interrupted by ${signalled} after ${results.length} of ${outcome.planned} cases; the table above has the ones that finished${files.length > 0 ? ` (and ${files.join(', ')}, marked incomplete)` : ''}${written !== undefined ? `; no baseline written` : ''}`);
+      // The cases dropped may still hold sockets and timers: the process ends here.
+      process.exit(code);
+    }
+
     const judged = results.filter((r) => r.verdict !== 'n/a');
-    if (judged.length === 0) console.error(`mcp-client-conformance: no scenario applies to ${adapter.name}: check the revisions and features it declares`);
-    const inconclusive = results.filter((r) => r.verdict === 'inconclusive').length;
+    // A run in which nothing applied proves nothing: say so, and do not let CI read it as a success.
+    if (judged.length === 0) console.error(`mcp-client-conformance: no scenario applies to ${outcome.adapter.name}: check the revisions and features it declares`);
+    const inconclusive = outcome.counts.inconclusive;
+    // Not a failure (nothing was blamed on the client), but never silent either.
     if (inconclusive > 0) console.error(`mcp-client-conformance: ${inconclusive} ${inconclusive === 1 ? 'case was' : 'cases were'} inconclusive: the suite could not judge ${inconclusive === 1 ? 'it' : 'them'} (the reason column says why)`);
+    if (outcome.baseline !== undefined) {
+      const mismatched = outcome.results.filter((o) => o.comparison?.status === 'regression');
+      for (const regression of mismatched) console.log(`\n${explainOutcome(regression)}`);
+      console.log(`\n${comparisonText(outcome, values.baseline!)}`);
+    }
+    if (outcome.written !== undefined) {
+      const { notes, baseline, mismatches } = outcome.written;
+      console.log(`\nbaseline written to ${values['write-baseline']}: ${baseline.known.length} ${baseline.known.length === 1 ? 'entry' : 'entries'}`);
+      for (const note of notes) console.log(`  - ${note}`);
+      for (const mismatch of mismatches) console.log(`  still a mismatch: ${mismatch}`);
+    }
+    // The table is out: whatever a client left behind (a socket, a timer of its own) must not keep the run alive.
     setTimeout(() => process.exit(), 2_000).unref();
-    return judged.length === 0 || results.some((r) => r.verdict === 'fail') ? 1 : 0;
+    // The gate: the baseline when there is one; else a written baseline that holds the run; else no failure.
+    if (outcome.baseline !== undefined || outcome.written === undefined) return outcome.ok ? 0 : 1;
+    return judged.length > 0 && outcome.written.mismatches.length === 0 ? 0 : 1;
   },
 });
