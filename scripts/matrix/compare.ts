@@ -6,7 +6,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { incompleteLine, isProblem, markdownCode, markdownText, packageLabel, printable } from './report-markdown.ts';
-import { attemptsNote, cellKey, namePatternMatches, parseResults, selects, verdictCounts, VERDICTS, type Cell, type CellVerdict, type ClientInfo, type MatrixResults } from './results.ts';
+import { attemptsNote, cellKey, namePatternMatches, parseResults, selects, selectsClient, verdictCounts, VERDICTS, type Cell, type CellVerdict, type ClientInfo, type MatrixResults } from './results.ts';
 
 /**
  * How bad a verdict is: pass < warn < fail < error. `error` ranks worst because the case could not be run at all
@@ -132,7 +132,7 @@ export function compare(previous: MatrixResults, current: MatrixResults, options
   const previousClients = new Map(previous.clients.map((client) => [client.name, client]));
   const currentClients = new Map(current.clients.map((client) => [client.name, client]));
   const inBoth = (client: string) => previousClients.has(client) && currentClients.has(client);
-  const selected = (cell: Pick<Cell, 'client' | 'scenario'>) => selects(current.run.selection, cell);
+  const selected = (cell: Cell) => selects(current.run.selection, cell);
   const gone = previous.cells.filter((cell) => !after.has(key(cell)));
   const lost = gone.filter(selected);
   const allowLost = options.allowLost ?? [];
@@ -148,7 +148,7 @@ export function compare(previous: MatrixResults, current: MatrixResults, options
     couldNotJudge: [],
     newlyFailingChecks: [],
     newClients: current.clients.filter((client) => !previousClients.has(client.name)),
-    removedClients: previous.clients.filter((client) => !currentClients.has(client.name) && selected({ client: client.name, scenario: '' })),
+    removedClients: previous.clients.filter((client) => !currentClients.has(client.name) && selectsClient(current.run.selection, client.name)),
     versionChanges: [],
     notLoaded: current.clients.filter((client) => client.loadError !== undefined && previousClients.has(client.name)).map((client) => ({ client: client.name, loadError: client.loadError! })),
     newCells: current.cells.filter((cell) => inBoth(cell.client) && !before.has(key(cell))),
@@ -185,7 +185,8 @@ export function compare(previous: MatrixResults, current: MatrixResults, options
   const incompleteCurrent = incompleteLine(current);
   if (incompleteCurrent !== undefined) comparison.notes.push(`the current run is an ${incompleteCurrent}: those cells are lost cells; \`matrix --resume <its reports folder>\` runs them, then compare again`);
   if (comparison.unselectedCells > 0) {
-    const selection = [current.run.selection.clients !== undefined ? `--clients ${current.run.selection.clients}` : undefined, current.run.selection.scenario !== undefined ? `--scenario ${current.run.selection.scenario}` : undefined].filter(Boolean).join(' ');
+    const { clients, scenario, revisions } = current.run.selection;
+    const selection = [clients !== undefined ? `--clients ${clients}` : undefined, scenario !== undefined ? `--scenario ${scenario}` : undefined, revisions !== undefined ? `--revision ${revisions.join(',')}` : undefined].filter(Boolean).join(' ');
     comparison.notes.push(`${plural(comparison.unselectedCells, 'cell')} of the previous run ${comparison.unselectedCells === 1 ? 'is' : 'are'} outside the current run's selection (${selection}): not compared`);
   }
   for (const pattern of allowLost) {

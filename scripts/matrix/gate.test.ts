@@ -114,13 +114,28 @@ describe('lost cells', () => {
     expect(compare(previous, without(scenarioOnly, (c) => c.scenario.startsWith('disposal/'))).unselectedCells).toBe(6);
   });
 
-  test('selects: --clients names or prefixes, and the --scenario text, the way the matrix selects', () => {
-    expect(selects({}, { client: 'x', scenario: 'a/b' })).toBe(true);
-    expect(selects({ clients: 'sdk-v2-*, reference' }, { client: 'sdk-v2-auto@2.0', scenario: 'a/b' })).toBe(true);
-    expect(selects({ clients: 'sdk-v2-*, reference' }, { client: 'reference', scenario: 'a/b' })).toBe(true);
-    expect(selects({ clients: 'sdk-v2-*' }, { client: 'sdk-v1@1.12', scenario: 'a/b' })).toBe(false);
-    expect(selects({ scenario: 'disposal' }, { client: 'x', scenario: 'disposal/delete-issued-session' })).toBe(true);
-    expect(selects({ scenario: 'disposal' }, { client: 'x', scenario: 'negotiation/handshake-order' })).toBe(false);
+  test('selects: --clients names or prefixes, the scenario filters (run joins its own with commas) and the revisions', () => {
+    const at = (client: string, scenario: string, revision = '2025-11-25') => ({ client, scenario, revision: revision as Cell['revision'] });
+    expect(selects({}, at('x', 'a/b'))).toBe(true);
+    expect(selects({ clients: 'sdk-v2-*, reference' }, at('sdk-v2-auto@2.0', 'a/b'))).toBe(true);
+    expect(selects({ clients: 'sdk-v2-*, reference' }, at('reference', 'a/b'))).toBe(true);
+    expect(selects({ clients: 'sdk-v2-*' }, at('sdk-v1@1.12', 'a/b'))).toBe(false);
+    expect(selects({ scenario: 'disposal' }, at('x', 'disposal/delete-issued-session'))).toBe(true);
+    expect(selects({ scenario: 'disposal' }, at('x', 'negotiation/handshake-order'))).toBe(false);
+    expect(selects({ scenario: 'negotiation/handshake,disposal/' }, at('x', 'disposal/delete-issued-session'))).toBe(true);
+    expect(selects({ scenario: 'negotiation/handshake,disposal/' }, at('x', 'retry/bounded-on-5xx'))).toBe(false);
+    expect(selects({ revisions: ['2025-06-18'] }, at('x', 'a/b', '2025-06-18'))).toBe(true);
+    expect(selects({ revisions: ['2025-06-18'] }, at('x', 'a/b', '2025-11-25'))).toBe(false);
+  });
+
+  test('a client dropped from a run with a scenario filter is still a removed client, its selected cells lost', () => {
+    const current = run(['alpha', 'beta'], {}, { selection: { scenario: 'disposal/', suites: ['disposal'] } });
+    current.cells = current.cells.filter((c) => c.scenario.startsWith('disposal/'));
+    const comparison = compare(previous, current);
+    expect(comparison.removedClients.map((c) => c.name)).toEqual(['gamma']);
+    expect(comparison.lostCells.map((c) => `${c.client} ${c.scenario}`)).toEqual(['gamma disposal/delete-issued-session', 'gamma disposal/delete-issued-session']);
+    expect(comparison.unselectedCells).toBe(12);
+    expect(renderComparisonText(comparison, current)).toContain('\n  gamma: 2 cells (were pass 2) — the client is not in the current run\n');
   });
 });
 

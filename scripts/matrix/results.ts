@@ -52,7 +52,10 @@ export interface RunInfo {
 
 export interface Selection {
   clients?: string;
+  /** Only scenarios whose id contains this text; `run` writes its repeated --scenario filters joined with commas. */
   scenario?: string;
+  /** Only cases at these revisions (`run --revision`), when the run had such a filter. */
+  revisions?: Revision[];
   /** The suites (suite files) the run covered. */
   suites: string[];
 }
@@ -198,14 +201,26 @@ export const cellKey = (cell: Pick<Cell, 'client' | 'scenario' | 'revision'>): s
 /** A `--clients` or `--allow-lost` pattern: a name, or a prefix ending in `*` (`*` alone matches every name). */
 export const namePatternMatches = (pattern: string, name: string): boolean => (pattern.endsWith('*') ? name.startsWith(pattern.slice(0, -1)) : name === pattern);
 
+/** A comma-separated selection as its parts. */
+const parts = (text: string | undefined) => text?.split(',').map((part) => part.trim()).filter(Boolean) ?? [];
+
+/** Whether a run's client selection (`--clients`) covers a client. */
+export function selectsClient(selection: Pick<Selection, 'clients'>, client: string): boolean {
+  const clients = parts(selection.clients);
+  return clients.length === 0 || clients.some((pattern) => namePatternMatches(pattern, client));
+}
+
 /**
- * Whether a run's selection (its `--clients` and `--scenario`, the user's own choices) covers a cell: a comparison
- * does not count as lost the cells of an earlier run that this one was not asked to run.
+ * Whether a run's selection (its clients, scenario filters and revisions: the user's own choices) covers a cell: a
+ * comparison does not count as lost the cells of an earlier run that this one was not asked to run.
  */
-export function selects(selection: Pick<Selection, 'clients' | 'scenario'>, cell: Pick<Cell, 'client' | 'scenario'>): boolean {
-  const patterns = selection.clients?.split(',').map((name) => name.trim()).filter(Boolean) ?? [];
-  const clientChosen = patterns.length === 0 || patterns.some((pattern) => namePatternMatches(pattern, cell.client));
-  return clientChosen && (selection.scenario === undefined || cell.scenario.includes(selection.scenario));
+export function selects(selection: Pick<Selection, 'clients' | 'scenario' | 'revisions'>, cell: Pick<Cell, 'client' | 'scenario' | 'revision'>): boolean {
+  const scenarios = parts(selection.scenario);
+  return (
+    selectsClient(selection, cell.client) &&
+    (scenarios.length === 0 || scenarios.some((text) => cell.scenario.includes(text))) &&
+    (selection.revisions === undefined || selection.revisions.includes(cell.revision))
+  );
 }
 
 /** Reads a results file, refusing what is not one or is of a version this code does not know. */
