@@ -107,6 +107,36 @@ describe('a matrix run', { timeout: 0 }, () => {
     expect(refused.stderr).toMatch(/--resume runs what the interrupted run was asked to: drop --clients/);
   });
 
+  test('the gates through the command: --fail-on counts the run’s own verdicts; --compare fails on a lost cell unless --allow-lost accepts it', () => {
+    // --resume of a complete run runs nothing: the gates are judged on the one run above.
+    const matrix = (...args: string[]) => spawnSync(NODE, [CLI, 'matrix', '--resume', out, ...args], { cwd: ROOT, encoding: 'utf8', timeout: childBound(), env: { ...process.env, [MATRIX_ENV.progress]: '0' } });
+    const results = oneRun();
+    const errors = results.cells.filter((cell) => cell.verdict === 'error').length;
+    const errorGate = matrix('--fail-on', 'error');
+    expect(errorGate.status, errorGate.stderr).toBe(1);
+    expect(errorGate.stderr).toContain(`--fail-on error: ${errors} cells of 2 clients\n  missing-module: error ${errors / 2}\n  not-installed: error ${errors / 2}\n`);
+    expect(matrix('--fail-on', 'warn').status).toBe(1);
+    // The previous run had one more client: its cells are lost in this one.
+    const gone = results.cells.filter((cell) => cell.client === 'reference').map((cell) => ({ ...cell, client: 'gone' }));
+    const previous = join(work, 'previous.json');
+    writeFileSync(previous, JSON.stringify({ ...results, clients: [...results.clients, { ...results.clients[0]!, name: 'gone' }], cells: [...results.cells, ...gone] }));
+    const lost = matrix('--compare', previous);
+    expect(lost.status, lost.stderr).toBe(1);
+    expect(lost.stdout).toContain(`matrix comparison: ${gone.length} lost cells\n`);
+    expect(readFileSync(join(out, 'comparison.md'), 'utf8')).toContain(`- \`gone\`: ${gone.length} cells (were `);
+    const allowed = matrix('--compare', previous, '--allow-lost', 'gone');
+    expect(allowed.status, allowed.stderr).toBe(0);
+    expect(allowed.stdout).toContain(`matrix comparison: no regressions, ${gone.length} lost cells allowed\n`);
+    for (const [args, message] of [
+      [['--allow-lost', 'gone'], /--allow-lost accepts lost cells of a comparison: it needs --compare/],
+      [['--fail-on', 'inconclusive'], /--fail-on takes verdicts among fail, warn, error/],
+    ] as const) {
+      const refused = matrix(...args);
+      expect(refused.status, args.join(' ')).toBe(2);
+      expect(refused.stderr).toMatch(message);
+    }
+  });
+
   test('two vitest shards with blob reports, merged, give the same cells as one run; a missing shard leaves it incomplete, and --resume completes it', () => {
     const blobs = join(work, 'blobs');
     const out = join(work, 'merged');
