@@ -214,11 +214,17 @@ export async function runScenario(scenario: Scenario, adapter: ClientAdapter, re
   const traces: ClientTraces = { timers: [] };
   let cleaningUp = false;
   let clientError: string | undefined;
+  /** The errors of starts and connects that ran out of time (Evidence.clientTimedOut). */
+  const timedOut = new WeakSet<object>();
+  let clientTimedOut = false;
   const caseId = options.caseId ?? `${scenario.id}@${revision}`;
   const startClient = async () => {
     // A client in another process (one that can be interrupted) may be started again here, with a fresh hello.
     const startBound = adapter.interrupted ? operationTimeoutMs + time.ms.hello : operationTimeoutMs;
-    const client = await bounded(invoke(traces, 'start', () => adapter.start(caseId), A_CLIENT), 'start the client', startBound);
+    const client = await bounded(invoke(traces, 'start', () => adapter.start(caseId), A_CLIENT), 'start the client', startBound).catch((error: unknown) => {
+      if (error instanceof ClientHung) timedOut.add(error); // a start that ran out of time, as a connect can
+      throw error;
+    });
     clients.push(client);
     return client;
   };
@@ -237,6 +243,7 @@ export async function runScenario(scenario: Scenario, adapter: ClientAdapter, re
       const connectOptions: ConnectOptions = { timeoutMs: operationTimeoutMs, negotiation: defaultNegotiation(adapter, revision), ...overrides };
       const client = target.newClient || clients.length === 0 ? await startClient() : clients.at(-1)!;
       const url = (target.server ?? server).url;
+      const connectStarted = performance.now();
       const connecting = invoke(traces, 'connect', () => client.connect(url, connectOptions), A_CONNECTION).then((connection) => {
         const held: HeldConnection = { connection };
         // A connect that settles after the scenario gave up on it is closed here, not leaked.
@@ -248,7 +255,12 @@ export async function runScenario(scenario: Scenario, adapter: ClientAdapter, re
       const boundMs = connectOptions.timeoutMs + 2 * time.ms.react;
       pendingConnects.set(connecting, performance.now() + boundMs);
       void connecting.catch(noop).finally(() => pendingConnects.delete(connecting));
-      return bounded(connecting, 'connect', boundMs);
+      return bounded(connecting, 'connect', boundMs).catch((error: unknown) => {
+        // Given up at (or past) its own timeout, or by the runner's bound: the connect ran out of time.
+        const late = error instanceof ClientHung || (!(error instanceof ClientMisbehaved) && performance.now() - connectStarted >= connectOptions.timeoutMs);
+        if (late && typeof error === 'object' && error !== null) timedOut.add(error);
+        throw error;
+      });
     },
     async startServer(setup) {
       const other = await serve(setup);
@@ -271,6 +283,7 @@ export async function runScenario(scenario: Scenario, adapter: ClientAdapter, re
       await scenario.run(context);
     } catch (error) {
       clientError = describeError(error);
+      clientTimedOut = typeof error === 'object' && error !== null && timedOut.has(error);
       if (error instanceof ClientMisbehaved) breaches.push(error.message);
     }
     // Judge what the server had received when the script ended; cleanup traffic is not the client's doing.
@@ -289,6 +302,7 @@ export async function runScenario(scenario: Scenario, adapter: ClientAdapter, re
       toolRuns: structuredClone(server.fixtures.runs),
       observed: recordable(observed),
       ...(clientError !== undefined ? { clientError } : {}),
+      ...(clientTimedOut ? { clientTimedOut: true as const } : {}),
     };
     // Every scenario also checks that each message the client sent matches its revision's schemas.
     checks = [...scenario.judge(evidence), schemaCheck(evidence)];

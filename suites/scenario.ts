@@ -105,6 +105,11 @@ export interface Evidence {
   observed: Readonly<Record<string, unknown>>;
   /** The error the client raised while the scenario drove it, if any. */
   clientError?: string;
+  /**
+   * That error was a connect running out of time: the client gave up at its connect timeout (the case's bound) or the
+   * runner's bound gave up on it. A slow start on a loaded machine, until the case has run with its largest bounds.
+   */
+  clientTimedOut?: true;
 }
 
 /** Lets a scenario's `setup` state type its `run` context while all scenarios share one list type. */

@@ -86,3 +86,33 @@ describe('deadlines on provisional and firm runs', () => {
     expect(result.evidence?.time.scale).toBeGreaterThan(1);
   });
 });
+
+describe('a connect that runs out of time', () => {
+  test('is "time ran out" on a provisional run, not the client’s failure: the case runs again with larger bounds', async () => {
+    // A client that needs one and a half operation bounds to start, and gives up at its connect timeout as a real one would.
+    const time = timePolicy({ overrides: { operation: 400 } });
+    const startMs = Math.round(time.ms.operation * 1.5);
+    const slow: ClientAdapter = {
+      ...referenceClient,
+      name: 'slow-starting-reference',
+      async start(caseId) {
+        const client = await referenceClient.start(caseId);
+        return {
+          dispose: () => client.dispose(),
+          async connect(url, options) {
+            if (startMs > options.timeoutMs) {
+              await new Promise((resolve) => setTimeout(resolve, options.timeoutMs));
+              throw new Error(`connect timed out after ${options.timeoutMs} ms`);
+            }
+            await new Promise((resolve) => setTimeout(resolve, startMs));
+            return client.connect(url, options);
+          },
+        };
+      },
+    };
+    const result = await runCase(handshakeOrder, slow, '2025-06-18', { time });
+    expect(result.attempts?.[0]).toMatchObject({ verdict: 'inconclusive', scale: 1 });
+    expect(result.attempts?.[0]?.reason).toMatch(/time ran out at time scale 1 .*connect timed out after 400 ms/);
+    expect(result.verdict, result.reason).toBe('pass');
+  });
+});
