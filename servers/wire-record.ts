@@ -2,6 +2,7 @@
 // Suites judge clients from this record, never from what an adapter claims it did.
 import { EventEmitter } from 'node:events';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { basePolicy } from '../config/settings.ts';
 import { SseParser, type SseEvent } from './sse.ts';
 
 export type { SseEvent };
@@ -127,10 +128,10 @@ export class WireRecord {
   }
 
   /**
-   * Resolves when `predicate` holds over the record; rejects after `timeoutMs` with `what` in the message.
-   * Event-driven, not polling: it re-checks on every change to the record.
+   * Resolves when `predicate` holds over the record; rejects after `timeoutMs` (default: the operation bound of the
+   * settings' time policy) with `what` in the message. Event-driven, not polling: it re-checks on every change.
    */
-  waitFor(predicate: (record: WireRecord) => boolean, what: string, timeoutMs = 5_000): Promise<void> {
+  waitFor(predicate: (record: WireRecord) => boolean, what: string, timeoutMs = basePolicy().ms.operation): Promise<void> {
     if (predicate(this)) return Promise.resolve();
     return new Promise((resolve, reject) => {
       const onChange = () => {

@@ -1,6 +1,7 @@
 // Nothing a scenario run started may outlive it: no server, socket or timer. Test files that run scenarios
 // take a snapshot of the process's handles first and compare at the end.
 import { afterAll, beforeAll, expect } from 'vitest';
+import { basePolicy } from '../config/settings.ts';
 
 /** Active handles by kind, e.g. { TCPSocketWrap: 2, Timeout: 1 }. */
 export function activeResources(): Record<string, number> {
@@ -16,8 +17,8 @@ export function grownSince(before: Record<string, number>): Record<string, numbe
   return grown;
 }
 
-/** How long handles may take to drain after the last scenario before they count as leaked. */
-const DRAIN_MS = 3_000;
+/** How long handles may take to drain after the last scenario before they count as leaked: a client operation's bound (the wait ends as soon as they have). */
+const drainMs = () => basePolicy().ms.operation;
 
 /**
  * Snapshots the handles before the file's tests and fails the file if any kind has grown after them. Both ends
@@ -31,10 +32,10 @@ export function failOnLeakedHandles(): void {
   afterAll(async () => {
     // Closed handles are released a loop turn or two after their close callbacks, and a client's own short timers
     // (a reconnection delay it was about to drop) end by themselves: wait for that, bounded, then judge.
-    const deadline = performance.now() + DRAIN_MS;
+    const deadline = performance.now() + drainMs();
     while (Object.keys(grownSince(before)).length > 0 && performance.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
-    expect(grownSince(before), `handles still open ${DRAIN_MS} ms after the scenario runs of this file`).toEqual({});
+    expect(grownSince(before), `handles still open ${drainMs()} ms after the scenario runs of this file`).toEqual({});
   });
 }
