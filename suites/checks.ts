@@ -38,10 +38,24 @@ export function checkIf(reached: string | undefined, name: string, spec: SpecRef
 /**
  * A condition the suite needs before the scenario's rules say anything about the client (the behaviour under test was
  * reached, a personality acted): met, or inconclusive with `why` — which makes the whole case inconclusive. `spec` is
- * the rule the scenario wanted to exercise.
+ * the rule the scenario wanted to exercise; `lasting` says more time cannot make it met (the case is not run again).
  */
-export function precondition(name: string, spec: SpecRef, met: boolean, why: string, exchanges: readonly WireExchange[] = []): Check {
-  return { name, spec, outcome: met ? 'pass' : 'inconclusive', precondition: true, detail: why, exchanges: exchanges.map((exchange) => exchange.seq) };
+export function precondition(name: string, spec: SpecRef, met: boolean, why: string, exchanges: readonly WireExchange[] = [], options: { lasting?: boolean } = {}): Check {
+  return {
+    name,
+    spec,
+    outcome: met ? 'pass' : 'inconclusive',
+    precondition: true,
+    ...(!met && options.lasting ? { lasting: true as const } : {}),
+    detail: why,
+    exchanges: exchanges.map((exchange) => exchange.seq),
+  };
+}
+
+/** Whether running the case again with larger bounds could change its inconclusive verdict: nothing lasting keeps it so. */
+export function timeMayCure(checks: readonly Check[]): boolean {
+  const inconclusive = checks.filter((c) => c.outcome === 'inconclusive');
+  return !inconclusive.some((c) => c.precondition && c.lasting) && inconclusive.some((c) => !c.lasting);
 }
 
 /**

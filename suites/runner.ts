@@ -13,7 +13,7 @@ import { startReferenceServer } from '../servers/server.ts';
 import { basePolicy, settings } from '../config/settings.ts';
 import { ATTEMPT_GROWTH, MAX_ATTEMPTS, provisionally, scaledBy, type TimePolicy } from '../config/time.ts';
 import { calibrate } from './calibration.ts';
-import { check, precondition } from './checks.ts';
+import { check, precondition, timeMayCure } from './checks.ts';
 import { ClientHung, ClientMisbehaved, describeError, describeValue } from './outcome.ts';
 import { shutdown } from './spec.ts';
 import { schemaCheck } from './schema.ts';
@@ -319,7 +319,7 @@ export async function runScenario(scenario: Scenario, adapter: ClientAdapter, re
   checks = completedCleanly(checks, ending.problems, revision);
   checks.push(...ending.findings);
   const interrupted = askInterrupted(adapter, caseId);
-  if (interrupted !== undefined) checks.unshift(precondition(CLIENT_RUNNING, scenario.source.spec, false, interrupted));
+  if (interrupted !== undefined) checks.unshift(precondition(CLIENT_RUNNING, scenario.source.spec, false, interrupted, [], { lasting: true }));
   breaches.push(...ending.breaches);
   let verdict = verdictOf(checks, options.strict);
   let why = reasonOf(checks, verdict);
@@ -369,7 +369,8 @@ function completedCleanly(checks: Check[], problems: readonly string[], revision
  * out inconclusive for a reason that more time may cure, again with bounds twice as large, at most MAX_ATTEMPTS runs
  * in all. The result is the last run's, with the earlier runs in `attempts`. Every run but the last is provisional
  * (a deadline missed there is inconclusive, checks.ts `checkInTime`), so lateness is judged only with the largest
- * bounds. A client that is not running is not run again: more time cannot bring it back.
+ * bounds. A case inconclusive for a lasting reason (checks.ts `timeMayCure`: the client process is dead, the adapter
+ * cannot drive the rule) is not run again: more time cannot change it.
  */
 export async function runCase(scenario: Scenario, adapter: ClientAdapter, revision: Revision, options: Omit<RunOptions, 'time'> & { time?: TimePolicy } = {}): Promise<ScenarioResult> {
   if (notApplicable(scenario, adapter, revision)) return runScenario(scenario, adapter, revision, options);
@@ -379,7 +380,7 @@ export async function runCase(scenario: Scenario, adapter: ClientAdapter, revisi
     const caseId = attempt === 1 ? `${scenario.id}@${revision}` : `${scenario.id}@${revision}#${attempt}`;
     // Every run but the last is provisional: a deadline it misses is "time ran out", for the next run to judge.
     const result = await runScenario(scenario, adapter, revision, { ...options, time: provisionally(time, attempt < MAX_ATTEMPTS), caseId });
-    const again = result.verdict === 'inconclusive' && attempt < MAX_ATTEMPTS && !result.checks.some((c) => c.name === CLIENT_RUNNING && c.outcome !== 'pass');
+    const again = result.verdict === 'inconclusive' && attempt < MAX_ATTEMPTS && timeMayCure(result.checks);
     if (!again) return attempts.length > 0 ? { ...result, attempts } : result;
     attempts.push({ verdict: result.verdict, ...(result.reason !== undefined ? { reason: result.reason } : {}), scale: time.scale });
     time = scaledBy(time, ATTEMPT_GROWTH);

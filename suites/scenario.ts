@@ -134,6 +134,8 @@ export interface Check {
    * or inconclusive; an unmet one makes the whole case inconclusive.
    */
   precondition?: true;
+  /** Inconclusive for a reason more time cannot change (the client process is dead, the adapter contract cannot drive the rule): runCase does not run the case again for it. */
+  lasting?: true;
   /** What was expected and what was seen (for an inconclusive check: why the rule was not exercised). */
   detail: string;
   /** Seq numbers of the exchanges that decided the check. */

@@ -5,7 +5,9 @@ import { handshakeOrder } from './negotiation/handshake-order.ts';
 import { deleteIssuedSession } from './disposal/delete-issued-session.ts';
 import { timePolicy, provisionally } from '../config/time.ts';
 import { referenceClient } from '../clients/reference/index.ts';
-import { checkInTime } from './checks.ts';
+import { checkInTime, precondition, timeMayCure } from './checks.ts';
+import { progressResetsTimeout } from './cancellation/progress-resets-timeout.ts';
+import { sdkV1StreamableHttp } from '../clients/sdk-v1.ts';
 import { legacyNotification } from './cancellation/legacy-notification.ts';
 import { notApplicable, runCase, runScenario } from './runner.ts';
 import { verdictOf, type Check, type Level } from './scenario.ts';
@@ -114,5 +116,23 @@ describe('a connect that runs out of time', () => {
     expect(result.attempts?.[0]).toMatchObject({ verdict: 'inconclusive', scale: 1 });
     expect(result.attempts?.[0]?.reason).toMatch(/time ran out at time scale 1 .*connect timed out after 400 ms/);
     expect(result.verdict, result.reason).toBe('pass');
+  });
+});
+
+describe('what more time cannot cure', () => {
+  const spec = { url: 'u', section: 's', level: 'SHOULD' as const };
+  test('a lasting unmet precondition is not run again; an inconclusive that time may cure is', () => {
+    const lateRule = checkInTime(provisionally(timePolicy(), true), 'prompt', spec, 'late', 'still pending');
+    expect(timeMayCure([lateRule])).toBe(true);
+    expect(timeMayCure([precondition('reached', spec, false, 'no token', [], { lasting: true }), lateRule])).toBe(false);
+    expect(timeMayCure([precondition('reached', spec, false, 'not reached yet')])).toBe(true);
+    expect(timeMayCure([checkAt('MUST', true)])).toBe(false);
+  });
+
+  test('an SDK whose calls carry no progress token is judged inconclusive once, not run again with larger bounds', async () => {
+    const result = await runCase(progressResetsTimeout, sdkV1StreamableHttp, '2025-06-18', { time: timePolicy() });
+    expect(result.verdict).toBe('inconclusive');
+    expect(result.checks.find((c) => c.name === 'progress-during-call')).toMatchObject({ outcome: 'inconclusive', lasting: true });
+    expect(result.attempts).toBeUndefined();
   });
 });

@@ -90,6 +90,8 @@ export const progressResetsTimeout = defineScenario({
               ? `no progress reached the wire before the call ended (${seen})`
               : `${alive.length} progress notifications reached the wire while the call was alive`,
         exchange ? [exchange] : [],
+        // No token, no progress: however long the call is given.
+        { lasting: exchange !== undefined && token === undefined },
       ),
       clientCompleted(evidence, timeouts(revision, 'a request with a timeout', 'MUST')),
       checkIf(
