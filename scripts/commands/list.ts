@@ -1,5 +1,5 @@
-// `list`: every scenario with its revisions, the features it needs and its spec reference.
-import { SCENARIOS } from '../../suites/index.ts';
+// `list`: every scenario with its revisions, the features it needs and its spec reference (api/index.ts listScenarios).
+import { listScenarios } from '../../api/index.ts';
 import { defineCommand } from './command.ts';
 
 export const list = defineCommand({
@@ -8,8 +8,8 @@ export const list = defineCommand({
   options: {},
   help: () => 'usage: mcp-client-conformance list\n\nEvery scenario: its id (for run --scenario), title, revisions, the adapter features it needs, and its spec section.',
   async run() {
-    for (const scenario of SCENARIOS) {
-      const { spec, seed } = scenario.source;
+    for (const scenario of listScenarios()) {
+      const { spec, seed } = scenario;
       console.log(`${scenario.id}\n  ${scenario.title}`);
       console.log(`  revisions: ${scenario.revisions.join(', ')}`);
       console.log(`  requires:  ${scenario.requires.length > 0 ? scenario.requires.join(', ') : '-'}`);
