@@ -183,7 +183,7 @@ export function compare(previous: MatrixResults, current: MatrixResults, options
   const incompletePrevious = incompleteLine(previous);
   if (incompletePrevious !== undefined) comparison.notes.push(`the previous run is an ${incompletePrevious}: those cells show as new cells, not as changes`);
   const incompleteCurrent = incompleteLine(current);
-  if (incompleteCurrent !== undefined) comparison.notes.push(`the current run is an ${incompleteCurrent}: those cells are lost cells; \`matrix --resume <its reports folder>\` runs them, then compare again`);
+  if (incompleteCurrent !== undefined) comparison.notes.push(`the current run is an ${incompleteCurrent}: those cells are lost cells; matrix --resume on its reports folder runs them, then compare again`);
   if (comparison.unselectedCells > 0) {
     const { clients, scenario, revisions } = current.run.selection;
     const selection = [clients !== undefined ? `--clients ${clients}` : undefined, scenario !== undefined ? `--scenario ${scenario}` : undefined, revisions !== undefined ? `--revision ${revisions.join(',')}` : undefined].filter(Boolean).join(' ');
@@ -355,7 +355,7 @@ function render(comparison: Comparison, current: MatrixResults | undefined, styl
   };
   section('Notes', comparison.notes.map((note) => style.item(style.text(note))));
   section(`Regressions (${regressions.length}): verdicts that got worse`, changeLines(regressions, comparison, style));
-  section(`Lost cells (${lostCells.length}): in the previous run, no result in this one — counted as regressions (--allow-lost <client or scenario> accepts them)`, lostLines(lostCells, comparison, style));
+  section(`Lost cells (${lostCells.length}): in the previous run, no result in this one — counted as regressions unless --allow-lost names their client or scenario`, lostLines(lostCells, comparison, style));
   section(`Lost cells allowed (${allowedLostCells.length}): by --allow-lost, not counted`, lostLines(allowedLostCells, comparison, style));
   section(`Improvements (${improvements.length}): verdicts that got better`, changeLines(improvements, comparison, style));
   section(`Could not judge (${unjudged}): inconclusive in one of the runs, so neither a regression nor an improvement`, changeLines(comparison.couldNotJudge, comparison, style));

@@ -95,7 +95,7 @@ describe('lost cells', () => {
     expect(comparison.lostCells).toHaveLength(6);
     expect(comparisonExitCode(comparison)).toBe(3);
     expect(renderComparisonText(comparison, current).split('\n')[0]).toBe('matrix comparison: 6 lost cells, the current run is incomplete (6 cells missing)');
-    expect(comparison.notes).toEqual([expect.stringContaining('the current run is an incomplete run: 6 of 18 planned cells have no result (a suite file did not finish: blob-2 missing): those cells are lost cells; `matrix --resume')]);
+    expect(comparison.notes).toEqual([expect.stringContaining('the current run is an incomplete run: 6 of 18 planned cells have no result (a suite file did not finish: blob-2 missing): those cells are lost cells; matrix --resume on its reports folder runs them')]);
     expect(comparisonExitCode(compare(previous, current, { allowLost: ['*'] }))).toBe(3);
   });
 
