@@ -416,6 +416,8 @@ export function resultsFile(run: ConformanceRun): MatrixResults {
       ...(run.interruption !== undefined && !run.complete ? { interruption: run.interruption } : {}),
       selection: {
         ...(filters.length > 0 ? { scenario: filters.join(',') } : {}),
+        // So that a comparison does not count the revisions this run was not asked for as lost cells.
+        ...(run.selection.revisions !== undefined ? { revisions: [...run.selection.revisions] } : {}),
         suites: [...new Set(run.scenarios.map((id) => id.split('/')[0]!))],
       },
     },
