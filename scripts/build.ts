@@ -1,8 +1,11 @@
 // `npm run build` (and `prepack`): the compiled package in dist/. tsc (tsconfig.build.json) emits every module as
 // JavaScript with its declarations; then the files the code reads at run time are copied beside the modules, at the
 // same relative paths (config/layout.ts), so the package runs from dist/ exactly as the repository runs from its sources.
+// A build whose inputs have not changed since the last one is skipped (tsc takes tens of seconds, and `npm test` packs
+// the package every time: scripts/package.test.ts).
 import { execFileSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 
@@ -24,7 +27,32 @@ const MATRIX_FILE = 'matrix.json';
 /** A relative module path the sources name, as the compiled package names it: the rewrite tsc applies to imports. */
 const compiledPath = (path: string) => (/^\.\.?\//.test(path) ? path.replace(/\.ts$/, '.js') : path);
 
-export function build(): void {
+/**
+ * Everything a build reads from the repository: the folders of the sources (tests included: more than tsc reads, never
+ * less) and the files at the top that configure it or that it copies. The lockfile stands for the installed packages'
+ * type declarations.
+ */
+const INPUTS = ['api', 'protocol', 'config', 'servers', 'clients', 'suites', 'scripts', 'package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json', 'vitest.matrix.config.ts', MATRIX_FILE];
+
+/** What dist/ was built from (a hash of every input file's path and content), kept in dist/ and left out of the tarball. */
+export const INPUTS_STAMP = join(DIST, '.inputs-sha256');
+
+function inputsHash(): string {
+  const hash = createHash('sha256');
+  const add = (path: string) => {
+    const full = join(ROOT, path);
+    if (!existsSync(full)) return;
+    if (statSync(full).isDirectory()) for (const entry of readdirSync(full).sort()) add(join(path, entry));
+    else hash.update(`${path}\0`).update(readFileSync(full)).update('\0');
+  };
+  for (const input of INPUTS) add(input);
+  return hash.digest('hex');
+}
+
+/** Builds dist/ unless it was built from these very inputs; returns whether it built. */
+export function build(): boolean {
+  const inputs = inputsHash();
+  if (existsSync(INPUTS_STAMP) && readFileSync(INPUTS_STAMP, 'utf8') === inputs) return false;
   rmSync(DIST, { recursive: true, force: true });
   const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
   execFileSync(process.execPath, [tsc, '-p', join(ROOT, 'tsconfig.build.json')], { cwd: ROOT, stdio: 'inherit' });
@@ -36,11 +64,14 @@ export function build(): void {
   for (const entry of matrix.clients) if (entry.adapter !== undefined) entry.adapter = compiledPath(entry.adapter);
   mkdirSync(dirname(join(DIST, MATRIX_FILE)), { recursive: true });
   writeFileSync(join(DIST, MATRIX_FILE), `${JSON.stringify(matrix, null, 2)}\n`);
+  // Last: a build that failed half-way leaves no stamp, and the next one starts afresh.
+  writeFileSync(INPUTS_STAMP, inputs);
+  return true;
 }
 
 if (import.meta.main) {
   try {
-    build();
+    if (!build()) console.error('build: dist/ is up to date with its sources');
   } catch (error) {
     // tsc has printed its errors already; the rest is one line.
     console.error(`build: ${(error as Error).message.split('\n')[0]}`);
