@@ -2,11 +2,12 @@
 // clock (every client operation in a run is bounded by the time policy); a child that ends early is a failure, said.
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { pathToFileURL } from 'node:url';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import { Agent, request } from 'undici';
 import { afterAll, afterEach, describe, expect, test } from 'vitest';
 import { SETTINGS_ENV } from '../config/settings.ts';
@@ -39,6 +40,8 @@ function adapterModule(name: string, body: string): string {
   writeFileSync(path, `import { referenceClient } from ${JSON.stringify(REFERENCE)};\nimport { existsSync, writeFileSync } from 'node:fs';\nexport default { ...referenceClient, name: ${JSON.stringify(name)}, ${body} };\n`);
   return path;
 }
+
+const validResults = new Ajv2020({ allErrors: true, strict: true }).compile(JSON.parse(readFileSync(join(import.meta.dirname, 'matrix', 'results.schema.json'), 'utf8')));
 
 afterEach(() => {
   for (const child of children.splice(0)) if (child.exitCode === null) child.kill('SIGKILL');
@@ -112,7 +115,8 @@ describe('run and list', { timeout: 0 }, () => {
     // The case at 2025-06-18 never starts (its operation bound is an hour): two cases finish before it, two are left.
     const signal = join(work, 'held');
     const held = adapterModule('held-client', `async start(caseId) { if (caseId.includes('@2025-06-18')) { writeFileSync(${JSON.stringify(signal)}, ''); await new Promise(() => {}); } return referenceClient.start(caseId); }`);
-    const child = start(['run', '--adapter', held, '--scenario', 'handshake-order'], { [SETTINGS_ENV.operationTimeout]: String(3_600_000) });
+    const [json, junit] = [join(work, 'interrupted.json'), join(work, 'interrupted.xml')];
+    const child = start(['run', '--adapter', held, '--scenario', 'handshake-order', '--concurrency', '1', '--json', json, '--junit', junit], { [SETTINGS_ENV.operationTimeout]: String(3_600_000) });
     const exit = finished(child);
     let ended = false;
     void exit.then(() => (ended = true));
@@ -125,6 +129,115 @@ describe('run and list', { timeout: 0 }, () => {
     expect(code, stderr).toBe(130);
     expect(stdout.split('\n').filter((line) => line.startsWith('negotiation/handshake-order')).map((line) => line.split(/\s+/).slice(1, 3).join(' '))).toEqual(['2024-11-05 pass', '2025-03-26 pass']);
     expect(stdout).toMatch(/\n2 pass, 0 fail, 0 warn, 0 inconclusive, 0 n\/a\n/);
-    expect(stderr).toContain('interrupted by SIGINT after 2 of 4 cases; the table above has the ones that finished');
+    expect(stderr).toContain(`interrupted by SIGINT after 2 of 4 cases; the table above has the ones that finished (and ${json}, ${junit}, marked incomplete)`);
+    // The files hold what finished, marked incomplete.
+    const results = JSON.parse(readFileSync(json, 'utf8'));
+    expect(validResults(results), JSON.stringify(validResults.errors)).toBe(true);
+    expect(results.run).toMatchObject({ complete: false, plannedCells: 4, missingCells: 2, interruption: 'interrupted by SIGINT' });
+    expect(results.cells.map((cell: { revision: string; verdict: string }) => `${cell.revision} ${cell.verdict}`)).toEqual(['2024-11-05 pass', '2025-03-26 pass']);
+    const xml = readFileSync(junit, 'utf8');
+    expect(xml.match(/<testcase /g)).toHaveLength(2);
+    expect(xml).toContain('<property name="run.incomplete" value="incomplete run: 2 of 4 planned cells have no result (interrupted by SIGINT)"/>');
+  });
+});
+
+describe('run for CI', { timeout: 0 }, () => {
+  // One case of a client that fails it: broken-skips-initialized never sends notifications/initialized.
+  const ONE_CASE = ['--scenario', 'negotiation/handshake-order', '--revision', '2025-06-18'];
+  const BROKEN = ['run', '--adapter', 'broken-skips-initialized', ...ONE_CASE];
+
+  test('--write-baseline writes a baseline from the run (exit 0: it holds the run), --json and --junit the results; then --baseline gates on it: 0 when it matches', async () => {
+    const [baseline, json, junit] = [join(work, 'written', 'baseline.json'), join(work, 'results.json'), join(work, 'junit.xml')];
+    const write = await finished(start([...BROKEN, '--write-baseline', baseline, '--json', json, '--junit', junit]));
+    expect(write.code, write.stderr).toBe(0);
+    expect(write.stdout).toContain(`baseline written to ${baseline}: 1 entry`);
+    const written = JSON.parse(readFileSync(baseline, 'utf8'));
+    expect(written).toMatchObject({ adapter: 'broken-skips-initialized', format: 2, known: [{ scenario: 'negotiation/handshake-order', checks: ['initialized-sent', 'initialized-before-requests'], revisions: ['2025-06-18'], verdict: 'fail' }] });
+    // The results file is the matrix's format (the schema accepts it, compare reads it); JUnit has the failure.
+    const results = JSON.parse(readFileSync(json, 'utf8'));
+    expect(validResults(results), JSON.stringify(validResults.errors)).toBe(true);
+    expect(results.run).toMatchObject({ complete: true, plannedCells: 1, missingCells: 0 });
+    expect(results.cells).toEqual([expect.objectContaining({ client: 'broken-skips-initialized', scenario: 'negotiation/handshake-order', revision: '2025-06-18', verdict: 'fail' })]);
+    expect(readFileSync(junit, 'utf8')).toMatch(/<testcase classname="broken-skips-initialized" name="negotiation\/handshake-order @ 2025-06-18" time="[\d.]+">\n\s+<failure /);
+    const compared = await finished(start(['compare', json, json]));
+    expect(compared.code, compared.stderr).toBe(0);
+    expect(compared.stdout).toContain('no regressions');
+    // A progress line on stderr, even in a log (not a terminal): at the start and at the end.
+    expect(write.stderr).toMatch(/^run: 0\/1 cases · pass 0 · fail 0 · warn 0 · inconclusive 0 · n\/a 0 · \d+ s$/m);
+    expect(write.stderr).toMatch(/^run: 1\/1 cases · pass 0 · fail 1 · warn 0 · inconclusive 0 · n\/a 0 · \d+ s$/m);
+
+    const gated = await finished(start([...BROKEN, '--baseline', baseline]));
+    expect(gated.code, gated.stdout).toBe(0);
+    expect(gated.stdout).toContain(`baseline ${baseline}: 1 match, 0 regressions, 0 stale, 0 could not be judged, 0 n/a`);
+  });
+
+  test('--baseline: exit 1 on a regression (with the explanation) and on a stale entry', async () => {
+    const empty = join(work, 'empty-baseline.json');
+    writeFileSync(empty, JSON.stringify({ adapter: 'broken-skips-initialized', format: 2, known: [] }));
+    const stale = join(work, 'stale-baseline.json');
+    const entry = { scenario: 'negotiation/handshake-order', checks: ['initialized-sent'], revisions: 'all', verdict: 'fail', reason: 'said to fail', spec: 'https://modelcontextprotocol.io/specification/2025-06-18/basic/lifecycle' };
+    writeFileSync(stale, JSON.stringify({ adapter: 'reference', format: 2, known: [entry] }));
+    const [regression, staled] = await Promise.all([finished(start([...BROKEN, '--baseline', empty, '--quiet'])), finished(start(['run', '--adapter', 'reference', ...ONE_CASE, '--baseline', stale, '--quiet']))]);
+    expect(regression.code, regression.stderr).toBe(1);
+    expect(regression.stdout).toContain('does not match the baseline (regression):\n  regression: expected pass, got fail\n  regression: new failing check initialized-sent [MUST]');
+    expect(regression.stdout).toContain('wire record:');
+    expect(regression.stdout).toContain(`baseline ${empty}: 0 match, 1 regression, 0 stale, 0 could not be judged, 0 n/a\n  regression: negotiation/handshake-order @ 2025-06-18`);
+    expect(regression.stderr).toBe('');
+    expect(staled.code, staled.stderr).toBe(1);
+    expect(staled.stdout).toMatch(/\n {2}stale entry: negotiation\/handshake-order @ 2025-06-18\n {4}expected fail \(baselined: said to fail\), got pass\n {4}check initialized-sent of entry negotiation\/handshake-order \[initialized-sent\] now passes at 2025-06-18/);
+  });
+
+  test('--baseline: exit 2, with one line saying why, for a missing file, one that is not JSON, not a baseline, or another adapter\'s', async () => {
+    const notJson = join(work, 'not-json.json');
+    writeFileSync(notJson, '{ "adapter": ');
+    const notBaseline = join(work, 'not-baseline.json');
+    writeFileSync(notBaseline, JSON.stringify({ adapter: 'reference', format: 2, known: [{ scenario: 'x' }] }));
+    const other = join(work, 'other-baseline.json');
+    writeFileSync(other, JSON.stringify({ adapter: 'sdk-v1', format: 2, known: [] }));
+    const runs = await Promise.all([join(work, 'absent.json'), notJson, notBaseline, other].map((file) => finished(start(['run', '--adapter', 'reference', ...ONE_CASE, '--baseline', file]))));
+    for (const { code, stdout } of runs) {
+      expect(code).toBe(2);
+      expect(stdout).toBe('');
+    }
+    expect(runs.map(({ stderr }) => stderr.trim())).toEqual([
+      `mcp-client-conformance: ${join(work, 'absent.json')}: no such file`,
+      expect.stringMatching(/^mcp-client-conformance: .*not-json\.json: not JSON \(/),
+      expect.stringMatching(/^mcp-client-conformance: .*not-baseline\.json: known\[0\] has unknown field|^mcp-client-conformance: .*not-baseline\.json: known\[0\]\./),
+      expect.stringMatching(/^mcp-client-conformance: .*other-baseline\.json: a baseline for "sdk-v1", not for "reference"$/),
+    ]);
+  });
+
+  test('each command takes only its own options: an unknown or misplaced one is exit 2 saying so', async () => {
+    const [mixed, unknown, missing, extra] = await Promise.all([
+      finished(start(['run', '--json', '--out', 'x', '--era', '2025-11-25', '--port', '9'])),
+      finished(start(['run', '--adapter', 'reference', '--frobnicate'])),
+      finished(start(['run', '--adapter', 'reference', '--baseline'])),
+      finished(start(['list', 'everything'])),
+    ]);
+    expect(mixed).toMatchObject({ code: 2, stdout: '' });
+    expect(mixed.stderr.trim()).toBe('mcp-client-conformance: run: --json needs a value; see `mcp-client-conformance run --help`');
+    expect(unknown.stderr.trim()).toBe('mcp-client-conformance: run: unknown option --frobnicate; see `mcp-client-conformance run --help`');
+    expect(missing.stderr.trim()).toBe('mcp-client-conformance: run: --baseline needs a value; see `mcp-client-conformance run --help`');
+    expect(extra.stderr.trim()).toBe('mcp-client-conformance: list takes no arguments (got "everything"); see `mcp-client-conformance list --help`');
+    for (const { code } of [unknown, missing, extra]) expect(code).toBe(2);
+    const misplaced = await finished(start(['run', '--json', 'out.json', '--out', 'x', '--era', '2025-11-25']));
+    expect(misplaced).toMatchObject({ code: 2, stdout: '' });
+    expect(misplaced.stderr.trim()).toBe('mcp-client-conformance: run: unknown option --out (it is an option of matrix); see `mcp-client-conformance run --help`');
+    expect(existsSync(join(process.cwd(), 'out.json'))).toBe(false);
+  });
+
+  test('<command> --help prints that command\'s usage and options; --version the package version', async () => {
+    const expected = { list: [], adapters: [], run: ['--adapter', '--baseline', '--write-baseline', '--json', '--junit', '--scenario', '--revision'], matrix: ['--config', '--clients', '--resume'], compare: ['--markdown'], serve: ['--era', '--personality', '--port'] };
+    const helps = await Promise.all(Object.keys(expected).map((name) => finished(start([name, '--help']))));
+    Object.keys(expected).forEach((name, index) => {
+      const { code, stdout } = helps[index]!;
+      expect(code).toBe(0);
+      expect(stdout).toMatch(new RegExp(`^usage: mcp-client-conformance ${name}`));
+      for (const option of expected[name as keyof typeof expected]) expect(stdout, `${name} --help`).toMatch(new RegExp(`^  ${option} `, 'm'));
+    });
+    expect(helps[2]!.stdout).not.toContain('--era');
+    const [version, help] = await Promise.all([finished(start(['--version'])), finished(start(['help', 'run']))]);
+    expect(version).toMatchObject({ code: 0, stdout: `${JSON.parse(readFileSync(join(import.meta.dirname, '..', 'package.json'), 'utf8')).version}\n` });
+    expect(help.stdout).toBe(helps[2]!.stdout);
   });
 });

@@ -45,7 +45,7 @@ async function main(argv: string[]): Promise<number | undefined> {
     if (extra.length > 0) fail('help takes one command name');
     const command = COMMANDS.find((c) => c.name === topic);
     if (topic !== undefined && command === undefined) fail(`unknown command "${topic}"; commands: ${COMMANDS.map((c) => c.name).join(', ')}`);
-    console.log(command ? command.help() : USAGE);
+    console.log(command ? await command.help() : USAGE);
     return 0;
   }
   const command = COMMANDS.find((c) => c.name === name);
@@ -53,7 +53,7 @@ async function main(argv: string[]): Promise<number | undefined> {
   try {
     const parsed = parseCommandArgs(command, rest, COMMANDS);
     if (parsed.help) {
-      console.log(command.help());
+      console.log(await command.help());
       return 0;
     }
     return await command.run(parsed.values, parsed.positionals);

@@ -22,7 +22,7 @@ export interface Command<O extends ParseArgsOptionsConfig = ParseArgsOptionsConf
   /** One line for the list of commands. */
   summary: string;
   /** `<command> --help`: the usage line, then one line per option. */
-  help(): string;
+  help(): string | Promise<string>;
   options: O;
   /** The positional arguments it takes, how many, and their names for messages (none when absent). */
   positionals?: { min: number; max: number; names: string };

@@ -1,5 +1,4 @@
 // `list`: every scenario with its revisions, the features it needs and its spec reference (api/index.ts listScenarios).
-import { listScenarios } from '../../api/index.ts';
 import { defineCommand } from './command.ts';
 
 export const list = defineCommand({
@@ -8,6 +7,7 @@ export const list = defineCommand({
   options: {},
   help: () => 'usage: mcp-client-conformance list\n\nEvery scenario: its id (for run --scenario), title, revisions, the adapter features it needs, and its spec section.',
   async run() {
+    const { listScenarios } = await import('../../api/index.ts');
     for (const scenario of listScenarios()) {
       const { spec, seed } = scenario;
       console.log(`${scenario.id}\n  ${scenario.title}`);

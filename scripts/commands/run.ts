@@ -1,15 +1,11 @@
 // `run`: the scenarios against one client, through the programmatic API (api/index.ts runConformance): a verdict
 // table on stdout, a progress line on stderr, and for CI the results as JSON (the matrix's results.json format, which
 // `compare` reads) and JUnit XML, a baseline to gate on, and a baseline written from the run.
-import { mkdirSync, statSync } from 'node:fs';
+import { mkdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { AdapterLoadError } from '../../clients/load.ts';
-import { SettingsError } from '../../config/settings.ts';
-import { BaselineError } from '../../suites/baselines.ts';
-import type { ScenarioResult, Verdict } from '../../suites/scenario.ts';
-import { explainOutcome, junitReport, resultsFile, runConformance, SelectionError, type ConformanceRun } from '../../api/index.ts';
+import type { ConformanceRun } from '../../api/index.ts';
 import type { Revision } from '../../protocol/revisions.ts';
-import { writeAtomically } from '../matrix/output.ts';
+import type { ScenarioResult, Verdict } from '../../suites/scenario.ts';
 import { attemptsNote } from '../matrix/results.ts';
 import { defineCommand, fromUser, optionLines, UsageError } from './command.ts';
 
@@ -110,9 +106,12 @@ function outputPath(option: string, value: string | undefined): string | undefin
   return path;
 }
 
+/** Writes beside, then renames: a reader sees the old file or the new one, never a part. */
 function write(path: string, text: string): void {
   mkdirSync(dirname(path), { recursive: true });
-  writeAtomically(path, text);
+  const temporary = `${path}.${process.pid}.tmp`;
+  writeFileSync(temporary, text);
+  renameSync(temporary, path);
 }
 
 export const run = defineCommand({
@@ -170,6 +169,14 @@ export const run = defineCommand({
     if (new Set(paths).size < paths.length) throw new UsageError('--json, --junit and --write-baseline must name different files');
     if (values.adapter === undefined && values['adapter-command'] === undefined) throw new UsageError('run needs --adapter <name or module> or --adapter-command "<program>"; see `mcp-client-conformance run --help`');
     if (values.adapter !== undefined && values['adapter-command'] !== undefined) throw new UsageError('give --adapter or --adapter-command, not both');
+
+    // Loaded here, not at the top: `--help` and the other commands do not pay for the whole suite.
+    const [{ explainOutcome, junitReport, resultsFile, runConformance, SelectionError }, { AdapterLoadError }, { SettingsError }, { BaselineError }] = await Promise.all([
+      import('../../api/index.ts'),
+      import('../../clients/load.ts'),
+      import('../../config/settings.ts'),
+      import('../../suites/baselines.ts'),
+    ]);
 
     // Ctrl-C (or a CI job's SIGTERM): what finished is judged and must not be lost. The run returns at once with it,
     // the case in flight dropped, the client given its bounded shutdown; a second signal ends the process at once.

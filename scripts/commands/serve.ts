@@ -1,8 +1,5 @@
 // `serve`: a reference server on 127.0.0.1, to try a client by hand.
-import { ERA_DESCRIPTIONS, ERAS, type Era } from '../../servers/era.ts';
-import { PERSONALITIES } from '../../servers/personalities/index.ts';
-import { startReferenceServer } from '../../servers/server.ts';
-import { formatExchange } from '../../suites/evidence.ts';
+import type { Era } from '../../servers/era.ts';
 import { defineCommand, optionLines, UsageError } from './command.ts';
 
 export const serve = defineCommand({
@@ -15,7 +12,8 @@ export const serve = defineCommand({
     json: { type: 'boolean' },
     quiet: { type: 'boolean' },
   },
-  help() {
+  async help() {
+    const [{ ERA_DESCRIPTIONS, ERAS }, { PERSONALITIES }] = await Promise.all([import('../../servers/era.ts'), import('../../servers/personalities/index.ts')]);
     const width = Math.max(...ERAS.map((e) => e.length), ...Object.keys(PERSONALITIES).map((p) => p.length)) + 2;
     return [
       'usage: mcp-client-conformance serve --era <era> [--personality <name>]... [--port <n>] [--json] [--quiet]',
@@ -38,6 +36,7 @@ export const serve = defineCommand({
     ].join('\n');
   },
   async run(values) {
+    const [{ ERAS }, { PERSONALITIES }] = await Promise.all([import('../../servers/era.ts'), import('../../servers/personalities/index.ts')]);
     if (!values.era) throw new UsageError('serve needs --era <era>; see `mcp-client-conformance serve --help`');
     if (!(ERAS as readonly string[]).includes(values.era)) throw new UsageError(`unknown era "${values.era}"; eras: ${ERAS.join(', ')}`);
     const names = values.personality ?? [];
@@ -45,6 +44,7 @@ export const serve = defineCommand({
     if (unknown.length > 0) throw new UsageError(`unknown personality ${unknown.map((n) => `"${n}"`).join(', ')}; personalities: ${Object.keys(PERSONALITIES).join(', ')}`);
     const port = Number(values.port ?? '0');
     if (!/^\d+$/.test(values.port ?? '0') || port > 65_535) throw new UsageError(`--port takes a port number, not "${values.port}"`);
+    const [{ startReferenceServer }, { formatExchange }] = await Promise.all([import('../../servers/server.ts'), import('../../suites/evidence.ts')]);
     const server = await startReferenceServer({
       era: values.era as Era,
       personalities: names.map((name) => PERSONALITIES[name]!.create()),
