@@ -26,10 +26,16 @@ const fail = (message: string): never => {
   process.exit(2);
 };
 
-const { values, positionals } = parseArgs({
-  allowPositionals: true,
-  options: { from: { type: 'string' }, to: { type: 'string' }, concurrency: { type: 'string' }, 'adapter-command': { type: 'string' }, help: { type: 'boolean' } },
-});
+const { values, positionals } = (() => {
+  try {
+    return parseArgs({
+      allowPositionals: true,
+      options: { from: { type: 'string' }, to: { type: 'string' }, concurrency: { type: 'string' }, 'adapter-command': { type: 'string' }, help: { type: 'boolean' } },
+    });
+  } catch (error) {
+    return fail(`${(error as Error).message.split('\n')[0]}\n${USAGE}`);
+  }
+})();
 if (values.help) {
   console.log(USAGE);
   process.exit(0);
