@@ -613,7 +613,7 @@ describe('the command line, as a child process: each run prints its verdict tabl
    */
   async function cli(args: string[], signal: AbortSignal, env: Record<string, string> = {}) {
     const begun = performance.now();
-    const child = spawn(NODE, [CLI, 'run', ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], signal, killSignal: 'SIGKILL' });
+    const child = spawn(NODE, [CLI, 'run', '--quiet', ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], signal, killSignal: 'SIGKILL' });
     child.on('error', () => {}); // the abort, reported by the test's timeout
     let stdout = '';
     let stderr = '';

@@ -114,7 +114,7 @@ describe('run against an adapter from elsewhere', () => {
   test.skipIf(NO_PYTHON).concurrent(
     '--adapter-command with the Python driver prints the verdict table and exits 0',
     async () => {
-      const { code, stdout, stderr } = await cli(['run', '--adapter-command', `python3 ${rel(PYTHON_DRIVER)}`, ...only(BASIC_SCENARIO_IDS)], { boundMs: casesBound(BASIC_SCENARIO_IDS) }).finished;
+      const { code, stdout, stderr } = await cli(['run', '--quiet', '--adapter-command', `python3 ${rel(PYTHON_DRIVER)}`, ...only(BASIC_SCENARIO_IDS)], { boundMs: casesBound(BASIC_SCENARIO_IDS) }).finished;
       expect(stderr).toBe('');
       expectPassingTable(stdout, BASIC_SCENARIO_IDS);
       expect(code).toBe(0);
@@ -130,7 +130,7 @@ describe('run against an adapter from elsewhere', () => {
     '%s prints the verdict table and exits 0',
     { timeout: 0 },
     async ([, args, ids]) => {
-      const { code, stdout, stderr } = await cli(['run', ...args, ...only(ids)], { boundMs: casesBound(ids) }).finished;
+      const { code, stdout, stderr } = await cli(['run', '--quiet', ...args, ...only(ids)], { boundMs: casesBound(ids) }).finished;
       expect(stderr).toBe('');
       expectPassingTable(stdout, ids);
       expect(code).toBe(0);

@@ -167,8 +167,6 @@ export const run = defineCommand({
     const written = outputPath('write-baseline', values['write-baseline']);
     const paths = [json, junit, written].filter((path) => path !== undefined);
     if (new Set(paths).size < paths.length) throw new UsageError('--json, --junit and --write-baseline must name different files');
-    if (values.adapter === undefined && values['adapter-command'] === undefined) throw new UsageError('run needs --adapter <name or module> or --adapter-command "<program>"; see `mcp-client-conformance run --help`');
-    if (values.adapter !== undefined && values['adapter-command'] !== undefined) throw new UsageError('give --adapter or --adapter-command, not both');
 
     // Loaded here, not at the top: `--help` and the other commands do not pay for the whole suite.
     const [{ explainOutcome, junitReport, resultsFile, runConformance, SelectionError }, { AdapterLoadError }, { SettingsError }, { BaselineError }] = await Promise.all([
@@ -178,8 +176,12 @@ export const run = defineCommand({
       import('../../suites/baselines.ts'),
     ]);
 
-    // Ctrl-C (or a CI job's SIGTERM): what finished is judged and must not be lost. The run returns at once with it,
-    // the case in flight dropped, the client given its bounded shutdown; a second signal ends the process at once.
+    if (values.adapter !== undefined && values['adapter-command'] !== undefined) throw new UsageError('give --adapter or --adapter-command, not both');
+    if (values.adapter === undefined && values['adapter-command'] === undefined) throw new UsageError('run needs --adapter <name or module> or --adapter-command "<program>"; see `mcp-client-conformance adapters`');
+
+    // Ctrl-C (or a CI job's SIGTERM) once cases run: what finished is judged and must not be lost. The run returns at
+    // once with it, the case in flight dropped, the client given its bounded shutdown; a second signal ends the
+    // process at once. Before that (loading the client) nothing is judged yet: the signal ends the process as usual.
     const controller = new AbortController();
     let signalled: NodeJS.Signals | undefined;
     const interrupt = (signal: NodeJS.Signals) => {
@@ -187,8 +189,6 @@ export const run = defineCommand({
       process.once(signal, () => process.exit(signal === 'SIGINT' ? 130 : 143));
       controller.abort(`interrupted by ${signal}`);
     };
-    process.once('SIGINT', interrupt);
-    process.once('SIGTERM', interrupt);
 
     let progress: Progress | undefined;
     let outcome: ConformanceRun;
@@ -204,6 +204,8 @@ export const run = defineCommand({
         ...(concurrency !== undefined ? { concurrency } : {}),
         signal: controller.signal,
         onStart: ({ total }) => {
+          process.once('SIGINT', interrupt);
+          process.once('SIGTERM', interrupt);
           progress = new Progress(total, !values.quiet);
           progress.start();
         },
@@ -243,7 +245,8 @@ export const run = defineCommand({
     // Not a failure (nothing was blamed on the client), but never silent either.
     if (inconclusive > 0) console.error(`mcp-client-conformance: ${inconclusive} ${inconclusive === 1 ? 'case was' : 'cases were'} inconclusive: the suite could not judge ${inconclusive === 1 ? 'it' : 'them'} (the reason column says why)`);
     if (outcome.baseline !== undefined) {
-      const mismatched = outcome.results.filter((o) => o.comparison?.status === 'regression');
+      // Each regression with its evidence (--verbose printed it as it came).
+      const mismatched = values.verbose ? [] : outcome.results.filter((o) => o.comparison?.status === 'regression');
       for (const regression of mismatched) console.log(`\n${explainOutcome(regression)}`);
       console.log(`\n${comparisonText(outcome, values.baseline!)}`);
     }
