@@ -83,6 +83,12 @@ describe('runConformance', { timeout: 0 }, () => {
     const gated = await runConformance({ ...HANDSHAKE, adapter: 'broken-skips-initialized', baseline: path, writeBaseline: path });
     expect(gated.results.map((o) => o.comparison?.status)).toEqual(['match', 'match']);
     expect(gated.ok).toBe(true);
+    // Failures the baseline expects are known failures in JUnit: a CI test view is red only when the gate is.
+    const junit = junitReport(gated);
+    expect(junit).not.toContain('<failure');
+    expect(junit.match(/<skipped message="known failure, as the baseline expects: /g)).toHaveLength(2);
+    expect(junit).toMatch(/<testsuites [^>]*failures="0" errors="0" skipped="2"/);
+    expect(junitReport(regressed).match(/<failure /g)).toHaveLength(2);
     expect((JSON.parse(readFileSync(path, 'utf8')) as Baseline).known.map((entry) => entry.reason)).toEqual(['skips notifications/initialized']);
   });
 

@@ -427,7 +427,12 @@ export function resultsFile(run: ConformanceRun): MatrixResults {
   };
 }
 
-/** A run as JUnit XML (scripts/matrix/report-junit.ts): fail → failure, n/a and inconclusive → skipped with the reason. */
+/**
+ * A run as JUnit XML (scripts/matrix/report-junit.ts): fail → failure, n/a and inconclusive → skipped with the reason;
+ * with a baseline, a failure that matches it is a known failure (skipped, saying so), so a CI test view is red only
+ * when the gate is.
+ */
 export function junitReport(run: ConformanceRun): string {
-  return renderJunit(resultsFile(run));
+  const known = new Set(run.results.filter(({ comparison }) => comparison?.status === 'match').map(({ result }) => `${result.scenarioId}@${result.revision}`));
+  return renderJunit(resultsFile(run), (cell) => known.has(`${cell.scenario}@${cell.revision}`));
 }

@@ -1,5 +1,5 @@
 // The matrix as JUnit XML (junit.xml) for CI test views: one <testsuite> per client, one <testcase> per cell
-// (classname = client, name = `scenario @ revision`). fail → <failure>, error → <error>, n/a → <skipped>,
+// (classname = client, name = `scenario @ revision`). fail → <failure> (a failure the run's baseline expects → <skipped>), error → <error>, n/a → <skipped>,
 // inconclusive → <skipped message="inconclusive: …"> (the suite could not judge: never a failure), and a warn passes
 // with its warning in <system-out>, where a case run again also says so. Evidence is whatever a client sent or printed, so every text is escaped and
 // the characters XML 1.0 forbids are written out (`printable`).
@@ -38,9 +38,13 @@ function output(cell: Cell): string | undefined {
   return parts.length > 0 ? parts.join('\n\n') : undefined;
 }
 
+/** Which cells a baseline expects to fail as they did (run --baseline): each becomes a skipped test case, not a failure. */
+export type KnownFailures = (cell: Cell) => boolean;
+
 /** The element that carries a cell's verdict, or undefined for a pass. */
-function outcomeElement(cell: Cell): string | undefined {
+function outcomeElement(cell: Cell, known: KnownFailures): string | undefined {
   const reason = cell.reason ?? '';
+  if (cell.verdict === 'fail' && known(cell)) return `<skipped${attributes({ message: `known failure, as the baseline expects: ${reason}` })}/>`;
   switch (cell.verdict) {
     case 'pass':
     case 'warn':
@@ -58,18 +62,21 @@ function outcomeElement(cell: Cell): string | undefined {
   }
 }
 
-function testcase(cell: Cell): string {
+function testcase(cell: Cell, known: KnownFailures): string {
   const head = `    <testcase${attributes({ classname: cell.client, name: `${cell.scenario} @ ${cell.revision}`, time: seconds(cell.durationMs) })}`;
-  const out = output(cell);
-  const children = [outcomeElement(cell), out !== undefined ? `<system-out>${escapeMarkup(out)}</system-out>` : undefined].filter((child) => child !== undefined);
+  const out = known(cell) && cell.verdict === 'fail' ? [attemptsNote(cell), cell.evidence ?? decidedBy(cell)].filter(Boolean).join('\n\n') : output(cell);
+  const children = [outcomeElement(cell, known), out !== undefined ? `<system-out>${escapeMarkup(out)}</system-out>` : undefined].filter((child) => child !== undefined);
   return children.length === 0 ? `${head}/>` : `${head}>\n${children.map((child) => `      ${child}`).join('\n')}\n    </testcase>`;
 }
 
-/** JUnit's skipped count: cases not applicable and cases the suite could not judge. */
-const skipped = (counts: Record<CellVerdict, number>) => counts['n/a'] + counts.inconclusive;
+/** JUnit's counts: failures (a known failure aside), errors, and skipped (not applicable, could not judge, known failures). */
+function junitCounts(cells: readonly Cell[], known: KnownFailures): { failures: number; errors: number; skipped: number } {
+  const counts: Record<CellVerdict, number> = verdictCounts(cells);
+  const knownFailures = cells.filter((cell) => cell.verdict === 'fail' && known(cell)).length;
+  return { failures: counts.fail - knownFailures, errors: counts.error, skipped: counts['n/a'] + counts.inconclusive + knownFailures };
+}
 
-function testsuite(client: ClientInfo | undefined, name: string, cells: Cell[], results: MatrixResults): string {
-  const counts = verdictCounts(cells);
+function testsuite(client: ClientInfo | undefined, name: string, cells: Cell[], results: MatrixResults, known: KnownFailures): string {
   const time = cells.reduce((sum, cell) => sum + cell.durationMs, 0);
   const properties = {
     package: client?.package,
@@ -87,25 +94,25 @@ function testsuite(client: ClientInfo | undefined, name: string, cells: Cell[], 
   };
   const label = client ? packageLabel(client) : undefined;
   return [
-    `  <testsuite${attributes({ name: label ? `${name} (${label})` : name, tests: cells.length, failures: counts.fail, errors: counts.error, skipped: skipped(counts), time: seconds(time), timestamp: results.generatedAt })}>`,
+    `  <testsuite${attributes({ name: label ? `${name} (${label})` : name, tests: cells.length, ...junitCounts(cells, known), time: seconds(time), timestamp: results.generatedAt })}>`,
     '    <properties>',
     ...Object.entries(properties)
       .filter(([, value]) => value !== undefined && value !== '')
       .map(([key, value]) => `      <property${attributes({ name: key, value })}/>`),
     '    </properties>',
-    ...cells.map(testcase),
+    ...cells.map((cell) => testcase(cell, known)),
     ...(client?.loadError !== undefined ? [`    <system-err>${escapeMarkup(`the client could not be loaded:\n${client.loadError}`)}</system-err>`] : []),
     '  </testsuite>',
   ].join('\n');
 }
 
-export function renderJunit(results: MatrixResults): string {
-  const counts = verdictCounts(results.cells);
+/** The results as JUnit XML; `known` names the failures a baseline expects (run --baseline), reported as skipped. */
+export function renderJunit(results: MatrixResults, known: KnownFailures = () => false): string {
   const clients = new Map(results.clients.map((client) => [client.name, client]));
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',
-    `<testsuites${attributes({ name: 'mcp-client-conformance matrix', tests: results.cells.length, failures: counts.fail, errors: counts.error, skipped: skipped(counts), time: seconds(results.run.durationMs), timestamp: results.generatedAt })}>`,
-    ...[...cellsByClient(results)].map(([name, cells]) => testsuite(clients.get(name), name, cells, results)),
+    `<testsuites${attributes({ name: 'mcp-client-conformance matrix', tests: results.cells.length, ...junitCounts(results.cells, known), time: seconds(results.run.durationMs), timestamp: results.generatedAt })}>`,
+    ...[...cellsByClient(results)].map(([name, cells]) => testsuite(clients.get(name), name, cells, results, known)),
     '</testsuites>',
     '',
   ].join('\n');
