@@ -1,0 +1,257 @@
+// The package as a user gets it: packed with `npm pack` (its prepack builds dist/), installed offline into a fresh
+// project (scripts/testdata/consumer.ts), and used from there as that project would: the installed CLI against a
+// module adapter of the project's own and against line-protocol programs, with its exit codes and its output files;
+// the matrix, with and without vitest; the project's own test files through the ./vitest and ./node-test entries; the
+// project's TypeScript against the package's declarations.
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { NO_PYTHON } from '../clients/process/testdata/support.ts';
+import { basePolicy } from '../config/settings.ts';
+import { SCENARIOS } from '../suites/index.ts';
+import { RUNTIME_ASSETS } from './build.ts';
+import { parseResults } from './matrix/results.ts';
+import { described, exec, installConsumer, pack, type Output, type Tarball } from './testdata/consumer.ts';
+
+const { operation } = basePolicy().ms;
+/** Packing compiles the whole package with tsc (unless dist/ is up to date), installing copies some 140 packages out of the cache: each has a few minutes of operation bounds. */
+const INSTALL_BOUND = 48 * operation;
+/** One CLI command: loading the suite, then a handful of cases, each within its own bounds. */
+const CLI_BOUND = 12 * operation;
+/** The bound of a test of `count` commands one after the other (commands run side by side count once). */
+const steps = (count: number) => count * CLI_BOUND + operation;
+
+const MANIFEST = JSON.parse(readFileSync(join(import.meta.dirname, '..', 'package.json'), 'utf8')) as {
+  name: string;
+  version: string;
+  exports: Record<string, { types: string; default: string }>;
+  bin: Record<string, string>;
+};
+const SCENARIO = 'negotiation/handshake-order';
+const revisionsOf = (id: string) => SCENARIOS.find((scenario) => scenario.id === id)!.revisions;
+
+let tmp: string;
+let tarball: Tarball;
+let project: string;
+let installed: Output;
+let packageDir: string;
+let packageFiles: string[];
+
+const files = (dir: string): string[] => readdirSync(dir, { recursive: true, encoding: 'utf8' }).sort();
+const cli = (args: readonly string[]) => exec(join(project, 'node_modules', '.bin', MANIFEST.name), args, { cwd: project, timeoutMs: CLI_BOUND });
+
+// The project's own files. A module adapter wrapping the package's reference client through its public API, under its
+// own name, as a client author's adapter wraps their client:
+const WRAPPED_REFERENCE = `
+import { loadAdapter } from '${MANIFEST.name}';
+
+const reference = await loadAdapter('reference');
+
+export default {
+  ...reference,
+  name: 'consumer-reference',
+  description: 'the reference client, wrapped by a module of the consumer project',
+  start: (caseId) => reference.start(caseId),
+};
+`;
+
+// A client in another process, through the ./adapter entry: the Node driver the package ships, speaking the line protocol.
+const PROGRAM = `
+import { fileURLToPath } from 'node:url';
+import { processAdapter } from '${MANIFEST.name}/adapter';
+
+const driver = fileURLToPath(new URL('../node_modules/${MANIFEST.name}/dist/clients/drivers/node/driver.js', import.meta.url));
+
+export default () => processAdapter({ command: process.execPath, args: [driver, '--adapter', 'reference', '--name', 'consumer-program'] });
+`;
+
+// The project's vitest file: a client that passes, and one that breaks a rule the helper must fail it on.
+const VITEST_FILE = `
+import { conformanceTests } from '${MANIFEST.name}/vitest';
+
+conformanceTests({ name: 'wrapped', adapter: './adapters/wrapped-reference.mjs', scenarios: ['${SCENARIO}'] });
+conformanceTests({ name: 'broken', adapter: 'broken-skips-initialized', scenarios: ['${SCENARIO}'] });
+`;
+
+// The project's node:test file, with the program.
+const NODE_TEST_FILE = `
+import { conformanceTests } from '${MANIFEST.name}/node-test';
+
+conformanceTests({ name: 'program', adapter: './adapters/program.mjs', scenarios: ['${SCENARIO}'] });
+`;
+
+// The project's TypeScript: the entries' declarations resolve, and they are the contract's real types.
+const TYPED_FILE = `
+import { listScenarios, runConformance, type ClientAdapter as MainAdapter } from '${MANIFEST.name}';
+import { processAdapter, stateless, type ClientAdapter } from '${MANIFEST.name}/adapter';
+import { conformanceTests } from '${MANIFEST.name}/node-test';
+
+const adapter: ClientAdapter = { name: 'typed', description: 'typed', revisions: ['2025-11-25'], features: [], start: stateless(async () => { throw new Error('not run'); }) };
+const same: MainAdapter = adapter;
+// @ts-expect-error: a revision the contract does not know
+const wrong: ClientAdapter = { ...adapter, revisions: ['1999-01-01'] };
+export const used = [same, wrong, processAdapter, conformanceTests, listScenarios().length, runConformance];
+`;
+
+const TSCONFIG = { compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, noEmit: true, skipLibCheck: true, types: ['node'] }, files: ['typed.ts'] };
+
+beforeAll(async () => {
+  tmp = mkdtempSync(join(tmpdir(), 'mcp-client-conformance-package-'));
+  const packing = performance.now();
+  tarball = await pack(tmp, INSTALL_BOUND);
+  const packedMs = performance.now() - packing;
+  project = join(tmp, 'consumer');
+  mkdirSync(project);
+  installed = await installConsumer(project, tarball, ['vitest', '@types/node'], INSTALL_BOUND);
+  packageDir = join(project, 'node_modules', MANIFEST.name);
+  packageFiles = files(packageDir);
+  const own = { 'adapters/wrapped-reference.mjs': WRAPPED_REFERENCE, 'adapters/program.mjs': PROGRAM, 'test/conformance.test.mjs': VITEST_FILE, 'test/conformance.node-test.mjs': NODE_TEST_FILE, 'typed.ts': TYPED_FILE, 'tsconfig.json': JSON.stringify(TSCONFIG, null, 2) };
+  for (const [path, text] of Object.entries(own)) {
+    mkdirSync(join(project, path, '..'), { recursive: true });
+    writeFileSync(join(project, path), text);
+  }
+  const kB = (bytes: number) => `${Math.round(bytes / 1000)} kB`;
+  console.log(`package: ${tarball.filename} ${kB(tarball.size)} (${kB(tarball.unpackedSize)} unpacked, ${tarball.files.length} files), packed in ${Math.round(packedMs)} ms, installed offline with vitest in ${Math.round(installed.ms)} ms`);
+}, 2 * INSTALL_BOUND + operation);
+
+afterAll(() => {
+  if (tmp !== undefined) rmSync(tmp, { recursive: true, force: true });
+});
+
+describe('the tarball', () => {
+  test('holds the compiled package, its runtime files and its documents, and nothing of the repository besides', () => {
+    const documents = ['LICENSE', 'README.md', 'package.json', 'action.yml', 'clients/WRITING-AN-ADAPTER.md'];
+    expect(tarball.files.filter((path) => !path.startsWith('dist/') && !path.startsWith('docs/') && !documents.includes(path))).toEqual([]);
+    expect(tarball.files.filter((path) => /\.test\.|(^|\/)testdata\/|^\.ci\/|^\.github\/|\.tsbuildinfo$/.test(path))).toEqual([]);
+    const targets = [...Object.values(MANIFEST.exports).flatMap((target) => (typeof target === 'string' ? [target] : [target.types, target.default])), ...Object.values(MANIFEST.bin)];
+    expect(targets.map((target) => target.replace(/^\.\//, '')).filter((target) => !tarball.files.includes(target))).toEqual([]);
+    const assets = RUNTIME_ASSETS.map((asset) => `dist/${asset}`);
+    expect(assets.filter((asset) => !tarball.files.some((path) => path === asset || path.startsWith(`${asset}/`)))).toEqual([]);
+    expect(tarball.files).toContain('dist/matrix.json');
+  });
+
+  test('installs offline into a fresh project, with the bin linked and starting with its shebang', () => {
+    expect(installed.code).toBe(0);
+    const bin = join(project, 'node_modules', '.bin', MANIFEST.name);
+    expect(readFileSync(bin, 'utf8').split('\n')[0]).toBe('#!/usr/bin/env node');
+    // The matrix file's adapters are the compiled modules.
+    const matrix = JSON.parse(readFileSync(join(packageDir, 'dist', 'matrix.json'), 'utf8')) as { clients: { adapter?: string }[] };
+    const modules = matrix.clients.flatMap((entry) => (entry.adapter?.startsWith('./') ? [entry.adapter] : []));
+    expect(modules.length).toBeGreaterThan(0);
+    expect(modules.filter((module) => !existsSync(join(packageDir, 'dist', module)))).toEqual([]);
+  });
+});
+
+describe.concurrent('the installed CLI', () => {
+  test('--help, --version and list', async () => {
+    const [help, version, list] = await Promise.all([cli(['--help']), cli(['--version']), cli(['list'])]);
+    expect(help.code, described('--help', help)).toBe(0);
+    expect(help.stdout).toMatch(/^usage: mcp-client-conformance /);
+    expect(version.code, described('--version', version)).toBe(0);
+    expect(version.stdout.trim()).toBe(MANIFEST.version);
+    expect(list.code, described('list', list)).toBe(0);
+    expect(SCENARIOS.filter((scenario) => !list.stdout.includes(`${scenario.id}\n`)).map((scenario) => scenario.id)).toEqual([]);
+  }, steps(1));
+
+  test('run against a module adapter of the project: the table, results.json and JUnit XML', async () => {
+    const run = await cli(['run', '--adapter', './adapters/wrapped-reference.mjs', '--scenario', SCENARIO, '--json', 'out/module.json', '--junit', 'out/module.xml', '--quiet']);
+    expect(run.code, described('run --adapter ./adapters/wrapped-reference.mjs', run)).toBe(0);
+    expect(run.stdout).toMatch(/\d+ pass, 0 fail/);
+    const results = parseResults(readFileSync(join(project, 'out', 'module.json'), 'utf8'));
+    expect(results.run.complete).toBe(true);
+    expect(results.clients.map((client) => [client.name, client.kind])).toEqual([['consumer-reference', 'module']]);
+    expect(results.cells.map((cell) => [cell.revision, cell.verdict])).toEqual(revisionsOf(SCENARIO).map((revision) => [revision, 'pass']));
+    const junit = readFileSync(join(project, 'out', 'module.xml'), 'utf8');
+    expect(junit.match(/<testcase /g)?.length).toBe(results.cells.length);
+  }, steps(1));
+
+  test('run against a line-protocol program: the Node driver the package ships', async () => {
+    const driver = `node node_modules/${MANIFEST.name}/dist/clients/drivers/node/driver.js --adapter reference`;
+    const run = await cli(['run', '--adapter-command', driver, '--scenario', SCENARIO, '--json', 'out/node-driver.json', '--quiet']);
+    expect(run.code, described(`run --adapter-command "${driver}"`, run)).toBe(0);
+    const results = parseResults(readFileSync(join(project, 'out', 'node-driver.json'), 'utf8'));
+    expect(results.clients[0]!.kind).toBe('process');
+    expect(results.cells.map((cell) => cell.verdict)).toEqual(revisionsOf(SCENARIO).map(() => 'pass'));
+  }, steps(1));
+
+  test.skipIf(NO_PYTHON)('run against a line-protocol program: the Python driver the package ships (skipped without python3 >= 3.8)', async () => {
+    const driver = `python3 node_modules/${MANIFEST.name}/dist/clients/drivers/python/driver.py`;
+    const run = await cli(['run', '--adapter-command', driver, '--scenario', SCENARIO, '--json', 'out/python-driver.json', '--quiet']);
+    expect(run.code, described(`run --adapter-command "${driver}"`, run)).toBe(0);
+    const results = parseResults(readFileSync(join(project, 'out', 'python-driver.json'), 'utf8'));
+    expect(results.cells.filter((cell) => cell.verdict !== 'n/a').map((cell) => cell.verdict)).toEqual(expect.arrayContaining(['pass']));
+    expect(results.cells.filter((cell) => cell.verdict !== 'n/a' && cell.verdict !== 'pass')).toEqual([]);
+  }, steps(1));
+
+  test('run fails a client that breaks a rule (exit 1); with the baseline it writes of that run, it passes (exit 0)', async () => {
+    const args = ['run', '--adapter', 'broken-skips-initialized', '--scenario', SCENARIO, '--quiet'];
+    const [failing, writing] = await Promise.all([cli(args), cli([...args, '--write-baseline', 'baselines/broken.json'])]);
+    expect(failing.code, described('run --adapter broken-skips-initialized', failing)).toBe(1);
+    expect(failing.stdout).toMatch(/0 pass, [1-9]\d* fail/);
+    expect(writing.code, described('run --write-baseline baselines/broken.json', writing)).toBe(0);
+    const gated = await cli([...args, '--baseline', 'baselines/broken.json']);
+    expect(gated.code, described('run --baseline baselines/broken.json', gated)).toBe(0);
+    expect(gated.stdout).toMatch(/0 pass, [1-9]\d* fail/);
+  }, steps(2));
+});
+
+describe('the installed matrix', () => {
+  test('without vitest, says what to install (exit 2)', async () => {
+    const vitest = join(project, 'node_modules', 'vitest');
+    renameSync(vitest, `${vitest}.away`);
+    try {
+      const run = await cli(['matrix', '--clients', 'reference', '--scenario', SCENARIO]);
+      expect(run.code, described('matrix without vitest', run)).toBe(2);
+      expect(run.stderr).toContain('npm install --save-dev vitest');
+    } finally {
+      renameSync(`${vitest}.away`, vitest);
+    }
+  }, steps(1));
+
+  test('runs from the package, writes its reports under the working directory, and reports a client whose package is missing as error cells', async () => {
+    const run = await cli(['matrix', '--clients', 'reference,ai-sdk-mcp', '--scenario', SCENARIO]);
+    expect(run.code, described('matrix', run)).toBe(0);
+    const results = parseResults(readFileSync(join(project, 'reports', 'matrix', 'results.json'), 'utf8'));
+    expect(results.run.complete).toBe(true);
+    const verdicts = (client: string) => results.cells.filter((cell) => cell.client === client).map((cell) => cell.verdict);
+    expect(verdicts('reference')).toEqual(revisionsOf(SCENARIO).map(() => 'pass'));
+    expect(verdicts('ai-sdk-mcp')).toEqual(revisionsOf(SCENARIO).map(() => 'error'));
+    expect(results.clients.find((client) => client.name === 'ai-sdk-mcp')!.loadError).toMatch(/@ai-sdk\/mcp is not installed/);
+  }, steps(1));
+});
+
+describe.concurrent("the project's own tests and types", () => {
+  test('a vitest file through ./vitest: one test per case, passed for a conforming client, failed with the broken rule for one that breaks it', async () => {
+    const vitest = join(project, 'node_modules', 'vitest', 'vitest.mjs');
+    const run = await exec(process.execPath, [vitest, 'run', 'test/conformance.test.mjs', '--reporter=json', '--outputFile=out/vitest.json'], { cwd: project, timeoutMs: CLI_BOUND });
+    expect(run.code, described('vitest run', run)).toBe(1);
+    const report = JSON.parse(readFileSync(join(project, 'out', 'vitest.json'), 'utf8')) as { testResults: { assertionResults: { ancestorTitles: string[]; title: string; status: string; failureMessages: string[] }[] }[] };
+    const tests = report.testResults.flatMap((file) => file.assertionResults);
+    const of = (name: string) => tests.filter((t) => t.ancestorTitles.includes(`mcp-client-conformance: ${name}`));
+    const cases = revisionsOf(SCENARIO).map((revision) => `${SCENARIO} @ ${revision}`);
+    expect(of('wrapped').map((t) => [t.title, t.status])).toEqual(cases.map((title) => [title, 'passed']));
+    expect(of('broken').map((t) => [t.title, t.status])).toEqual(cases.map((title) => [title, 'failed']));
+    expect(of('broken').every((t) => t.failureMessages.join('\n').includes('initialized-sent'))).toBe(true);
+  }, steps(1));
+
+  test('a node:test file through ./node-test, with a line-protocol program through ./adapter', async () => {
+    const run = await exec(process.execPath, ['--test', '--test-reporter=tap', 'test/conformance.node-test.mjs'], { cwd: project, timeoutMs: CLI_BOUND });
+    expect(run.code, described('node --test', run)).toBe(0);
+    const count = (what: string) => Number(new RegExp(`^# ${what} (\\d+)$`, 'm').exec(run.stdout)?.[1]);
+    expect([count('pass'), count('fail'), count('skipped')]).toEqual([revisionsOf(SCENARIO).length, 0, 0]);
+  }, steps(1));
+
+  test("the project's TypeScript type-checks against the entries' declarations", async () => {
+    const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+    const check = await exec(process.execPath, [tsc, '-p', 'tsconfig.json'], { cwd: project, timeoutMs: CLI_BOUND });
+    expect(check.code, described('tsc -p tsconfig.json in the project', check)).toBe(0);
+  }, steps(1));
+});
+
+describe('the package folder', () => {
+  test('is left as installed: nothing the CLI, the matrix or the tests ran wrote into it', () => {
+    expect(files(packageDir)).toEqual(packageFiles);
+  });
+});
