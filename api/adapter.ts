@@ -11,9 +11,12 @@ export type {
   Negotiation,
   OperationOptions,
   ResumeState,
+  ServerTarget,
+  StdioTarget,
   ToolResult,
   ToolSummary,
+  Transport,
 } from '../clients/adapter.ts';
-export { ADAPTER_CONTRACT_VERSION, FEATURES, featureFor, stateless } from '../clients/adapter.ts';
+export { ADAPTER_CONTRACT_VERSION, FEATURES, TRANSPORTS, featureFor, isStdioTarget, stateless, transportsOf } from '../clients/adapter.ts';
 export { ClientProcessError, LINE_PROTOCOL_VERSION, processAdapter, type ProcessAdapter, type ProcessAdapterConfig } from '../clients/process/adapter.ts';
 export type { Revision } from '../protocol/revisions.ts';

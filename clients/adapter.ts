@@ -1,4 +1,4 @@
-// The adapter contract: what a client under test offers the suites. Version 1.
+// The adapter contract: what a client under test offers the suites. Version 2.
 //
 // An adapter is thin. It calls the client's public API the way the client's documentation shows and
 // adds no lifecycle logic of its own (no retries, no caches, no session bookkeeping the client does not
@@ -7,9 +7,57 @@
 // wire cannot show the answer (the version a client believes it negotiated, say).
 //
 // The guide for third parties is clients/WRITING-AN-ADAPTER.md.
+//
+// Version 2 added the stdio transport: a client may be told to launch its server as a child process (StdioTarget)
+// instead of connecting to a URL, if it declares `transports: [..., 'stdio']`. Every version-1 adapter is a version-2
+// adapter: without `transports` it declares HTTP only, and is never given a stdio target.
 import type { Revision } from '../protocol/revisions.ts';
 
-export const ADAPTER_CONTRACT_VERSION = 1;
+export const ADAPTER_CONTRACT_VERSION = 2;
+
+/**
+ * How a client reaches its server. A scenario runs over one transport; an adapter that does not declare it is reported
+ * "not applicable" for that scenario, with the reason.
+ */
+export const TRANSPORTS = {
+  http: 'connects to a URL: Streamable HTTP (2025-03-26 and later), HTTP+SSE (2024-11-05)',
+  stdio: 'launches the server as its own child process and speaks newline-delimited JSON-RPC on its stdin and stdout',
+} as const;
+export type Transport = keyof typeof TRANSPORTS;
+
+/** What an adapter that declares no transports speaks: HTTP only (every adapter written for contract version 1). */
+export const DEFAULT_TRANSPORTS: readonly Transport[] = ['http'];
+
+/**
+ * A server the client launches itself (the stdio transport): the command, as a host's configuration names a local MCP
+ * server. The client spawns `command` with `args` (no shell), writes JSON-RPC messages to its stdin, one per line, and
+ * reads its answers from its stdout.
+ */
+export interface StdioTarget {
+  transport: 'stdio';
+  /** The program to run: an absolute path, or a name looked up on PATH. */
+  command: string;
+  args: string[];
+  /**
+   * Variables the server must find in its environment, on top of whatever the client passes its servers by default
+   * (the suite's reference server needs nothing else: these carry its side channel to the harness).
+   */
+  env?: Record<string, string>;
+  /** The server's working directory; absent: the client's own default. */
+  cwd?: string;
+}
+
+/** What `connect` is given: a URL (the `http` transport) or a command to launch (the `stdio` transport). */
+export type ServerTarget = string | StdioTarget;
+
+export function isStdioTarget(target: ServerTarget): target is StdioTarget {
+  return typeof target === 'object' && target !== null && target.transport === 'stdio';
+}
+
+/** The transports an adapter declares (DEFAULT_TRANSPORTS when it declares none). */
+export function transportsOf(adapter: Pick<ClientAdapter, 'transports'>): readonly Transport[] {
+  return adapter.transports ?? DEFAULT_TRANSPORTS;
+}
 
 /**
  * What a client can do beyond the basics (connect, list tools, call a tool, close). A scenario that needs
@@ -56,6 +104,12 @@ export interface ConnectOptions {
   affinityKey?: string;
   /** `close()` must leave the server session alive for a later resume. Needs `keep-session`. */
   keepSessionOnClose?: boolean;
+  /**
+   * stdio only: how long `close()` may wait for the server to exit after closing its stdin, and again after SIGTERM,
+   * before it escalates (the spec's "reasonable time"). The runner gives it from the case's time policy. A client whose
+   * graces are its own (not configurable) ignores it: what it does is what the suite judges.
+   */
+  shutdownGraceMs?: number;
 }
 
 export interface OperationOptions {
@@ -98,7 +152,12 @@ export interface ClientConnection {
  * does, and a scenario may connect through it more than once.
  */
 export interface ClientUnderTest {
-  connect(url: string, options: ConnectOptions): Promise<ClientConnection>;
+  /**
+   * Connects to a server: a URL (transport `http`), or a StdioTarget to launch (transport `stdio`), which only an adapter
+   * declaring `stdio` is ever given. Over stdio, `close()` ends the process the way the client does (close its stdin,
+   * wait, then SIGTERM, then SIGKILL, as the spec says) and `dispose()` leaves none of the processes it started running.
+   */
+  connect(target: ServerTarget, options: ConnectOptions): Promise<ClientConnection>;
   /** Releases everything the instance holds. Connections are closed by the runner before this. */
   dispose(): Promise<void>;
 }
@@ -111,6 +170,8 @@ export interface ClientAdapter {
   /** The revisions the client can speak; scenarios at other revisions are not applicable. */
   readonly revisions: readonly Revision[];
   readonly features: readonly Feature[];
+  /** How the client reaches servers (TRANSPORTS). Default: `['http']`, so a scenario over stdio is not applicable. */
+  readonly transports?: readonly Transport[];
   /** A fresh client instance for one test case; `caseId` names the case (for logs and out-of-process clients). */
   start(caseId: string): Promise<ClientUnderTest>;
   /** Ends whatever the adapter keeps for the whole run (a child process, say). */
@@ -123,7 +184,11 @@ export interface ClientAdapter {
   interrupted?(caseId: string): string | undefined;
 }
 
-/** For adapters whose client keeps no state across connections: each connect stands alone. */
-export function stateless(connect: ClientUnderTest['connect']): ClientAdapter['start'] {
-  return async () => ({ connect, dispose: async () => {} });
+/**
+ * For adapters whose client keeps no state across connections: each connect stands alone. The connect function takes
+ * a URL unless its parameter says more (an adapter declaring `stdio` takes `ServerTarget`): the runner gives a StdioTarget
+ * only to an adapter that declares the transport.
+ */
+export function stateless<Target extends ServerTarget = string>(connect: (target: Target, options: ConnectOptions) => Promise<ClientConnection>): ClientAdapter['start'] {
+  return async () => ({ connect: connect as ClientUnderTest['connect'], dispose: async () => {} });
 }

@@ -165,7 +165,7 @@ function hostileClient(hostility: Hostility, urls: string[]): ClientUnderTest {
   const count = 'leaks' in hostility ? (hostility.count ?? 4) : 0;
   let lastUrl: string | undefined;
   return {
-    connect(url, options) {
+    connect(url: string, options) {
       urls.push(url);
       if (hangs === 'connect') return never();
       if (throws === 'connect') throwNow('connect');

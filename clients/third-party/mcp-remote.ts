@@ -109,7 +109,7 @@ export default function mcpRemoteAdapter(options?: Partial<ThirdPartyOptions>): 
     async start() {
       const mine = new Set<() => Promise<void>>();
       return {
-        async connect(url, connectOptions): Promise<ClientConnection> {
+        async connect(url: string, connectOptions): Promise<ClientConnection> {
           configDir ??= mkdtempSync(join(tmpdir(), CONFIG_DIR_PREFIX));
           const proxy = spawnProxy(script, url, connectOptions.negotiation, configDir);
           const stop = () =>
