@@ -1,4 +1,5 @@
-// The wire record: every HTTP exchange a reference server receives, as the server saw it.
+// The wire record: every HTTP exchange a reference server receives, as the server saw it (and the base every
+// transport's record shares: ExchangeRecord).
 // Suites judge clients from this record, never from what an adapter claims it did.
 import { EventEmitter } from 'node:events';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -83,17 +84,21 @@ export interface SentMessage {
   exchange: WireExchange;
 }
 
-export class WireRecord {
-  readonly exchanges: WireExchange[] = [];
+/**
+ * What every wire record is, whatever the transport: the exchanges in arrival order and the queries and waits on them
+ * (suites/wire.ts, `waitFor`, `responseTo`). WireRecord records HTTP; servers/stdio/record.ts records a stdio server.
+ */
+export class ExchangeRecord<E extends WireExchange = WireExchange> {
+  readonly exchanges: E[] = [];
   /** False only to measure what recording costs: exchanges are then parsed but neither kept nor tapped. */
   readonly enabled: boolean;
-  private readonly origin = performance.now();
+  /** When the record was created (performance.now() of this process): times in the record count from it. */
+  protected readonly origin = performance.now();
 
   constructor(options: { enabled?: boolean } = {}) {
     this.enabled = options.enabled ?? true;
   }
-  private readonly changes = new EventEmitter();
-  private readonly dropped = new WeakSet<WireExchange>();
+  protected readonly changes = new EventEmitter();
 
   now(): number {
     return performance.now() - this.origin;
@@ -131,7 +136,7 @@ export class WireRecord {
    * Resolves when `predicate` holds over the record; rejects after `timeoutMs` (default: the operation bound of the
    * settings' time policy) with `what` in the message. Event-driven, not polling: it re-checks on every change.
    */
-  waitFor(predicate: (record: WireRecord) => boolean, what: string, timeoutMs = basePolicy().ms.operation): Promise<void> {
+  waitFor(predicate: (record: this) => boolean, what: string, timeoutMs = basePolicy().ms.operation): Promise<void> {
     if (predicate(this)) return Promise.resolve();
     return new Promise((resolve, reject) => {
       const onChange = () => {
@@ -152,20 +157,36 @@ export class WireRecord {
   }
 
   /** Calls `listener` with each exchange when it ends; returns the unsubscribe function. */
-  onEnded(listener: (exchange: WireExchange) => void): () => void {
+  onEnded(listener: (exchange: E) => void): () => void {
     this.changes.on('ended', listener);
     return () => this.changes.off('ended', listener);
   }
 
+  /** A server personality labels the exchange it is answering. */
+  note(exchange: E, label: string): void {
+    exchange.notes.push(label);
+    this.changed();
+  }
+
+  /** Something in the record changed: every `waitFor` re-checks. */
+  protected changed(): void {
+    this.changes.emit('change');
+  }
+
+  /** An exchange ended: `onEnded` listeners hear of it. */
+  protected ended(exchange: E): void {
+    this.changed();
+    this.changes.emit('ended', exchange);
+  }
+}
+
+/** The record of an HTTP reference server: every exchange as the server saw it, its bodies read and its responses tapped. */
+export class WireRecord extends ExchangeRecord {
+  private readonly dropped = new WeakSet<WireExchange>();
+
   /** A personality is about to destroy this exchange's connection on purpose: record it as the server's doing. */
   markDropped(exchange: WireExchange): void {
     this.dropped.add(exchange);
-  }
-
-  /** A server personality labels the exchange it is answering. */
-  note(exchange: WireExchange, label: string): void {
-    exchange.notes.push(label);
-    this.changed();
   }
 
   /**
@@ -272,13 +293,8 @@ export class WireRecord {
     res.on('close', () => {
       exchange.endedAt = this.now();
       exchange.endedBy = res.writableFinished ? 'server' : this.dropped.has(exchange) ? 'server-dropped' : 'client';
-      this.changed();
-      this.changes.emit('ended', exchange);
+      this.ended(exchange);
     });
-  }
-
-  private changed(): void {
-    this.changes.emit('change');
   }
 }
 
