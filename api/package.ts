@@ -16,5 +16,8 @@ function findRoot(from: string): string {
 /** The package's root folder (where its package.json is). */
 export const PACKAGE_ROOT = findRoot(import.meta.dirname);
 
+const manifest = JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { version: string; engines?: { node?: string } };
 /** The package's version, from its package.json. */
-export const PACKAGE_VERSION = (JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+export const PACKAGE_VERSION = manifest.version;
+/** The Node versions the package supports (package.json engines.node, e.g. ">=22.19.0"). */
+export const PACKAGE_NODE_ENGINE: string | undefined = manifest.engines?.node;

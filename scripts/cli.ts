@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // mcp-client-conformance: the command line. Each command is a module of scripts/commands/ with its own options and
 // help; an option of another command, or an unknown one, is bad usage (exit 2), never ignored.
+import './node-version.ts'; // first: on a Node too old, one clear line instead of a stack trace from an import
 import { PACKAGE_VERSION } from '../api/package.ts';
 import { adapters } from './commands/adapters.ts';
 import { USAGE_EXIT, UsageError, parseCommandArgs, type Command } from './commands/command.ts';

@@ -3,6 +3,7 @@
 // module adapter of the project's own and against line-protocol programs, with its exit codes and its output files;
 // the matrix, with and without vitest; the project's own test files through the ./vitest and ./node-test entries; the
 // project's TypeScript against the package's declarations.
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -28,6 +29,7 @@ const MANIFEST = JSON.parse(readFileSync(join(import.meta.dirname, '..', 'packag
   version: string;
   exports: Record<string, { types: string; default: string }>;
   bin: Record<string, string>;
+  engines: { node: string };
 };
 const SCENARIO = 'negotiation/handshake-order';
 const revisionsOf = (id: string) => SCENARIOS.find((scenario) => scenario.id === id)!.revisions;
@@ -153,6 +155,17 @@ describe.concurrent('the installed CLI', () => {
     expect(version.stdout.trim()).toBe(MANIFEST.version);
     expect(list.code, described('list', list)).toBe(0);
     expect(SCENARIOS.filter((scenario) => !list.stdout.includes(`${scenario.id}\n`)).map((scenario) => scenario.id)).toEqual([]);
+  }, steps(1));
+
+  // The machine's own Node (Debian's) may be older than the package supports: the CLI says so in one line.
+  const systemNode = '/usr/bin/node';
+  const systemVersion = existsSync(systemNode) ? spawnSync(systemNode, ['--version'], { encoding: 'utf8' }).stdout.trim().replace(/^v/, '') : undefined;
+  const minimum = MANIFEST.engines.node.replace('>=', '');
+  const tooOld = systemVersion !== undefined && systemVersion.localeCompare(minimum, undefined, { numeric: true }) < 0;
+  test.skipIf(!tooOld)(`on a Node older than ${minimum} (${systemNode}, ${systemVersion ?? 'absent'}), the CLI says which it needs and exits 2`, async () => {
+    const old = await exec(systemNode, [join(project, 'node_modules', MANIFEST.name, MANIFEST.bin[MANIFEST.name]!), '--version'], { cwd: project, timeoutMs: CLI_BOUND });
+    expect(old.code, described('--version on an old Node', old)).toBe(2);
+    expect(old.stderr.trim()).toBe(`mcp-client-conformance: needs Node ${minimum} or later; this is Node ${systemVersion}`);
   }, steps(1));
 
   test('run against a module adapter of the project: the table, results.json and JUnit XML', async () => {

@@ -142,7 +142,7 @@ export const run = defineCommand({
         ['--scenario <text>', 'only scenarios whose id contains <text> (repeatable)'],
         ['--revision <rev>', 'only cases at this revision (repeatable)'],
         ['--strict', 'SHOULD violations fail instead of warning (also MCP_CONFORMANCE_STRICT=1)'],
-        ['--baseline <file>', 'your baseline (suites/baselines/baseline.schema.json): exit 0 when every result matches\nit, 1 on a regression or a stale entry, 2 when it cannot be read or is invalid'],
+        ['--baseline <file>', 'your baseline (its format: baseline.schema.json, in suites/baselines/ of the package): exit 0 when every result matches\nit, 1 on a regression or a stale entry, 2 when it cannot be read or is invalid'],
         ['--write-baseline <file>', 'write a baseline from this run, keeping the reasons and spec URLs of the entries the\nfile (or --baseline) has; a new failing check gets an entry whose reason you replace'],
         ['--json <file>', 'write the results as a results.json (docs/matrix-results.md), which `compare` reads'],
         ['--junit <file>', 'write the results as JUnit XML (fail → failure, n/a and inconclusive → skipped)'],

@@ -1,0 +1,15 @@
+// Imported first by the command line, before anything that needs a newer Node: on an older one (whose HTTP library
+// would throw at import with a stack trace) it says which version is needed, and exits 2.
+import { PACKAGE_NODE_ENGINE } from '../api/package.ts';
+
+const wanted = PACKAGE_NODE_ENGINE ?? '';
+const minimum = /^>=\s*(\d+)\.(\d+)\.(\d+)$/.exec(wanted)?.slice(1).map(Number);
+const running = process.versions.node.split('.').map(Number);
+const older = (a: number[], b: number[]) => {
+  for (let i = 0; i < 3; i++) if ((a[i] ?? 0) !== (b[i] ?? 0)) return (a[i] ?? 0) < (b[i] ?? 0);
+  return false;
+};
+if (minimum !== undefined && older(running, minimum)) {
+  console.error(`mcp-client-conformance: needs Node ${wanted.replace('>=', '')} or later; this is Node ${process.versions.node}`);
+  process.exit(2);
+}
