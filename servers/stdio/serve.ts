@@ -1,0 +1,273 @@
+// The server role of the stdio program: the era's MCP server from the official SDK (the same fixture tools as every
+// HTTP era, servers/fixtures.ts) over a transport of our own (LineTransport, on ProgramIo), so every byte in and out is
+// ours to see and to shape; and the personalities that act on messages (probe answers, crashes, stderr chatter).
+//
+// - 2024-11-05 … 2025-11-25: one McpServer pinned to the revision (the SDK answers initialize with it whatever the
+//   client offered) connected to the transport, as a hand-wired SDK stdio server is. 2025-03-26 takes batches: each
+//   member is delivered, and the answers to its requests are written together as one batch.
+// - 2026-07-28: the SDK's serveStdio entry, `legacy: 'reject'`, over the transport (server/discover, the envelope).
+// - dual: serveStdio, `legacy: 'serve'`: the opening message decides (server/discover or a modern request: 2026-07-28;
+//   initialize: 2025-11-25), for the life of the process.
+// - A line that is not JSON gets -32700, one that is not a JSON-RPC message -32600 (id null), as JSON-RPC 2.0 says; a
+//   blank line is ignored (and recorded). At EOF the server aborts what runs and exits 0, unless a personality says not.
+import { isJSONRPCRequest, parseJSONRPCMessage, type JSONRPCMessage, type Transport, type TransportSendOptions } from '@modelcontextprotocol/server';
+import { serveStdio } from '@modelcontextprotocol/server/stdio';
+import { createFixtureServer, FixtureState } from '../fixtures.ts';
+import type { ProgramChannel } from './channel.ts';
+import type { Arrival, ProgramIo } from './io.ts';
+import { PROBE_ANSWER_NOTE, type StdioPersonalityName } from './personalities.ts';
+import { epochNow, STDIO_ERA_REVISIONS, type StdioEra } from './protocol.ts';
+
+type Id = string | number;
+const key = (id: unknown) => JSON.stringify(id);
+
+/** The transport the era's server is connected to: messages in from ProgramIo's lines, out through its framing. */
+export class LineTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: Transport['onmessage'];
+  private closed = false;
+  /** The stdin line of each request id (the latest, should a client reuse an id). */
+  private readonly lines = new Map<string, number>();
+  /** Open 2025-03-26 batches: the ids still unanswered and the answers so far. */
+  private readonly batches: { line: number; pending: Set<string>; answers: unknown[] }[] = [];
+
+  private readonly io: ProgramIo;
+
+  constructor(io: ProgramIo) {
+    this.io = io;
+  }
+
+  async start(): Promise<void> {}
+
+  /** A message of one stdin line, to the server. */
+  receive(message: JSONRPCMessage, line: number): void {
+    if (isJSONRPCRequest(message)) this.lines.set(key(message.id), line);
+    this.onmessage?.(message);
+  }
+
+  /** The members of a 2025-03-26 batch: each to the server; the answers to its requests go out as one batch. */
+  receiveBatch(messages: JSONRPCMessage[], line: number): void {
+    const pending = new Set(messages.filter((m) => isJSONRPCRequest(m)).map((m) => key((m as { id: Id }).id)));
+    if (pending.size > 0) this.batches.push({ line, pending, answers: [] });
+    for (const message of messages) this.receive(message, line);
+  }
+
+  /** The line a message answers (by its id) or belongs to (the request it relates to). */
+  lineOf(message: JSONRPCMessage, options?: TransportSendOptions): number | undefined {
+    const m = message as { id?: unknown; method?: unknown };
+    if (m.method === undefined && m.id !== undefined) return this.lines.get(key(m.id));
+    if (options?.relatedRequestId !== undefined) return this.lines.get(key(options.relatedRequestId));
+    return undefined;
+  }
+
+  async send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
+    if (this.closed) return;
+    const line = this.lineOf(message, options);
+    const m = message as { id?: unknown; method?: unknown };
+    if (m.method === undefined && m.id !== undefined) {
+      const batch = this.batches.find((b) => b.pending.has(key(m.id)));
+      if (batch) {
+        batch.pending.delete(key(m.id));
+        batch.answers.push(message);
+        if (batch.pending.size > 0) return;
+        this.batches.splice(this.batches.indexOf(batch), 1);
+        return this.io.send(batch.answers, batch.line);
+      }
+    }
+    return this.io.send(message, line);
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.onclose?.();
+  }
+}
+
+/** The era's server on the transport; `close` aborts what runs and closes it. */
+async function startEra(era: StdioEra, transport: LineTransport, fixtures: FixtureState, onerror: (error: Error) => void): Promise<{ close(): Promise<void> }> {
+  if (era === '2026-07-28' || era === 'dual') {
+    const handle = serveStdio(
+      ({ era: side }) => createFixtureServer(fixtures, side === 'modern' || era === '2026-07-28' ? ['2026-07-28'] : ['2025-11-25']),
+      { legacy: era === 'dual' ? 'serve' : 'reject', transport, onerror },
+    );
+    return handle;
+  }
+  const server = createFixtureServer(fixtures, [...STDIO_ERA_REVISIONS[era]]);
+  server.server.onerror = onerror;
+  await server.connect(transport);
+  return { close: () => server.close() };
+}
+
+const errorAnswer = (id: unknown, code: number, message: string, data?: unknown) => ({
+  jsonrpc: '2.0',
+  id: id ?? null,
+  error: { code, message, ...(data !== undefined && { data }) },
+});
+
+/** The protocol version a probe asks for in its `_meta`. */
+const requestedVersion = (message: { params?: unknown }) => {
+  const meta = (message.params as { _meta?: Record<string, unknown> } | undefined)?._meta;
+  const version = meta?.['io.modelcontextprotocol/protocolVersion'];
+  return typeof version === 'string' ? version : undefined;
+};
+
+const PROBE_PERSONALITIES = [
+  'probe-method-not-found',
+  'probe-invalid-params',
+  'probe-silence',
+  'probe-exit',
+  'probe-corrective-version',
+  'probe-unsupported-version',
+] as const satisfies readonly StdioPersonalityName[];
+
+const CHATTER = [
+  '[reference-stdio] starting up (this is stderr: logging, not an error)\n',
+  'Warning: a start-up warning a real server might print; nothing is wrong\n',
+  'Error: an error-looking log line at start-up; the server is fine and will answer\n',
+  '[reference-stdio] ready on stdio\n',
+];
+
+export async function serveEra(io: ProgramIo, channel: ProgramChannel, era: StdioEra): Promise<void> {
+  const has = (name: StdioPersonalityName) => io.has(name);
+  const fixtures = new FixtureState();
+  /** tools/call requests a crash personality waits on: when the tool starts for one of them, the server goes down. */
+  const crashOn = new Map<string, 'crash-mid-call' | 'close-stdout-and-exit'>();
+  const probesAnswered = new Map<string, number>();
+
+  fixtures.on('run', (run) => {
+    channel.report({ t: 'run', at: epochNow(), tool: run.tool, requestId: run.requestId });
+    const crash = crashOn.get(key(run.requestId));
+    if (crash === undefined) return;
+    crashOn.clear();
+    // Mid-call: the tool has started; its answer must never go out.
+    io.freeze();
+    void goDown(crash);
+  });
+  fixtures.on('aborted', (run) => channel.report({ t: 'aborted', at: epochNow(), tool: run.tool, requestId: run.requestId }));
+
+  const goDown = async (how: 'crash-mid-call' | 'close-stdout-and-exit') => {
+    if (how === 'crash-mid-call') {
+      io.note('crash-mid-call');
+      await io.stderr(`${new Error('reference-stdio: crash-mid-call: the server dies in the middle of a call').stack}\n`);
+      return io.exit({ code: 1 }, 'crash-mid-call');
+    }
+    io.note('close-stdout-and-exit');
+    await io.closeStdout();
+    return io.exit({ code: 0 }, 'close-stdout-and-exit');
+  };
+
+  const transport = new LineTransport(io);
+  const sdkError = (error: Error) => io.note(`sdk-error: ${error.message}`);
+  const loading = startEra(era, transport, fixtures, sdkError);
+  io.hold(loading);
+  const handle = await loading;
+
+  const chatter = has('stderr-chatter');
+  if (chatter) for (const line of CHATTER) await io.stderr(line);
+
+  /** A probe personality's answer, if one applies to this message; true when it took the message. */
+  const answerProbe = async (message: { id?: unknown; method?: unknown; params?: unknown }, line: number): Promise<boolean> => {
+    if (message.method !== 'server/discover' || message.id === undefined) return false;
+    for (const name of PROBE_PERSONALITIES) {
+      const spec = has(name);
+      if (!spec) continue;
+      const used = probesAnswered.get(name) ?? 0;
+      const limit = spec.count ?? (name === 'probe-corrective-version' ? 1 : Infinity);
+      if (used >= limit) continue;
+      probesAnswered.set(name, used + 1);
+      io.note(PROBE_ANSWER_NOTE, line);
+      io.note(name, line);
+      const requested = requestedVersion(message);
+      switch (name) {
+        case 'probe-method-not-found':
+          await io.send(errorAnswer(message.id, -32601, 'Method not found'), line);
+          break;
+        case 'probe-invalid-params':
+          await io.send(errorAnswer(message.id, -32602, 'Invalid params: unknown request before initialize'), line);
+          break;
+        case 'probe-silence':
+          break;
+        case 'probe-exit':
+          await io.stderr('reference-stdio: probe-exit: unknown method server/discover before initialize; exiting\n');
+          await io.exit({ code: 1 }, 'probe-exit');
+          break;
+        case 'probe-corrective-version':
+          await io.send(errorAnswer(message.id, -32022, 'Unsupported protocol version', { supported: spec.supported ?? ['2026-07-28'], requested }), line);
+          break;
+        case 'probe-unsupported-version':
+          await io.send(errorAnswer(message.id, -32022, 'Unsupported protocol version', { supported: spec.supported ?? ['2099-01-01'], requested }), line);
+          break;
+      }
+      return true;
+    }
+    return false;
+  };
+
+  const dispatch = async (arrival: Arrival): Promise<void> => {
+    if (arrival.kind === 'eof') {
+      if (has('ignores-stdin-eof')) return io.note('ignored-stdin-eof');
+      await handle.close().catch(() => {});
+      // The handlers the close aborted report it before the process goes.
+      await new Promise((resolve) => setImmediate(resolve));
+      await io.exit({ code: 0 }, 'stdin EOF');
+      return;
+    }
+    const { line, value, error, blank } = arrival.line;
+    // Recorded (the record notes it); nothing to answer.
+    if (blank) return;
+    if (error !== undefined && value === undefined) return void io.send(errorAnswer(null, -32700, `Parse error: ${error}`), line);
+    if (chatter) void io.stderr(`[reference-stdio] debug: line ${line}: ${Array.isArray(value) ? 'a batch' : String((value as { method?: unknown }).method ?? 'a response')}\n`);
+    if (Array.isArray(value)) {
+      if (era !== '2025-03-26') return void io.send(errorAnswer(null, -32600, `Invalid Request: JSON-RPC batches are not accepted at ${era}`), line);
+      if (value.length === 0) return void io.send(errorAnswer(null, -32600, 'Invalid Request: an empty batch'), line);
+      const members: JSONRPCMessage[] = [];
+      for (const member of value) {
+        try {
+          members.push(parseJSONRPCMessage(member));
+        } catch {
+          void io.send(errorAnswer((member as { id?: unknown } | null)?.id, -32600, 'Invalid Request: a batch member is not a JSON-RPC message'), line);
+        }
+      }
+      transport.receiveBatch(members, line);
+      return;
+    }
+    let message: JSONRPCMessage;
+    try {
+      message = parseJSONRPCMessage(value);
+    } catch {
+      return void io.send(errorAnswer((value as { id?: unknown } | null)?.id, -32600, 'Invalid Request: not a JSON-RPC message'), line);
+    }
+    const m = message as { id?: unknown; method?: unknown; params?: { name?: unknown } };
+    if (await answerProbe(m, line)) return;
+    if (m.method === 'tools/call' && m.id !== undefined) {
+      for (const name of ['crash-mid-call', 'close-stdout-and-exit'] as const) {
+        const spec = has(name);
+        if (spec && (spec.tool === undefined || spec.tool === m.params?.name) && crashOn.size === 0) crashOn.set(key(m.id), name);
+      }
+    }
+    transport.receive(message, line);
+  };
+  io.setDispatcher(dispatch);
+
+  channel.onCommand((command) => {
+    switch (command.t) {
+      case 'send':
+        void io.send(command.message);
+        break;
+      case 'write':
+        void io.writeRaw(Buffer.from(command.data, 'base64'));
+        break;
+      case 'stderr':
+        void io.stderr(command.text);
+        break;
+      case 'exit':
+        void (async () => {
+          if (command.closeStdout) await io.closeStdout();
+          await io.exit({ code: command.code ?? 0 }, 'told to exit by the harness');
+        })();
+        break;
+    }
+  });
+}

@@ -1,0 +1,291 @@
+// The stdio reference server, driven by a raw client (test-client.ts: the test's own child process, real pipes, exact
+// bytes): every era's handshake, the record (stdin chunks, lines, answers, EOF, signals, exit, SIGKILL inferred,
+// launches), the harness's clean-up (nothing left running, no socket file), and the cost of one launch.
+import { existsSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { afterAll, afterEach, describe, expect, test } from 'vitest';
+import { basePolicy } from '../../config/settings.ts';
+import { isAlive, startStdioServer, type StdioReferenceServer, type StdioServerOptions } from './harness.ts';
+import { STDIO_CHANNEL_ENV } from './protocol.ts';
+import { stdinBytes, stdoutBytes, type StdioProcess, type StdioRecord } from './record.ts';
+import { RawStdioClient, type RawMessage } from './test-client.ts';
+
+const POLICY = basePolicy();
+const MODERN_META = {
+  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+  'io.modelcontextprotocol/clientCapabilities': {},
+  'io.modelcontextprotocol/clientInfo': { name: 'raw-test-client', version: '1' },
+};
+
+const open: { server: StdioReferenceServer; clients: RawStdioClient[] }[] = [];
+/** Every channel this file opened, to prove none is left behind. */
+const channels: string[] = [];
+/** Every pid any server of this file reported. */
+const pids = new Set<number>();
+
+async function start(options: StdioServerOptions): Promise<{ server: StdioReferenceServer; launch: (opts?: ConstructorParameters<typeof RawStdioClient>[1]) => RawStdioClient }> {
+  const server = await startStdioServer(options);
+  const entry = { server, clients: [] as RawStdioClient[] };
+  open.push(entry);
+  channels.push(server.target.env![STDIO_CHANNEL_ENV]!);
+  return {
+    server,
+    launch: (opts) => {
+      const client = new RawStdioClient(server.target, opts);
+      entry.clients.push(client);
+      return client;
+    },
+  };
+}
+
+afterEach(async () => {
+  for (const { server, clients } of open.splice(0)) {
+    for (const p of server.record.processes) if (p.pid !== undefined) pids.add(p.pid);
+    await Promise.all(clients.map((c) => c.dispose()));
+    await server.close();
+  }
+});
+
+afterAll(() => {
+  // Nothing outlives the tests: no process any server reported, no socket file, no channel directory.
+  expect([...pids].filter((pid) => isAlive(pid))).toEqual([]);
+  for (const path of channels) {
+    expect(existsSync(path)).toBe(false);
+    expect(existsSync(dirname(path))).toBe(false);
+  }
+});
+
+/** Waits until the process's channel closed (it has ended, one way or another). */
+const ended = (record: StdioRecord, index = 1) => record.waitFor((r) => r.processes[index - 1]?.channelClosedAt !== undefined, `process ${index} to end`);
+const process1 = (record: StdioRecord): StdioProcess => record.processes[0]!;
+
+describe('eras', () => {
+  for (const era of ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25'] as const) {
+    test(`${era}: initialize is answered with ${era} whatever the client offers; a tool call; EOF ends it with 0; the record holds every byte`, async () => {
+      const { server, launch } = await start({ era });
+      const client = launch();
+      const init = await client.initialize('2099-01-01');
+      expect(init.result?.['protocolVersion']).toBe(era);
+      const echo = await client.request('tools/call', { name: 'echo', arguments: { text: 'héllo' } });
+      expect(echo.result?.['content']).toEqual([{ type: 'text', text: 'héllo' }]);
+      client.closeStdin();
+      expect(await client.exited).toEqual({ code: 0, signal: null });
+      const { record } = server;
+      await ended(record);
+      const p = process1(record);
+      expect(p).toMatchObject({ role: 'server', era, launch: 1, pid: client.child.pid, exit: { code: 0, signal: null, reason: 'stdin EOF' } });
+      expect(p.exit?.inferred).toBeUndefined();
+      // Every byte the client wrote, in the chunks it arrived in; every byte the client read.
+      const written = [init, echo].length && Buffer.concat(p.stdin.map((c) => Buffer.from(c.data, 'base64')));
+      expect(written.toString('utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l).method)).toEqual(['initialize', 'notifications/initialized', 'tools/call']);
+      expect(stdoutBytes(p).equals(Buffer.concat(client.stdoutChunks))).toBe(true);
+      expect(p.stdinEofAt).toBeGreaterThan(p.stdin.at(-1)!.at - 1);
+      expect(p.exit!.at).toBeGreaterThanOrEqual(p.stdinEofAt!);
+      // One line, one exchange; each answer on the exchange of its request.
+      expect(record.exchanges.map((e) => [e.method, e.line, e.requestMessages.map((m) => m.method)])).toEqual([
+        ['STDIN', 1, ['initialize']],
+        ['STDIN', 2, ['notifications/initialized']],
+        ['STDIN', 3, ['tools/call']],
+      ]);
+      expect(record.requests('tools/call')).toHaveLength(1);
+      expect(record.notifications('notifications/initialized')).toHaveLength(1);
+      expect(record.responseTo(1)?.message.result?.['protocolVersion']).toBe(era);
+      expect(record.exchanges[2]!.responseMessages.map((m) => m.message.id)).toEqual([2]);
+      expect(record.exchanges.every((e) => e.endedBy === 'server' && e.endedAt! >= e.startedAt)).toBe(true);
+      expect(server.fixtures.runs).toMatchObject([{ tool: 'echo', requestId: 2 }]);
+      expect(server.fixtures.runs[0]!.finishedAt).toBeDefined();
+    });
+  }
+
+  test('2025-03-26: a batch is one exchange; the answers to its requests come back as one batch', async () => {
+    const { server, launch } = await start({ era: '2025-03-26' });
+    const client = launch();
+    await client.initialize('2025-03-26');
+    client.write(
+      `${JSON.stringify([
+        { jsonrpc: '2.0', id: 'a', method: 'tools/call', params: { name: 'echo', arguments: { text: 'a' } } },
+        { jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 'x', progress: 1 } },
+        { jsonrpc: '2.0', id: 'b', method: 'tools/call', params: { name: 'echo', arguments: { text: 'b' } } },
+      ])}\n`,
+    );
+    const batch = (await client.waitForLine(Array.isArray, 'a batch answer')) as RawMessage[];
+    expect(batch.map((m) => m.id).sort()).toEqual(['a', 'b']);
+    const exchange = server.record.exchanges.find((e) => e.notes.includes('stdin-batch'))!;
+    await server.record.waitFor(() => exchange.endedAt !== undefined, 'the batch exchange to end');
+    expect(exchange.requestMessages.map((m) => m.id ?? m.method)).toEqual(['a', 'notifications/progress', 'b']);
+    expect(exchange.responseMessages.map((m) => m.message.id).sort()).toEqual(['a', 'b']);
+  });
+
+  test('2025-06-18: a batch gets one -32600 with id null', async () => {
+    const { server, launch } = await start({ era: '2025-06-18' });
+    const client = launch();
+    await client.initialize('2025-06-18');
+    client.write(`${JSON.stringify([{ jsonrpc: '2.0', id: 7, method: 'ping' }])}\n`);
+    const answer = (await client.waitForLine((l) => (l as RawMessage).error !== undefined, 'the error')) as RawMessage;
+    expect(answer).toMatchObject({ id: null, error: { code: -32600 } });
+    expect(server.record.exchanges.at(-1)!.notes).toContain('stdin-batch');
+  });
+
+  test('2026-07-28: server/discover; a tool call with the envelope; initialize is refused', async () => {
+    const { server, launch } = await start({ era: '2026-07-28' });
+    const client = launch();
+    const discover = await client.request('server/discover', { _meta: MODERN_META });
+    expect(discover.result?.['supportedVersions']).toEqual(['2026-07-28']);
+    const echo = await client.request('tools/call', { name: 'echo', arguments: { text: 'x' }, _meta: MODERN_META });
+    expect(echo.result?.['content']).toEqual([{ type: 'text', text: 'x' }]);
+    const init = await client.request('initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'c', version: '1' } });
+    expect(init.error).toBeDefined();
+    expect(server.record.requests('server/discover')).toHaveLength(1);
+    expect(server.fixtures.runsOf('echo')).toBe(1);
+  });
+
+  test('dual: the opening message decides, for the life of the process', async () => {
+    const { server, launch } = await start({ era: 'dual' });
+    const modern = launch();
+    expect((await modern.request('server/discover', { _meta: MODERN_META })).result?.['supportedVersions']).toEqual(['2026-07-28']);
+    const legacy = launch();
+    expect((await legacy.initialize('2025-11-25')).result?.['protocolVersion']).toBe('2025-11-25');
+    await server.record.waitFor((r) => r.notifications('notifications/initialized').length === 1, 'initialized');
+    expect(server.record.processes.map((p) => p.launch)).toEqual([1, 2]);
+    expect(server.record.launches()).toBe(2);
+    expect(server.record.exchangesOf(server.record.processes[1]!).map((e) => e.requestMessages[0]?.method)).toEqual(['initialize', 'notifications/initialized']);
+  });
+});
+
+describe('framing, as the server read it', () => {
+  test('one message in three writes: three chunks in the record, one line; a bad line, bad UTF-8, a blank line and an unterminated one are noted', async () => {
+    const { server, launch } = await start({ era: '2025-11-25' });
+    const client = launch();
+    await client.initialize('2025-11-25');
+    const message = JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'ping' });
+    client.write(message.slice(0, 5));
+    await server.record.waitFor((r) => stdinBytes(process1(r)).toString().endsWith(message.slice(0, 5)), 'the first piece');
+    client.write(message.slice(5, 12));
+    await server.record.waitFor((r) => stdinBytes(process1(r)).toString().endsWith(message.slice(0, 12)), 'the second piece');
+    client.write(`${message.slice(12)}\n`);
+    await client.answerTo(9);
+    const ping = server.record.exchanges.find((e) => e.requestMessages[0]?.id === 9)!;
+    expect(ping.requestBody).toBe(message);
+    // The three writes arrived as three reads (each awaited in the record), after the handshake's one or two.
+    expect(process1(server.record).stdin.length).toBeGreaterThanOrEqual(3 + 1);
+    client.write('not json\n');
+    expect(await client.waitForLine((l) => (l as RawMessage).error?.code === -32700, 'the parse error')).toMatchObject({ id: null });
+    client.write(Buffer.concat([Buffer.from('{"jsonrpc":"2.0","method":"notifications/x","params":{"t":"'), Buffer.from([0xff, 0xfe]), Buffer.from('"}}\n')]));
+    client.write('\n');
+    client.write('{"jsonrpc":"2.0","id":10,"method":"ping"}');
+    client.closeStdin();
+    await ended(server.record);
+    const notes = server.record.exchanges.map((e) => e.notes);
+    expect(notes).toContainEqual(['stdin-not-json']);
+    expect(notes).toContainEqual(['stdin-not-utf8']);
+    expect(notes).toContainEqual(['stdin-blank-line']);
+    expect(notes).toContainEqual(['stdin-unterminated']);
+    expect(server.record.exchanges.find((e) => e.notes.includes('stdin-not-json'))!.responseMessages[0]!.message.error?.code).toBe(-32700);
+  });
+
+  test('a tool argument with a newline is escaped in its line: one line, one exchange', async () => {
+    const { server, launch } = await start({ era: '2025-06-18' });
+    const client = launch();
+    await client.initialize('2025-06-18');
+    const echo = await client.request('tools/call', { name: 'echo', arguments: { text: 'two\nlines' } });
+    expect(echo.result?.['content']).toEqual([{ type: 'text', text: 'two\nlines' }]);
+    expect(server.record.requests('tools/call')[0]!.message.params).toMatchObject({ arguments: { text: 'two\nlines' } });
+  });
+});
+
+describe('signals, the exit, and what the harness infers', () => {
+  for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) {
+    test(`${signal} is recorded, then the server dies of it`, async () => {
+      const { server, launch } = await start({ era: '2025-11-25' });
+      const client = launch();
+      await client.initialize('2025-11-25');
+      client.kill(signal);
+      expect(await client.exited).toEqual({ code: null, signal });
+      await ended(server.record);
+      const p = process1(server.record);
+      expect(p.signals.map((s) => s.signal)).toEqual([signal]);
+      expect(p.exit).toMatchObject({ code: null, signal });
+      expect(p.exit!.inferred).toBeUndefined();
+      expect(p.stdinEofAt).toBeUndefined();
+    });
+  }
+
+  test('SIGKILL: the channel drops without an exit record, so the harness infers it', async () => {
+    const { server, launch } = await start({ era: '2025-11-25' });
+    const client = launch();
+    await client.initialize('2025-11-25');
+    client.kill('SIGKILL');
+    await client.exited;
+    await ended(server.record);
+    expect(process1(server.record).exit).toMatchObject({ signal: 'SIGKILL', code: null, inferred: true });
+    expect(server.processes()[0]!.alive).toBe(false);
+  });
+
+  test('close() kills what is still alive, says so, and leaves no socket', async () => {
+    const { server, launch } = await start({ era: '2025-11-25', personalities: ['ignores-stdin-eof'] });
+    const client = launch();
+    await client.initialize('2025-11-25');
+    client.closeStdin();
+    await server.record.waitFor((r) => process1(r).notes.some((n) => n.label === 'ignored-stdin-eof'), 'EOF ignored');
+    expect(server.processes()[0]!.alive).toBe(true);
+    expect(server.survivors()).toEqual([client.child.pid]);
+    await server.close();
+    expect(server.record.cleanup?.killed).toEqual([client.child.pid]);
+    expect(process1(server.record).killedByHarness).toBeDefined();
+    expect(process1(server.record).exit).toMatchObject({ inferred: true, signal: 'SIGKILL' });
+    expect(await client.exited).toEqual({ code: null, signal: 'SIGKILL' });
+    expect(existsSync(server.target.env![STDIO_CHANNEL_ENV]!)).toBe(false);
+    expect(server.survivors()).toEqual([]);
+  });
+
+  test('each launch is a process of its own; a personality may be bound to one launch', async () => {
+    const { server, launch } = await start({ era: '2025-11-25', personalities: [{ name: 'probe-exit', launch: 1 }] });
+    const first = launch();
+    first.send({ id: 1, method: 'server/discover', params: { _meta: MODERN_META } });
+    expect(await first.exited).toEqual({ code: 1, signal: null });
+    const second = launch();
+    second.send({ id: 1, method: 'server/discover', params: { _meta: MODERN_META } });
+    expect((await second.answerTo(1)).error?.code).toBe(-32601);
+    const [p1, p2] = server.record.processes;
+    expect([p1!.launch, p2!.launch]).toEqual([1, 2]);
+    expect(p1!.exit).toMatchObject({ code: 1, reason: 'probe-exit' });
+    expect(server.record.exchangesOf(p1!)[0]!.notes).toContain('probe-answer');
+    expect(server.record.exchangesOf(p2!)[0]!.notes).not.toContain('probe-answer');
+  });
+
+  test('the harness commands a server: a message of its own on an exchange of its own, then closing stdout and exiting', async () => {
+    const { server, launch } = await start({ era: '2025-11-25' });
+    const client = launch();
+    await client.initialize('2025-11-25');
+    expect(server.send({ jsonrpc: '2.0', id: 'server-ping', method: 'ping' })).toBe(true);
+    await client.waitForLine((l) => (l as RawMessage).id === 'server-ping', 'the server ping');
+    const own = server.record.exchanges.find((e) => e.method === 'STDOUT')!;
+    expect(own.responseMessages[0]!.message).toMatchObject({ id: 'server-ping', method: 'ping' });
+    expect(own.requestMessages).toEqual([]);
+    client.send({ id: 'server-ping', result: {} });
+    await server.record.waitFor((r) => r.exchanges.some((e) => e.requestMessages[0]?.id === 'server-ping' && e.requestMessages[0].result !== undefined), 'the answer');
+    const stdoutEnded = new Promise((resolve) => client.child.stdout!.once('end', resolve));
+    server.command({ t: 'exit', closeStdout: true, code: 3 });
+    await stdoutEnded;
+    expect(await client.exited).toEqual({ code: 3, signal: null });
+    await ended(server.record);
+    expect(process1(server.record).notes.map((n) => n.label)).toContain('stdout-closed');
+  });
+});
+
+test('the cost of one launch (spawn to the initialize answer), measured', async () => {
+  const { server, launch } = await start({ era: '2025-11-25' });
+  const costs: number[] = [];
+  for (let i = 0; i < 3; i++) {
+    const began = performance.now();
+    const client = launch();
+    await client.initialize('2025-11-25');
+    costs.push(performance.now() - began);
+    client.closeStdin();
+    await client.exited;
+  }
+  const connected = server.record.processes.map((p) => p.connectedAt);
+  console.log(`stdio launch to initialize answer: ${costs.map((c) => Math.round(c)).join(', ')} ms (median ${Math.round([...costs].sort((a, b) => a - b)[1]!)} ms)`);
+  expect(connected).toHaveLength(3);
+  expect(POLICY.ms.operation).toBeGreaterThan(0);
+});
