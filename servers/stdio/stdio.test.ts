@@ -123,6 +123,7 @@ describe('eras', () => {
     client.write(`${JSON.stringify([{ jsonrpc: '2.0', id: 7, method: 'ping' }])}\n`);
     const answer = (await client.waitForLine((l) => (l as RawMessage).error !== undefined, 'the error')) as RawMessage;
     expect(answer).toMatchObject({ id: null, error: { code: -32600 } });
+    await server.record.waitFor((r) => r.exchanges.length === 3, 'the batch line in the record');
     expect(server.record.exchanges.at(-1)!.notes).toContain('stdin-batch');
   });
 
@@ -135,6 +136,7 @@ describe('eras', () => {
     expect(echo.result?.['content']).toEqual([{ type: 'text', text: 'x' }]);
     const init = await client.request('initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'c', version: '1' } });
     expect(init.error).toBeDefined();
+    await server.record.waitFor((r) => r.responseTo(3) !== undefined, 'the answer in the record');
     expect(server.record.requests('server/discover')).toHaveLength(1);
     expect(server.fixtures.runsOf('echo')).toBe(1);
   });
@@ -164,6 +166,7 @@ describe('framing, as the server read it', () => {
     await server.record.waitFor((r) => stdinBytes(process1(r)).toString().endsWith(message.slice(0, 12)), 'the second piece');
     client.write(`${message.slice(12)}\n`);
     await client.answerTo(9);
+    await server.record.waitFor((r) => r.responseTo(9) !== undefined, 'the ping answer in the record');
     const ping = server.record.exchanges.find((e) => e.requestMessages[0]?.id === 9)!;
     expect(ping.requestBody).toBe(message);
     // The three writes arrived as three reads (each awaited in the record), after the handshake's one or two.
@@ -189,6 +192,7 @@ describe('framing, as the server read it', () => {
     await client.initialize('2025-06-18');
     const echo = await client.request('tools/call', { name: 'echo', arguments: { text: 'two\nlines' } });
     expect(echo.result?.['content']).toEqual([{ type: 'text', text: 'two\nlines' }]);
+    await server.record.waitFor((r) => r.responseTo(2) !== undefined, 'the answer in the record');
     expect(server.record.requests('tools/call')[0]!.message.params).toMatchObject({ arguments: { text: 'two\nlines' } });
   });
 });
@@ -259,6 +263,7 @@ describe('signals, the exit, and what the harness infers', () => {
     await client.initialize('2025-11-25');
     expect(server.send({ jsonrpc: '2.0', id: 'server-ping', method: 'ping' })).toBe(true);
     await client.waitForLine((l) => (l as RawMessage).id === 'server-ping', 'the server ping');
+    await server.record.waitFor((r) => r.exchanges.some((e) => e.method === 'STDOUT'), 'the ping in the record');
     const own = server.record.exchanges.find((e) => e.method === 'STDOUT')!;
     expect(own.responseMessages[0]!.message).toMatchObject({ id: 'server-ping', method: 'ping' });
     expect(own.requestMessages).toEqual([]);
