@@ -1,7 +1,7 @@
 // The reference client instance (one per test case): a dedicated undici Agent, the per-origin era cache, the
 // tools' idempotency hints, and connect(): negotiation mode → probe / cache → the session of the right era.
 import { Agent } from 'undici';
-import type { ClientConnection, ClientUnderTest, ConnectOptions } from '../adapter.ts';
+import { isStdioTarget, type ClientConnection, type ClientUnderTest, type ConnectOptions, type ServerTarget, type StdioTarget } from '../adapter.ts';
 import { ReferenceConnection } from './connection.ts';
 import { EraCache, type Era } from './era-cache.ts';
 import { ConnectionClosedError, ConnectTimeoutError, HttpStatusError, JsonRpcError, ProtocolError, UnsupportedRevisionError } from './errors.ts';
@@ -12,6 +12,7 @@ import { probe } from './probe.ts';
 import { isModernErrorCode, LEGACY_REVISIONS, MODERN_REVISIONS } from './protocol.ts';
 import { SPEC_RULES, type ReferenceRules } from './rules.ts';
 import { DEFAULT_CONFIG, Tasks, type ClientConfig, type Session, type SessionContext } from './session.ts';
+import { StdioSession, type StdioMode } from './stdio-session.ts';
 import { raceSignals } from './timers.ts';
 
 export interface ReferenceClientOptions {
@@ -39,6 +40,13 @@ function fallsBackToHttpSse(error: unknown, rules: ReferenceRules): boolean {
   return rpc === undefined || (!isModernErrorCode(rpc.code) && (rpc.id === null || rpc.id === undefined));
 }
 
+/**
+ * Over stdio a probe's silence means a legacy server: after this share of the connect's timeout, the client falls back.
+ * The silence is counted from the write, so it includes the server's own start-up (a Node server on a loaded machine
+ * may take a second): half the connect's time, and the other half for the handshake.
+ */
+const STDIO_PROBE_SHARE = 2;
+
 export class ReferenceClient implements ClientUnderTest {
   readonly rules: ReferenceRules;
   readonly config: ClientConfig;
@@ -64,7 +72,7 @@ export class ReferenceClient implements ClientUnderTest {
     return this.eras.get(url);
   }
 
-  async connect(url: string, options: ConnectOptions): Promise<ClientConnection> {
+  async connect(target: ServerTarget, options: ConnectOptions): Promise<ClientConnection> {
     if (this.disposed) throw new ConnectionClosedError('the client is disposed');
     const attempt = new AbortController();
     const timer = setTimeout(() => attempt.abort(new ConnectTimeoutError(`connect did not complete within ${options.timeoutMs} ms`)), options.timeoutMs);
@@ -76,7 +84,11 @@ export class ReferenceClient implements ClientUnderTest {
     // A session the negotiation yields after connect gave up is dropped, never leaked.
     let resolved: Session | undefined;
     let abandonLate = false;
-    const negotiation = this.negotiate(url, options, negotiationSignal, ctx);
+    // A stdio server is a process of this connection's own: no era cache, nothing to renegotiate with.
+    const stdio = isStdioTarget(target) ? target : undefined;
+    const url = stdio === undefined ? (target as string) : undefined;
+    const key = stdio === undefined ? url! : `stdio:${JSON.stringify([stdio.command, ...stdio.args])}`;
+    const negotiation = stdio !== undefined ? this.openStdio(stdio, options, negotiationSignal, ctx) : this.negotiate(url!, options, negotiationSignal, ctx);
     this.background.add(
       negotiation.then((session) => {
         resolved = session;
@@ -86,17 +98,17 @@ export class ReferenceClient implements ClientUnderTest {
     try {
       const session = await raceSignals(negotiation, [attempt.signal]);
       if (this.disposed) throw new ConnectionClosedError('the client was disposed during connect');
-      const tools = this.idempotentTools.get(url) ?? new Map<string, boolean>();
-      this.idempotentTools.set(url, tools);
+      const tools = this.idempotentTools.get(key) ?? new Map<string, boolean>();
+      this.idempotentTools.set(key, tools);
       const connection: ReferenceConnection = new ReferenceConnection(session, {
         rules: this.rules,
         idempotentTools: tools,
         keepSessionOnClose: options.keepSessionOnClose === true,
         hooks: {
-          renegotiate: (signal) => this.renegotiate(url, options, signal, ctx),
+          renegotiate: (signal) => (url !== undefined ? this.renegotiate(url, options, signal, ctx) : Promise.reject(new ProtocolError('a stdio session has no era to renegotiate'))),
           // seed 002: an outage is not a reason to forget what era the server speaks.
           failed: () => {
-            if (!this.rules.keepEraOnFailure) this.eras.forget(url);
+            if (url !== undefined && !this.rules.keepEraOnFailure) this.eras.forget(url);
           },
           closed: () => this.connections.delete(connection),
         },
@@ -106,12 +118,40 @@ export class ReferenceClient implements ClientUnderTest {
     } catch (error) {
       abandonLate = true;
       resolved?.abandon();
-      if (!this.rules.keepEraOnFailure && !isModernAnswer(error)) this.eras.forget(url);
+      if (url !== undefined && !this.rules.keepEraOnFailure && !isModernAnswer(error)) this.eras.forget(url);
       throw error;
     } finally {
       clearTimeout(timer);
       this.connecting.delete(attempt);
     }
+  }
+
+  /**
+   * stdio: a process of its own for this connection, in the era the mode reaches (stdio-session.ts), shut down within
+   * the graces the caller gives (ConnectOptions.shutdownGraceMs), its probe's silence a legacy answer after half the
+   * connect's own timeout.
+   */
+  private openStdio(target: StdioTarget, options: ConnectOptions, signal: AbortSignal, ctx: SessionContext): Promise<Session> {
+    if (options.resume !== undefined) return Promise.reject(new ProtocolError('stdio has no sessions to resume'));
+    const negotiation = options.negotiation ?? 'legacy';
+    const newest = { offer: this.config.legacyRevisions[0]!, pinned: false };
+    let mode: StdioMode;
+    if (negotiation === 'legacy') mode = { kind: 'legacy', handshake: newest };
+    else if (negotiation === 'auto') mode = { kind: 'auto' };
+    else if (this.config.modernRevisions.includes(negotiation.pin)) mode = { kind: 'modern', pin: negotiation.pin };
+    else if (this.config.legacyRevisions.includes(negotiation.pin)) mode = { kind: 'legacy', handshake: { offer: negotiation.pin, pinned: true } };
+    else return Promise.reject(new UnsupportedRevisionError(negotiation.pin));
+    return StdioSession.open(
+      ctx,
+      {
+        target,
+        mode,
+        graceMs: options.shutdownGraceMs ?? this.config.closeTimeoutMs,
+        probeTimeoutMs: Math.max(1, Math.round(options.timeoutMs / STDIO_PROBE_SHARE)),
+        track: (work) => this.background.add(work),
+      },
+      signal,
+    );
   }
 
   private async negotiate(url: string, options: ConnectOptions, signal: AbortSignal, ctx: SessionContext): Promise<Session> {

@@ -8,7 +8,7 @@ import { VARIANT_SPECS, type VariantSpec } from './variants.ts';
 export { ReferenceClient, type ReferenceClientOptions } from './client.ts';
 export { REFERENCE_REVISIONS } from './protocol.ts';
 export { RULES, SPEC_RULES, withRuleBroken, type ReferenceRules, type RuleName } from './rules.ts';
-export { VARIANT_SPECS, type VariantSpec } from './variants.ts';
+export { RULES_AWAITING_SCENARIOS, VARIANT_SPECS, type VariantSpec } from './variants.ts';
 
 /** Every feature of the contract: the reference client implements them all. */
 export const REFERENCE_FEATURES = Object.keys(FEATURES) as Feature[];

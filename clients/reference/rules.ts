@@ -54,6 +54,13 @@ export interface ReferenceRules {
   fallbackOnlyOn400404405: boolean;
   fallbackOnlyBeforeInitialize: boolean;
   checkEndpointOrigin: boolean;
+  // — stdio —
+  oneLinePerMessage: boolean;
+  drainStderr: boolean;
+  stderrNotAnError: boolean;
+  closeStdinFirst: boolean;
+  escalateToSigkill: boolean;
+  killProcessTree: boolean;
 }
 
 export type RuleName = keyof ReferenceRules;
@@ -66,6 +73,8 @@ export interface RuleDoc {
 }
 
 const T = 'basic/transports.mdx';
+const STDIO = `${T} › stdio; 2026-07-28 basic/transports/stdio.mdx`;
+const STDIO_SHUTDOWN = 'basic/lifecycle.mdx › Shutdown › stdio; 2026-07-28 basic/transports/stdio.mdx › Shutdown';
 const T26 = '2026-07-28 basic/transports/streamable-http.mdx';
 
 export const RULES: Record<RuleName, RuleDoc> = {
@@ -240,6 +249,30 @@ export const RULES: Record<RuleName, RuleDoc> = {
   checkEndpointOrigin: {
     does: 'HTTP+SSE: refuses an endpoint event naming another origin than the URL, and POSTs nothing',
     source: '2024-11-05 basic/transports.mdx › HTTP with SSE; security (the endpoint steers every POST)',
+  },
+  oneLinePerMessage: {
+    does: 'stdio: writes each message as one line of JSON (a newline inside a string escaped), never pretty-printed over several lines',
+    source: `${STDIO} (messages are delimited by newlines and MUST NOT contain embedded newlines)`,
+  },
+  drainStderr: {
+    does: "stdio: reads the server's stderr as it comes, so a chatty server never blocks on a full pipe",
+    source: `${STDIO} (the client MAY capture, forward or ignore stderr: ignoring it still means reading it)`,
+  },
+  stderrNotAnError: {
+    does: "stdio: the server's stderr is logs: output there never fails a connect or a call",
+    source: `${STDIO} (SHOULD NOT assume stderr output indicates error conditions)`,
+  },
+  closeStdinFirst: {
+    does: "stdio: close() closes the server's stdin first and signals only a server that has not exited within the grace",
+    source: `${STDIO_SHUTDOWN} (SHOULD: close stdin, wait, then SIGTERM)`,
+  },
+  escalateToSigkill: {
+    does: 'stdio: a server still running a grace after SIGTERM gets SIGKILL, and so does what is left of its process tree',
+    source: `${STDIO_SHUTDOWN} (SHOULD: SIGKILL if the server does not exit within a reasonable time after SIGTERM)`,
+  },
+  killProcessTree: {
+    does: "stdio: the server runs in its own process group; signals go to the whole group, and whatever is left of it after the server exited (a wrapper's real server) gets the same escalation",
+    source: `${STDIO_SHUTDOWN} (terminate the subprocess); the npx/uvx wrapper servers left running by real hosts (../shared/docs/stdio-notes.md)`,
   },
 };
 

@@ -1,7 +1,10 @@
 // What the reference client's own tests share: real servers and clients cleaned up after each test, and a
 // compact view of the wire record. Only tests import this module.
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach } from 'vitest';
-import type { ConnectOptions } from '../adapter.ts';
+import type { ConnectOptions, StdioTarget } from '../adapter.ts';
 import { basePolicy } from '../../config/settings.ts';
 import type { Era } from '../../servers/era.ts';
 import type { Personality } from '../../servers/personality.ts';
@@ -105,4 +108,99 @@ export function isMethod(method: string): (body: unknown) => boolean {
 /** A JSON-RPC error response to the request it answers (its id echoed). */
 export function errorFor(code: number, message: string, data?: unknown): (request: unknown) => unknown {
   return (request) => ({ jsonrpc: '2.0', id: (request as { id?: unknown } | undefined)?.id ?? null, error: { code, message, ...(data === undefined ? {} : { data }) } });
+}
+
+// — stdio —
+
+/** The small stdio server of these tests (testdata/stdio-server.ts), which logs what it sees to a file. */
+export const STDIO_SERVER = join(import.meta.dirname, 'testdata', 'stdio-server.ts');
+
+/** The connect options of a stdio test: the graces of the policy's reaction time. */
+export const STDIO_CONNECT: ConnectOptions = { timeoutMs: BOUND_MS, shutdownGraceMs: POLICY.ms.react };
+
+export type StdioEvent =
+  | { type: 'start'; pid: number; at: number }
+  | { type: 'stdin'; bytes: string; at: number }
+  | { type: 'eof'; at: number }
+  | { type: 'signal'; signal: string; at: number }
+  | { type: 'exit'; code: number; at: number }
+  | { type: 'descendant'; pid: number; at: number }
+  | { type: 'unparsable'; line: string; at: number };
+
+export interface StdioTestServer {
+  target: StdioTarget;
+  /** Every event of every process launched from the target, in order per process (one file each). */
+  events(): StdioEvent[][];
+  /** What the (first, or n-th) process received on stdin, as text. */
+  stdin(process?: number): string;
+  /** The messages it received, one per line (a line that is not JSON is kept as its text). */
+  lines(process?: number): unknown[];
+  /** Every pid it and its descendants had. */
+  pids(): number[];
+}
+
+/** Whether a process is running (not a zombie), from /proc. */
+export function running(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const state = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0];
+    return state !== 'Z' && state !== 'X';
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * A target launching the test server with these STDIO_TEST_* settings (names without the prefix). Each process it
+ * launches logs to a file of its own; afterwards any process still running is killed (SIGKILL) and the files removed.
+ */
+export function stdioServer(settings: Record<string, string> = {}): StdioTestServer {
+  const dir = mkdtempSync(join(tmpdir(), 'mcp-stdio-test-'));
+  // A process-unique file per launch: the shell wrapper is avoided, so the server picks its own name from its pid.
+  const env = Object.fromEntries(Object.entries(settings).map(([name, value]) => [`STDIO_TEST_${name}`, value]));
+  const target: StdioTarget = { transport: 'stdio', command: process.execPath, args: [STDIO_SERVER], env: { ...env, STDIO_TEST_EVENTS_DIR: dir } };
+  const files = () =>
+    readdirSync(dir)
+      .filter((name) => name.endsWith('.jsonl'))
+      .sort((a, b) => Number(a.split('-')[0]) - Number(b.split('-')[0]));
+  const events = () => files().map((name) => readFileSync(join(dir, name), 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line) as StdioEvent));
+  const stdin = (index = 0) =>
+    Buffer.concat((events()[index] ?? []).flatMap((event) => (event.type === 'stdin' ? [Buffer.from(event.bytes, 'base64')] : []))).toString('utf8');
+  const pids = () => events().flatMap((list) => list.flatMap((event) => (event.type === 'start' || event.type === 'descendant' ? [event.pid] : [])));
+  cleanups.push(async () => {
+    for (const pid of pids()) {
+      try {
+        if (running(pid)) process.kill(pid, 'SIGKILL');
+      } catch {
+        // gone meanwhile
+      }
+    }
+    rmSync(dir, { recursive: true, force: true });
+  });
+  return {
+    target,
+    events,
+    stdin,
+    lines: (index = 0) =>
+      stdin(index)
+        .split('\n')
+        .filter((line) => line !== '')
+        .map((line) => {
+          try {
+            return JSON.parse(line) as unknown;
+          } catch {
+            return line;
+          }
+        }),
+    pids,
+  };
+}
+
+/** Polls (bounded by BOUND_MS) until `condition` holds: for state outside this process, which sends no events. */
+export async function eventually(condition: () => boolean, what: string): Promise<void> {
+  const deadline = performance.now() + BOUND_MS;
+  while (!condition()) {
+    if (performance.now() > deadline) throw new Error(`timed out after ${BOUND_MS} ms waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
 }
