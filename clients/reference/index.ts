@@ -1,5 +1,5 @@
 // The reference client as adapters, and its broken variants: each flips exactly one rule and is named for it.
-import { FEATURES, type ClientAdapter, type Feature } from '../adapter.ts';
+import { FEATURES, TRANSPORTS, type ClientAdapter, type Feature, type Transport } from '../adapter.ts';
 import { ReferenceClient, type ReferenceClientOptions } from './client.ts';
 import { REFERENCE_REVISIONS } from './protocol.ts';
 import { SPEC_RULES, withRuleBroken, type ReferenceRules, type RuleName } from './rules.ts';
@@ -13,6 +13,9 @@ export { RULES_AWAITING_SCENARIOS, VARIANT_SPECS, type VariantSpec } from './var
 /** Every feature of the contract: the reference client implements them all. */
 export const REFERENCE_FEATURES = Object.keys(FEATURES) as Feature[];
 
+/** Every transport of the contract: HTTP and stdio. */
+export const REFERENCE_TRANSPORTS = Object.keys(TRANSPORTS) as Transport[];
+
 /** A fresh reference client instance (what `start()` returns). */
 export function createReferenceClient(options: ReferenceClientOptions = {}): ReferenceClient {
   return new ReferenceClient(options);
@@ -24,6 +27,7 @@ function referenceAdapter(name: string, description: string, rules: ReferenceRul
     description,
     revisions: REFERENCE_REVISIONS,
     features: REFERENCE_FEATURES,
+    transports: REFERENCE_TRANSPORTS,
     start: async () => createReferenceClient({ rules }),
   };
 }
@@ -38,7 +42,7 @@ export interface BrokenVariant extends ClientAdapter {
 
 export const referenceClient: ClientAdapter = referenceAdapter(
   'reference',
-  "Spec-correct reference client (undici): 2024-11-05 … 2026-07-28, negotiation legacy (default) | auto | pin, every feature",
+  "Spec-correct reference client (undici; child processes for stdio): 2024-11-05 … 2026-07-28, negotiation legacy (default) | auto | pin, every feature, over HTTP and stdio",
   SPEC_RULES,
 );
 

@@ -76,6 +76,7 @@ describe('the variant list', () => {
     expect([...referenceClient.features].sort()).toEqual(Object.keys(FEATURES).sort());
     for (const variant of brokenVariants) {
       expect(variant.features).toEqual(REFERENCE_FEATURES);
+      expect(variant.transports).toEqual(['http', 'stdio']);
       expect(variant.revisions).toEqual(referenceClient.revisions);
       const client = (await variant.start(variant.name)) as ReferenceClient;
       const off = Object.entries(client.rules).filter(([, on]) => !on).map(([name]) => name);
