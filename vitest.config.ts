@@ -11,7 +11,7 @@ const SAFETY_NET_MS = 24 * basePolicy().ms.operation;
 
 export default defineConfig({
   test: {
-    include: ['servers/**/*.test.ts', 'clients/**/*.test.ts', 'suites/**/*.test.ts', 'scripts/**/*.test.ts', 'api/**/*.test.ts'],
+    include: ['servers/**/*.test.ts', 'clients/**/*.test.ts', 'suites/**/*.test.ts', 'results/**/*.test.ts', 'scripts/**/*.test.ts', 'api/**/*.test.ts'],
     testTimeout: SAFETY_NET_MS,
     hookTimeout: SAFETY_NET_MS,
     // Real sockets and real servers: the same verdicts on every run, or it is a bug, not a retry.

@@ -99,7 +99,7 @@ describe('runConformance', { timeout: 0 }, () => {
     expect(shutdowns).toBe(0);
     expect(run.results.map((o) => o.result.verdict)).toEqual(['pass', 'n/a']);
     const results = resultsFile(run);
-    const schema = JSON.parse(readFileSync(join(import.meta.dirname, '..', 'scripts', 'matrix', 'results.schema.json'), 'utf8'));
+    const schema = JSON.parse(readFileSync(join(import.meta.dirname, '..', 'results', 'results.schema.json'), 'utf8'));
     const validate = new Ajv2020({ allErrors: true, strict: true }).compile(schema);
     expect(validate(results), JSON.stringify(validate.errors)).toBe(true);
     expect(results.run).toMatchObject({ complete: true, plannedCells: 2, missingCells: 0, matrixFile: '-', selection: { scenario: 'negotiation/handshake-order', suites: ['negotiation'] } });

@@ -12,8 +12,8 @@ import { isModulePath, loadChosenAdapter, runnerOperationTimeoutMs } from '../cl
 import { basePolicy, settings } from '../config/settings.ts';
 import { ATTEMPT_GROWTH, MAX_ATTEMPTS } from '../config/time.ts';
 import { REVISIONS, type Revision } from '../protocol/revisions.ts';
-import { renderJunit } from '../scripts/matrix/report-junit.ts';
-import { cellOf, RESULTS_FORMAT, RESULTS_FORMAT_VERSION, scenarioInfo, type ClientInfo, type MatrixResults, type ScenarioInfo } from '../scripts/matrix/results.ts';
+import { renderJunit } from '../results/junit.ts';
+import { cellOf, RESULTS_FORMAT, RESULTS_FORMAT_VERSION, scenarioInfo, type ClientInfo, type MatrixResults, type ScenarioInfo } from '../results/results.ts';
 import {
   baselineDifferences,
   baselineProblems,
@@ -53,7 +53,7 @@ export { AdapterLoadError } from '../clients/load.ts';
 export { SettingsError } from '../config/settings.ts';
 export { REVISIONS, type Revision } from '../protocol/revisions.ts';
 export type { Attempt, Check, CheckOutcome, Level, ScenarioResult, SpecRef, Verdict } from '../suites/scenario.ts';
-export type { Cell, CellCheck, CellVerdict, ClientInfo, MatrixResults, RunInfo, ScenarioInfo } from '../scripts/matrix/results.ts';
+export type { Cell, CellCheck, CellVerdict, ClientInfo, MatrixResults, RunInfo, ScenarioInfo } from '../results/results.ts';
 export { BaselineError, type Baseline, type BaselineEntry, type CaseStatus, type Difference, type DifferenceKind, type KnownVerdict } from '../suites/baselines.ts';
 export { explain } from '../suites/evidence.ts';
 export { PACKAGE_VERSION } from './package.ts';
@@ -392,7 +392,7 @@ export async function runConformance(options: RunOptions): Promise<ConformanceRu
 export const RUN_MATRIX_FILE = '-';
 
 /**
- * A run as the matrix's results file (docs/matrix-results.md, scripts/matrix/results.schema.json): one client, one
+ * A run as the matrix's results file (docs/matrix-results.md, results/results.schema.json): one client, one
  * cell per finished case; `run.complete` false and the missing cells counted when it was stopped. `compare` reads it.
  */
 export function resultsFile(run: ConformanceRun): MatrixResults {
@@ -428,7 +428,7 @@ export function resultsFile(run: ConformanceRun): MatrixResults {
 }
 
 /**
- * A run as JUnit XML (scripts/matrix/report-junit.ts): fail → failure, n/a and inconclusive → skipped with the reason;
+ * A run as JUnit XML (results/junit.ts): fail → failure, n/a and inconclusive → skipped with the reason;
  * with a baseline, a failure that matches it is a known failure (skipped, saying so), so a CI test view is red only
  * when the gate is.
  */

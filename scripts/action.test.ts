@@ -10,7 +10,7 @@ import { delimiter, dirname, join } from 'node:path';
 import { parse } from 'yaml';
 import { afterAll, describe, expect, test } from 'vitest';
 import { SETTINGS_ENV } from '../config/settings.ts';
-import { parseResults } from './matrix/results.ts';
+import { parseResults } from '../results/results.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 const CLI = join(ROOT, 'scripts', 'cli.ts');

@@ -16,7 +16,7 @@ export const DIST = join(ROOT, 'dist');
 export const RUNTIME_ASSETS = [
   'suites/baselines',
   'scripts/matrix/matrix.schema.json',
-  'scripts/matrix/results.schema.json',
+  'results/results.schema.json',
   'clients/process/line-protocol.schema.json',
   'clients/drivers/python/driver.py',
 ] as const;

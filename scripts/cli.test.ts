@@ -41,7 +41,7 @@ function adapterModule(name: string, body: string): string {
   return path;
 }
 
-const validResults = new Ajv2020({ allErrors: true, strict: true }).compile(JSON.parse(readFileSync(join(import.meta.dirname, 'matrix', 'results.schema.json'), 'utf8')));
+const validResults = new Ajv2020({ allErrors: true, strict: true }).compile(JSON.parse(readFileSync(join(import.meta.dirname, '..', 'results', 'results.schema.json'), 'utf8')));
 
 afterEach(() => {
   for (const child of children.splice(0)) if (child.exitCode === null) child.kill('SIGKILL');

@@ -13,7 +13,7 @@ import { NO_PYTHON } from '../clients/process/testdata/support.ts';
 import { basePolicy } from '../config/settings.ts';
 import { SCENARIOS } from '../suites/index.ts';
 import { RUNTIME_ASSETS } from './build.ts';
-import { parseResults } from './matrix/results.ts';
+import { parseResults } from '../results/results.ts';
 import { described, exec, installConsumer, pack, type Output, type Tarball } from './testdata/consumer.ts';
 
 const { operation } = basePolicy().ms;

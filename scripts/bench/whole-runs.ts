@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readMatrixFile } from '../matrix/matrix-file.ts';
-import type { MatrixResults } from '../matrix/results.ts';
+import type { MatrixResults } from '../../results/results.ts';
 import { MATRIX_ENV, selectEntries } from '../matrix/settings.ts';
 import { childEnv, ROOT, runTimed, tail } from './child.ts';
 import { ms, seconds } from './stats.ts';

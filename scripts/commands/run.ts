@@ -6,7 +6,7 @@ import { dirname } from 'node:path';
 import type { ConformanceRun } from '../../api/index.ts';
 import type { Revision } from '../../protocol/revisions.ts';
 import type { ScenarioResult, Verdict } from '../../suites/scenario.ts';
-import { attemptsNote } from '../matrix/results.ts';
+import { attemptsNote } from '../../results/results.ts';
 import { defineCommand, fromUser, optionLines, UsageError } from './command.ts';
 
 const VERDICT_ORDER: readonly Verdict[] = ['pass', 'fail', 'warn', 'inconclusive', 'n/a'];

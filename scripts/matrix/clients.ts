@@ -6,7 +6,7 @@ import { findAdapter } from '../../clients/index.ts';
 import { COMPILED } from '../../config/layout.ts';
 import { isModulePath, loadAdapter, loadAdapterCommand, timeoutsFromEnv } from '../../clients/load.ts';
 import { installedPackage, type MatrixEntry, type MatrixFile } from './matrix-file.ts';
-import type { ClientInfo } from './results.ts';
+import type { ClientInfo } from '../../results/results.ts';
 
 export interface LoadedClient {
   info: ClientInfo;

@@ -5,8 +5,8 @@
 // counts as a regression are documented in docs/matrix-results.md.
 import { readFile, writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
-import { incompleteLine, isProblem, markdownCode, markdownText, packageLabel, printable } from './report-markdown.ts';
-import { attemptsNote, cellKey, namePatternMatches, parseResults, selects, selectsClient, verdictCounts, VERDICTS, type Cell, type CellVerdict, type ClientInfo, type MatrixResults } from './results.ts';
+import { incompleteLine, isProblem, markdownCode, markdownText, packageLabel, printable } from '../../results/markdown.ts';
+import { attemptsNote, cellKey, namePatternMatches, parseResults, selects, selectsClient, verdictCounts, VERDICTS, type Cell, type CellVerdict, type ClientInfo, type MatrixResults } from '../../results/results.ts';
 
 /**
  * How bad a verdict is: pass < warn < fail < error. `error` ranks worst because the case could not be run at all

@@ -14,7 +14,7 @@ import { loadClient, type LoadedClient } from './clients.ts';
 import { readSaved } from './journal.ts';
 import { readMatrixFile, type MatrixEntry } from './matrix-file.ts';
 import { suiteCases, type SuiteName } from './plan.ts';
-import { cellKey, cellOf, errorCell, type Cell, type ClientInfo } from './results.ts';
+import { cellKey, cellOf, errorCell, type Cell, type ClientInfo } from '../../results/results.ts';
 import { MATRIX_ENV, selectEntries } from './settings.ts';
 
 declare module 'vitest' {

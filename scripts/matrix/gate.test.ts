@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 import { compare, comparisonExitCode, renderComparisonMarkdown, renderComparisonText, runCompare } from './compare.ts';
-import { RESULTS_FORMAT, RESULTS_FORMAT_VERSION, selects, type Cell, type CellVerdict, type ClientInfo, type MatrixResults } from './results.ts';
+import { RESULTS_FORMAT, RESULTS_FORMAT_VERSION, selects, type Cell, type CellVerdict, type ClientInfo, type MatrixResults } from '../../results/results.ts';
 import { failingCells, failOnLines, parseFailOn } from './run.ts';
 
 const REVISIONS = ['2025-06-18', '2025-11-25'] as const;

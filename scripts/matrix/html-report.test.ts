@@ -10,9 +10,9 @@ import { inflateSync } from 'node:zlib';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import { failOnLeakedHandles } from '../../suites/leaks.ts';
-import { renderHtml, VERDICT_COLOURS } from './report-html.ts';
-import { renderJunit } from './report-junit.ts';
-import type { CellVerdict, MatrixResults } from './results.ts';
+import { renderHtml, VERDICT_COLOURS } from '../../results/html.ts';
+import { renderJunit } from '../../results/junit.ts';
+import type { CellVerdict, MatrixResults } from '../../results/results.ts';
 import { buildFixture, DEAD_REASON, fullSizeResults, HOSTILE_TEXT, incomplete, RERUN_REASON } from './testdata/fixture.ts';
 
 // Page functions run in Chromium; this project's TypeScript lib has no DOM, so what they touch is declared here.

@@ -4,7 +4,7 @@
 import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { REPORT_FILES } from './output.ts';
-import { cellKey, parseResults, type Cell, type ClientInfo, type Selection } from './results.ts';
+import { cellKey, parseResults, type Cell, type ClientInfo, type Selection } from '../../results/results.ts';
 
 export const JOURNAL_FILE = 'cells.jsonl';
 

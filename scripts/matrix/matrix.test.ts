@@ -13,7 +13,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { SETTINGS_ENV } from '../../config/settings.ts';
 import { JOURNAL_FILE } from './journal.ts';
 import { DEFAULT_MATRIX_FILE, installedPackage, readMatrixFile } from './matrix-file.ts';
-import { cellKey, parseResults, type Cell, type MatrixResults } from './results.ts';
+import { cellKey, parseResults, type Cell, type MatrixResults } from '../../results/results.ts';
 import { INCOMPLETE_EXIT } from './run.ts';
 import { MATRIX_ENV, selectEntries } from './settings.ts';
 

@@ -10,10 +10,10 @@ import { COMPILED } from '../../config/layout.ts';
 import { SCENARIOS } from '../../suites/index.ts';
 import { readMatrixFile } from './matrix-file.ts';
 import type { PlannedCell } from './plan.ts';
-import { renderHtml } from './report-html.ts';
-import { renderJunit } from './report-junit.ts';
-import { renderMarkdown } from './report-markdown.ts';
-import { cellKey, RESULTS_FORMAT, RESULTS_FORMAT_VERSION, scenarioInfo, type Cell, type ClientInfo, type MatrixResults, type Selection } from './results.ts';
+import { renderHtml } from '../../results/html.ts';
+import { renderJunit } from '../../results/junit.ts';
+import { renderMarkdown } from '../../results/markdown.ts';
+import { cellKey, RESULTS_FORMAT, RESULTS_FORMAT_VERSION, scenarioInfo, type Cell, type ClientInfo, type MatrixResults, type Selection } from '../../results/results.ts';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
 

@@ -8,7 +8,7 @@ import { plannedCases } from '../../suites/plan.ts';
 import type { Revision } from '../../protocol/revisions.ts';
 import type { Scenario } from '../../suites/scenario.ts';
 import { readMatrixFile, type MatrixEntry } from './matrix-file.ts';
-import { cellKey, type Selection } from './results.ts';
+import { cellKey, type Selection } from '../../results/results.ts';
 import { selectEntries } from './settings.ts';
 
 export type SuiteName = keyof typeof SUITES;

@@ -11,8 +11,8 @@ import { appendJournal, keepClient, readSaved, startJournal, type RunStart } fro
 import { DEFAULT_MATRIX_FILE } from './matrix-file.ts';
 import { assembleResults, writeReports, type ReportPaths } from './output.ts';
 import { planOf, suiteCases, SUITE_NAMES, suiteOfFile, type PlannedCell } from './plan.ts';
-import { RESUME_COMMAND } from './report-markdown.ts';
-import { cellKey, errorCell, verdictCounts, VERDICTS, type Cell, type ClientInfo, type MatrixResults, type Selection } from './results.ts';
+import { RESUME_COMMAND } from '../../results/markdown.ts';
+import { cellKey, errorCell, verdictCounts, VERDICTS, type Cell, type ClientInfo, type MatrixResults, type Selection } from '../../results/results.ts';
 import { DEFAULT_REPORTS_DIR, MATRIX_ENV } from './settings.ts';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');

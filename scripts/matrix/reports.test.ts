@@ -9,9 +9,9 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { failOnLeakedHandles } from '../../suites/leaks.ts';
 import { compare, comparisonExitCode, renderComparisonMarkdown, renderComparisonText, runCompare, VERDICT_RANK, type CellChange } from './compare.ts';
-import { renderJunit } from './report-junit.ts';
-import { MARKDOWN_MAX_BYTES, markdownText, packageLabel, printable, renderMarkdown } from './report-markdown.ts';
-import { attemptsNote, decidingChecks, RESULTS_FORMAT_VERSION, verdictCounts, VERDICTS, type Cell, type MatrixResults } from './results.ts';
+import { renderJunit } from '../../results/junit.ts';
+import { MARKDOWN_MAX_BYTES, markdownText, packageLabel, printable, renderMarkdown } from '../../results/markdown.ts';
+import { attemptsNote, decidingChecks, RESULTS_FORMAT_VERSION, verdictCounts, VERDICTS, type Cell, type MatrixResults } from '../../results/results.ts';
 import { asClient, buildFixture, DEAD_REASON, fullSizeResults, HOSTILE_TEXT, incomplete, RERUN_REASON, runOf } from './testdata/fixture.ts';
 
 failOnLeakedHandles();
@@ -45,8 +45,8 @@ describe('the fixture', () => {
   });
 });
 
-describe('results.schema.json', () => {
-  const schema = JSON.parse(readFileSync(join(import.meta.dirname, 'results.schema.json'), 'utf8'));
+describe('../../results/results.schema.json', () => {
+  const schema = JSON.parse(readFileSync(join(import.meta.dirname, '../../results/results.schema.json'), 'utf8'));
   const validate = new Ajv2020({ allErrors: true, strict: true }).compile(schema);
   const errors = () => JSON.stringify(validate.errors, null, 1);
 

@@ -12,7 +12,7 @@ import { JOURNAL_FILE, readSaved } from './journal.ts';
 import { readMatrixFile } from './matrix-file.ts';
 import { assembleResults, REPORT_FILES, writeReports } from './output.ts';
 import { missingCells, planOf, suiteCases, suiteFile, SUITE_NAMES } from './plan.ts';
-import { parseResults, verdictCounts, type Cell, type CellVerdict, type MatrixResults } from './results.ts';
+import { parseResults, verdictCounts, type Cell, type CellVerdict, type MatrixResults } from '../../results/results.ts';
 import { DEFAULT_REPORTS_DIR, MATRIX_ENV, selectEntries } from './settings.ts';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');

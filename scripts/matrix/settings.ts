@@ -2,7 +2,7 @@
 // `vitest --config vitest.matrix.config.ts` (CI shards, merged blob reports) takes the same settings.
 import { join } from 'node:path';
 import type { MatrixEntry } from './matrix-file.ts';
-import { namePatternMatches } from './results.ts';
+import { namePatternMatches } from '../../results/results.ts';
 
 export const MATRIX_ENV = {
   /** The matrix file (default: matrix.json at the top of the repository). */

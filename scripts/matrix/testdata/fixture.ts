@@ -11,7 +11,7 @@ import { SCENARIOS } from '../../../suites/index.ts';
 import { plannedCases } from '../../../suites/plan.ts';
 import { runScenario } from '../../../suites/runner.ts';
 import type { Scenario, ScenarioResult } from '../../../suites/scenario.ts';
-import { cellOf, errorCell, scenarioInfo, RESULTS_FORMAT, RESULTS_FORMAT_VERSION, type Cell, type ClientInfo, type MatrixResults, type ScenarioInfo } from '../results.ts';
+import { cellOf, errorCell, scenarioInfo, RESULTS_FORMAT, RESULTS_FORMAT_VERSION, type Cell, type ClientInfo, type MatrixResults, type ScenarioInfo } from '../../../results/results.ts';
 
 /** Quick scenarios (a few ms each on the reference client) that the variants below break. */
 export const FIXTURE_SCENARIOS = [

@@ -3,8 +3,8 @@
 // each cell coloured by verdict; filters by suite, era/revision and verdict; a cell opens a panel with its checks
 // (preconditions marked), spec links, reruns and wire evidence; an incomplete run says so above the grid. The grid is built from the JSON in one pass, and filters only toggle row and table
 // classes, so ~5,000 cells stay quick.
-import { LEGACY_REVISIONS, STREAMABLE_REVISIONS } from '../../protocol/revisions.ts';
-import { escapeMarkup, incompleteLine, packageLabel, RESUME_COMMAND, runLine } from './report-markdown.ts';
+import { LEGACY_REVISIONS, STREAMABLE_REVISIONS } from '../protocol/revisions.ts';
+import { escapeMarkup, incompleteLine, packageLabel, RESUME_COMMAND, runLine } from './markdown.ts';
 import { attemptsNote, verdictCounts, VERDICTS, type CellVerdict, type MatrixResults } from './results.ts';
 
 /** The transport era a revision belongs to, for the era filter. */

@@ -3,7 +3,7 @@
 // inconclusive → <skipped message="inconclusive: …"> (the suite could not judge: never a failure), and a warn passes
 // with its warning in <system-out>, where a case run again also says so. Evidence is whatever a client sent or printed, so every text is escaped and
 // the characters XML 1.0 forbids are written out (`printable`).
-import { cellsByClient, escapeMarkup, incompleteLine, packageLabel } from './report-markdown.ts';
+import { cellsByClient, escapeMarkup, incompleteLine, packageLabel } from './markdown.ts';
 import { attemptsNote, decidingChecks, verdictCounts, type Cell, type CellVerdict, type ClientInfo, type MatrixResults } from './results.ts';
 
 /** Escapes an attribute value; tab, newline and carriage return as references, or parsers would fold them to spaces. */

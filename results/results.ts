@@ -1,9 +1,9 @@
 // The matrix results file: what one matrix run saw, for every client × scenario × revision. Versioned;
-// the format is documented in docs/matrix-results.md and its JSON Schema (scripts/matrix/results.schema.json).
+// the format is documented in docs/matrix-results.md and its JSON Schema (results/results.schema.json).
 // Every report (Markdown, JUnit XML, HTML) and the comparison of two runs are rendered from this alone.
-import type { Attempt, CheckOutcome, Level, Scenario, ScenarioResult, Verdict } from '../../suites/scenario.ts';
-import { explain } from '../../suites/evidence.ts';
-import type { Revision } from '../../protocol/revisions.ts';
+import type { Attempt, CheckOutcome, Level, Scenario, ScenarioResult, Verdict } from '../suites/scenario.ts';
+import { explain } from '../suites/evidence.ts';
+import type { Revision } from '../protocol/revisions.ts';
 
 export const RESULTS_FORMAT = 'mcp-client-conformance/matrix-results';
 /** Bump on any change a reader of older files must know about; readers refuse versions they do not know. */
