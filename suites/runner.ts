@@ -5,19 +5,21 @@
 // runner; cleanup always ends with the servers closed; and what the client leaves behind after dispose (connections
 // to the servers, running timers) is reported as informational (MAY) findings, so it never changes a verdict.
 import { AsyncLocalStorage, createHook } from 'node:async_hooks';
-import { featureFor, type ClientAdapter, type Negotiation, type ClientConnection, type ClientUnderTest, type ConnectOptions, type Feature } from '../clients/adapter.ts';
+import { featureFor, transportsOf, type ClientAdapter, type Negotiation, type ClientConnection, type ClientUnderTest, type ConnectOptions, type Feature } from '../clients/adapter.ts';
 import { connectionsClosed, type OpenConnection } from '../servers/listen.ts';
 import type { ReferenceServer } from '../servers/reference-server.ts';
 import type { Revision } from '../protocol/revisions.ts';
 import { startReferenceServer } from '../servers/server.ts';
+import { startStdioServer, type StdioReferenceServer } from '../servers/stdio/harness.ts';
 import { basePolicy, settings } from '../config/settings.ts';
 import { ATTEMPT_GROWTH, MAX_ATTEMPTS, provisionally, scaledBy, type TimePolicy } from '../config/time.ts';
 import { calibrate } from './calibration.ts';
 import { check, precondition, timeMayCure } from './checks.ts';
 import { ClientHung, ClientMisbehaved, describeError, describeValue } from './outcome.ts';
+import { transportOf } from './plan.ts';
 import { shutdown } from './spec.ts';
 import { schemaCheck } from './schema.ts';
-import { reasonOf, verdictOf, type Attempt, type Check, type Evidence, type Scenario, type ScenarioContext, type ScenarioResult, type ServerSetup } from './scenario.ts';
+import { reasonOf, stdioShutdownGraceMs, verdictOf, type Attempt, type Check, type Evidence, type Scenario, type ScenarioContext, type ScenarioResult, type ServerSetup } from './scenario.ts';
 
 export interface RunOptions {
   /** SHOULD violations fail instead of warning. */
@@ -31,7 +33,7 @@ export interface RunOptions {
 }
 
 /** The runner's own findings after the script (MAY: they inform, never change a verdict), added only when one is seen. */
-export const CLEANUP_CHECKS = { connections: 'connections-released', timers: 'timers-released' } as const;
+export const CLEANUP_CHECKS = { connections: 'connections-released', timers: 'timers-released', processes: 'processes-released' } as const;
 
 /** The check every scenario carries; a close() or dispose() that hangs or breaks the contract fails it, whatever the judge said. */
 export const CLIENT_COMPLETED = 'client-completed';
@@ -169,6 +171,8 @@ export function defaultNegotiation(adapter: ClientAdapter, revision: Revision): 
 
 /** Why a scenario cannot run on this adapter at this revision, or undefined when it can. */
 export function notApplicable(scenario: Scenario, adapter: ClientAdapter, revision: Revision): string | undefined {
+  const transport = transportOf(scenario);
+  if (!transportsOf(adapter).includes(transport)) return `${adapter.name} does not declare the ${transport} transport`;
   if (!adapter.revisions.includes(revision)) return `${adapter.name} does not speak ${revision}`;
   if (!defaultNegotiation(adapter, revision)) return `${adapter.name} declares no negotiation mode that reaches ${revision}`;
   const missing = scenario.requires.filter((feature) => !adapter.features.includes(feature));
@@ -204,7 +208,12 @@ export async function runScenario(scenario: Scenario, adapter: ClientAdapter, re
   const operationTimeoutMs = time.ms.operation;
   const setup = scenario.setup?.(revision, time) ?? { server: {}, state: undefined };
   const serve = (server: ServerSetup) => startReferenceServer({ era: server.era ?? revision, personalities: server.personalities ?? [] });
-  const server = await serve(setup.server);
+  // A stdio case has no HTTP server of its own: its client launches the stdio server's program.
+  const overStdio = transportOf(scenario) === 'stdio';
+  const stdioPersonalities = setup.stdio?.personalities ?? [];
+  const stdioServer: StdioReferenceServer | undefined = overStdio ? await startStdioServer({ era: setup.stdio?.era ?? revision, personalities: stdioPersonalities, policy: time }) : undefined;
+  const httpServer: ReferenceServer | undefined = overStdio ? undefined : await serve(setup.server ?? {});
+  const shutdownGraceMs = stdioShutdownGraceMs(time);
   const otherServers: { server: ReferenceServer; setup: ServerSetup }[] = [];
   const clients: ClientUnderTest[] = [];
   const connections: HeldConnection[] = [];
@@ -233,16 +242,28 @@ export async function runScenario(scenario: Scenario, adapter: ClientAdapter, re
   const context: ScenarioContext = {
     revision,
     time,
-    server,
+    get server(): ReferenceServer {
+      if (httpServer === undefined) throw new Error(`scenario ${scenario.id} runs over stdio: it has no HTTP server (its server is context.stdio)`);
+      return httpServer;
+    },
+    get stdio(): StdioReferenceServer {
+      if (stdioServer === undefined) throw new Error(`scenario ${scenario.id} runs over HTTP: it has no stdio server (its server is context.server)`);
+      return stdioServer;
+    },
     features: adapter.features,
     state: setup.state,
     async connect(overrides: Partial<ConnectOptions> = {}, target = {}) {
       const allowed = (feature: Feature) => scenario.requires.includes(feature) || (scenario.optional?.includes(feature) && adapter.features.includes(feature));
       const undeclared = optionFeatures(overrides).filter((feature) => !allowed(feature));
       if (undeclared.length > 0) throw new Error(`scenario ${scenario.id} uses ${undeclared.join(', ')} without requiring it`);
-      const connectOptions: ConnectOptions = { timeoutMs: operationTimeoutMs, negotiation: defaultNegotiation(adapter, revision), ...overrides };
+      const connectOptions: ConnectOptions = {
+        timeoutMs: operationTimeoutMs,
+        negotiation: defaultNegotiation(adapter, revision),
+        ...(stdioServer !== undefined && target.server === undefined ? { shutdownGraceMs } : {}),
+        ...overrides,
+      };
       const client = target.newClient || clients.length === 0 ? await startClient() : clients.at(-1)!;
-      const url = (target.server ?? server).url;
+      const url = target.server !== undefined ? target.server.url : stdioServer !== undefined ? stdioServer.target : httpServer!.url;
       const connectStarted = performance.now();
       const connecting = invoke(traces, 'connect', () => client.connect(url, connectOptions), A_CONNECTION).then((connection) => {
         const held: HeldConnection = { connection };
@@ -287,10 +308,11 @@ export async function runScenario(scenario: Scenario, adapter: ClientAdapter, re
       if (error instanceof ClientMisbehaved) breaches.push(error.message);
     }
     // Judge what the server had received when the script ended; cleanup traffic is not the client's doing.
+    const own = httpServer ?? stdioServer!;
     evidence = {
       revision,
       time,
-      exchanges: structuredClone(server.record.exchanges),
+      exchanges: structuredClone(own.record.exchanges),
       otherServers: otherServers.map(({ server: other, setup: otherSetup }) => ({
         url: other.url,
         era: other.era,
@@ -298,22 +320,34 @@ export async function runScenario(scenario: Scenario, adapter: ClientAdapter, re
         exchanges: structuredClone(other.record.exchanges),
         issuedSessions: other.issuedSessions(),
       })),
-      issuedSessions: server.issuedSessions(),
-      toolRuns: structuredClone(server.fixtures.runs),
+      issuedSessions: httpServer?.issuedSessions() ?? [],
+      toolRuns: structuredClone(own.fixtures.runs),
       observed: recordable(observed),
       ...(clientError !== undefined ? { clientError } : {}),
+      ...(stdioServer !== undefined
+        ? {
+            stdio: {
+              era: stdioServer.era,
+              personalities: stdioPersonalities.map((p) => (typeof p === 'string' ? p : p.name)),
+              shutdownGraceMs,
+              processes: structuredClone(stdioServer.processes()),
+              survivors: stdioServer.survivors(),
+            },
+          }
+        : {}),
       ...(clientTimedOut ? { clientTimedOut: true as const } : {}),
     };
     // Every scenario also checks that each message the client sent matches its revision's schemas.
     checks = [...scenario.judge(evidence), schemaCheck(evidence)];
   } finally {
     cleaningUp = true;
-    const servers = [server, ...otherServers.map((o) => o.server)];
+    const servers = [...(httpServer ? [httpServer] : []), ...otherServers.map((o) => o.server)];
     try {
-      ending = await cleanUp({ revision, servers, traces, connections, clients, pendingConnects, time, failedAlready: clientError !== undefined });
+      ending = await cleanUp({ revision, servers, stdioServer, traces, connections, clients, pendingConnects, time, failedAlready: clientError !== undefined });
     } finally {
       if (--casesTracing === 0) timerHook.disable();
-      await Promise.all(servers.map((s) => s.close()));
+      // The stdio server's close() kills (and notes in its record) any process of the target still running.
+      await Promise.all([...servers.map((s) => s.close()), stdioServer?.close()]);
     }
   }
   checks = completedCleanly(checks, ending.problems, revision);
@@ -401,6 +435,17 @@ export async function calibratedPolicy(adapter: ClientAdapter): Promise<TimePoli
   }
 }
 
+/**
+ * The processes launched from a stdio target still running after dispose, given `ms` to end (a process killed a moment
+ * ago may still be on its way out). The reported ones are watched; the full scan (any process with the target's channel
+ * in its environment) is made once at the end.
+ */
+async function processesLeft(server: StdioReferenceServer, ms: number): Promise<number[]> {
+  const deadline = performance.now() + ms;
+  while (server.processes().some((p) => p.alive) && performance.now() < deadline) await new Promise((resolve) => setTimeout(resolve, Math.max(5, Math.round(ms / 20))));
+  return server.survivors();
+}
+
 /** The observed values as plain data: one the client gave that cannot be cloned (a function, say) is recorded as what it is. */
 function recordable(observed: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(
@@ -425,9 +470,11 @@ interface Ending {
  * Closes every connection and disposes every client, each bounded once (a close the scenario already started is
  * waited for only for what is left of its bound), then looks at what the client left behind.
  */
-async function cleanUp({ revision, servers, traces, connections, clients, pendingConnects, time, failedAlready }: {
+async function cleanUp({ revision, servers, stdioServer, traces, connections, clients, pendingConnects, time, failedAlready }: {
   revision: Revision;
   servers: readonly ReferenceServer[];
+  /** A stdio case's server: the processes the client leaves running after dispose are a finding. */
+  stdioServer: StdioReferenceServer | undefined;
   traces: ClientTraces;
   connections: readonly HeldConnection[];
   clients: readonly ClientUnderTest[];
@@ -472,6 +519,16 @@ async function cleanUp({ revision, servers, traces, connections, clients, pendin
   const finding = (name: string, section: string, detail: string) => findings.push(check(name, shutdown(revision, section, 'MAY'), false, detail));
   const left = (await Promise.all(servers.map((s) => connectionsClosed(s.url, time.ms.drain, heldOpen)))).flat();
   if (left.length > 0) finding(CLEANUP_CHECKS.connections, 'shutdown is closing the HTTP connections: none stays open after the client is disposed', describeLeftOpen(left, servers.length, time.ms.drain));
+  if (stdioServer !== undefined) {
+    const left = await processesLeft(stdioServer, time.ms.react);
+    if (left.length > 0) {
+      finding(
+        CLEANUP_CHECKS.processes,
+        'stdio: a disposed client leaves no process of the server it launched running',
+        `the client left ${left.length} process${left.length === 1 ? '' : 'es'} of the server running ${time.ms.react} ms after dispose (pid${left.length === 1 ? '' : 's'} ${left.join(', ')}), killed by the runner`,
+      );
+    }
+  }
   const timers = runningTimers(traces);
   // Unref'd, they can no longer keep a finished run alive; cleared they are not: a timer may belong to a library the next case shares.
   for (const timer of timers) timer.unref();

@@ -1,10 +1,11 @@
 // What a scenario is: metadata, a script that drives a client, and a judge that reads the wire record.
-import type { ClientConnection, ConnectOptions, Feature } from '../clients/adapter.ts';
+import type { ClientConnection, ConnectOptions, Feature, Transport } from '../clients/adapter.ts';
 import type { TimePolicy } from '../config/time.ts';
 import type { Era } from '../servers/era.ts';
 import type { ToolRun } from '../servers/fixtures.ts';
 import type { Personality } from '../servers/personality.ts';
 import type { ReferenceServer } from '../servers/reference-server.ts';
+import type { StdioEra, StdioPersonality, StdioProcessState, StdioReferenceServer } from '../servers/stdio/harness.ts';
 import type { Revision } from '../protocol/revisions.ts';
 import type { WireExchange } from '../servers/wire-record.ts';
 
@@ -26,6 +27,21 @@ export interface ServerSetup {
   personalities?: Personality[];
 }
 
+/** The stdio server a stdio scenario's client launches (servers/stdio/). */
+export interface StdioServerSetup {
+  /** Default: the revision under test. */
+  era?: StdioEra;
+  personalities?: StdioPersonality[];
+}
+
+/**
+ * How long a stdio client is told to wait at each step of its shutdown (ConnectOptions.shutdownGraceMs): after closing
+ * the server's stdin, and after SIGTERM. Two reaction times: a server that exits on EOF has done so long before.
+ */
+export function stdioShutdownGraceMs(time: TimePolicy): number {
+  return 2 * time.ms.react;
+}
+
 export interface Scenario<State = unknown> {
   /** Stable `suite/name`. */
   id: string;
@@ -34,6 +50,11 @@ export interface Scenario<State = unknown> {
   revisions: readonly Revision[];
   /** Adapter features it needs; without them it is not applicable. */
   requires: readonly Feature[];
+  /**
+   * The transport it runs over (default `http`): a stdio scenario's client launches the suite's stdio server itself
+   * (`context.stdio`), and an adapter that does not declare the transport is not applicable.
+   */
+  transport?: Transport;
   /** Features it uses only when the adapter declares them (the script checks `context.features`). */
   optional?: readonly Feature[];
   /** The rule the scenario is about, or the seed document it comes from. */
@@ -43,7 +64,7 @@ export interface Scenario<State = unknown> {
    * control them). Default: the plain era server of the revision, and no state. `time` is the case's policy, so a
    * personality's hold or interval is sized like every other bound of the case.
    */
-  setup?(revision: Revision, time: TimePolicy): { server: ServerSetup; state: State };
+  setup?(revision: Revision, time: TimePolicy): { server?: ServerSetup; stdio?: StdioServerSetup; state: State };
   /** Drives the client. Throwing records a client error that the judge sees. */
   run(context: ScenarioContext<State>): Promise<void>;
   /** Decides from the evidence alone (pure, so doctored evidence can prove it fails). */
@@ -77,12 +98,18 @@ export interface ScenarioContext<State = unknown> {
   readonly revision: Revision;
   /** The bounds of this case (config/time.ts): every wait and hold the script chooses derives from them. */
   readonly time: TimePolicy;
+  /** The HTTP scenario's server (a stdio scenario has none: reading it throws). */
   readonly server: ReferenceServer;
+  /**
+   * The stdio scenario's server, which `connect()` has the client launch (an HTTP scenario has none: reading it
+   * throws). Started for the case, closed at its end whatever happened, with any process still running killed.
+   */
+  readonly stdio: StdioReferenceServer;
   /** The features the adapter declares. */
   readonly features: readonly Feature[];
   /** What `setup` returned besides the server. */
   readonly state: State;
-  /** Connects through the adapter; every connection is closed by the runner afterwards whatever happens. */
+  /** Connects through the adapter (a stdio scenario: to `stdio.target`); every connection is closed by the runner afterwards whatever happens. */
   connect(options?: Partial<ConnectOptions>, target?: ConnectTarget): Promise<ClientConnection>;
   /** Starts a further server (closed by the runner); its record is in the evidence as `otherServers`. */
   startServer(setup: ServerSetup): Promise<ReferenceServer>;
@@ -106,10 +133,27 @@ export interface Evidence {
   /** The error the client raised while the scenario drove it, if any. */
   clientError?: string;
   /**
+   * A stdio scenario's server: `exchanges` above is its record (one stdin line per exchange, servers/stdio/record.ts),
+   * and this is what only stdio has.
+   */
+  stdio?: StdioEvidence;
+  /**
    * That error was a connect running out of time: the client gave up at its connect timeout (the case's bound) or the
    * runner's bound gave up on it. A slow start on a loaded machine, until the case has run with its largest bounds.
    */
   clientTimedOut?: true;
+}
+
+/** What a stdio case leaves besides its exchanges, as it was when the script ended (before the runner's clean-up). */
+export interface StdioEvidence {
+  era: StdioEra;
+  personalities: readonly string[];
+  /** The grace the client was given for each step of its shutdown (ConnectOptions.shutdownGraceMs). */
+  shutdownGraceMs: number;
+  /** Every process launched from the target, in the order they reported: stdin chunks, stderr writes, EOF, signals, exit, and whether it was still alive. */
+  processes: readonly StdioProcessState[];
+  /** The pids of processes launched from the target still running when the script ended. */
+  survivors: readonly number[];
 }
 
 /** Lets a scenario's `setup` state type its `run` context while all scenarios share one list type. */
