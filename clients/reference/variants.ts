@@ -43,7 +43,7 @@ export const VARIANT_SPECS: readonly VariantSpec[] = [
     name: 'broken-skips-initialized',
     rule: 'sendInitializedNotification',
     description: 'Reference client that never sends notifications/initialized',
-    breaks: ['negotiation/handshake-order'],
+    breaks: ['negotiation/handshake-order', 'stdio/handshake'],
   },
   {
     name: 'broken-omits-version-header',
