@@ -10,15 +10,16 @@ import { list } from './commands/list.ts';
 import { matrix } from './commands/matrix.ts';
 import { run } from './commands/run.ts';
 import { serve } from './commands/serve.ts';
+import { serveStdio } from './commands/serve-stdio.ts';
 
-const COMMANDS = [list, adapters, run, matrix, compare, serve] as unknown as readonly Command[];
+const COMMANDS = [list, adapters, run, matrix, compare, serve, serveStdio] as unknown as readonly Command[];
 
 const USAGE = `usage: mcp-client-conformance <command> [options]
        mcp-client-conformance <command> --help      the options of one command
        mcp-client-conformance --version
 
 commands:
-${COMMANDS.map((command) => `  ${command.name.padEnd(10)} ${command.summary}`).join('\n')}
+${COMMANDS.map((command) => `  ${command.name.padEnd(11)} ${command.summary}`).join('\n')}
 
 exit code: 0 when nothing failed (an inconclusive case, which the suite could not judge, is printed but does not
 fail), 1 when a scenario failed or a result does not match the baseline (run), a cell regressed or was lost (matrix

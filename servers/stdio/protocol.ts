@@ -133,6 +133,15 @@ export function programArgs(era: StdioEra, personalities: readonly StdioPersonal
   return args;
 }
 
+/** One `--personality` value: `<name>` or `<name>:<json options>`; throws when the options are not a JSON object. */
+export function parsePersonalityArg(value: string): StdioPersonalitySpec {
+  const colon = value.indexOf(':');
+  if (colon === -1) return { name: value };
+  const options: unknown = JSON.parse(value.slice(colon + 1));
+  if (typeof options !== 'object' || options === null || Array.isArray(options)) throw new Error('the options after the colon must be a JSON object');
+  return { ...(options as Omit<StdioPersonalitySpec, 'name'>), name: value.slice(0, colon) };
+}
+
 /** What programArgs wrote, read back; throws on anything else. */
 export function parseProgramArgs(args: readonly string[]): { era: StdioEra; personalities: StdioPersonalitySpec[]; channel?: string } {
   let era: StdioEra | undefined;
@@ -147,10 +156,7 @@ export function parseProgramArgs(args: readonly string[]): { era: StdioEra; pers
       if (!(STDIO_ERAS as readonly string[]).includes(value)) throw new Error(`unknown era "${value}"; eras: ${STDIO_ERAS.join(', ')}`);
       era = value as StdioEra;
     } else if (flag === '--personality') {
-      const colon = value.indexOf(':');
-      const name = colon === -1 ? value : value.slice(0, colon);
-      const options = colon === -1 ? {} : (JSON.parse(value.slice(colon + 1)) as Omit<StdioPersonalitySpec, 'name'>);
-      personalities.push({ name, ...options });
+      personalities.push(parsePersonalityArg(value));
     } else if (flag === '--channel') {
       channel = value;
     } else {

@@ -87,6 +87,9 @@ export interface StdioCleanup {
   killed: number[];
 }
 
+/** What `onEvent` listeners hear: each event a process reported, and its channel closing. */
+export type StdioRecordEvent = ChannelEvent | { t: 'channel-closed'; at: number };
+
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 export class StdioRecord extends ExchangeRecord<StdioExchange> {
@@ -125,6 +128,12 @@ export class StdioRecord extends ExchangeRecord<StdioExchange> {
     return entry;
   }
 
+  /** Calls `listener` with each event as it is recorded (times as the program reported them); returns the unsubscribe function. */
+  onEvent(listener: (process: StdioProcess, event: StdioRecordEvent) => void): () => void {
+    this.changes.on('event', listener);
+    return () => this.changes.off('event', listener);
+  }
+
   /** A process's connection closed: without an exit record, it was killed (SIGKILL: nothing else ends it unheard). */
   disconnected(entry: StdioProcess): void {
     entry.channelClosedAt = this.now();
@@ -135,6 +144,7 @@ export class StdioRecord extends ExchangeRecord<StdioExchange> {
       reason: 'inferred: the channel closed without an exit record',
       inferred: true,
     };
+    this.changes.emit('event', entry, { t: 'channel-closed', at: performance.timeOrigin + this.origin + entry.channelClosedAt });
     this.changed();
   }
 
@@ -196,6 +206,7 @@ export class StdioRecord extends ExchangeRecord<StdioExchange> {
       case 'aborted':
         break;
     }
+    this.changes.emit('event', entry, event);
     this.changed();
   }
 
