@@ -1,14 +1,16 @@
 // Official TypeScript SDK v1 (@modelcontextprotocol/sdk), used as its documentation shows:
-// Streamable HTTP (2025-03-26 … 2025-11-25) and, as its own adapter, HTTP+SSE (2024-11-05).
+// Streamable HTTP (2025-03-26 … 2025-11-25) or stdio (StdioClientTransport: it launches the server) and, as its own
+// adapter, HTTP+SSE (2024-11-05).
 // One builder serves every installed version: the built-in adapters apply it to the statically imported root
 // package, the default export (the compatibility matrix's factory) to any version imported by package name.
 import * as rootClient from '@modelcontextprotocol/sdk/client/index.js';
 import * as rootSse from '@modelcontextprotocol/sdk/client/sse.js';
+import * as rootStdio from '@modelcontextprotocol/sdk/client/stdio.js';
 import * as rootStreamableHttp from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import * as rootTypes from '@modelcontextprotocol/sdk/types.js';
 import { installedPackage } from './installed.ts';
 import { STREAMABLE_REVISIONS, type Revision } from '../protocol/revisions.ts';
-import { stateless, type ClientAdapter, type ClientConnection, type Feature, type OperationOptions, type ToolResult } from './adapter.ts';
+import { isStdioTarget, stateless, type ClientAdapter, type ClientConnection, type Feature, type OperationOptions, type ServerTarget, type StdioTarget, type ToolResult } from './adapter.ts';
 
 export const CLIENT_INFO = { name: 'mcp-client-conformance', version: '0.1.0' };
 
@@ -17,6 +19,7 @@ interface SdkV1Modules {
   client: typeof rootClient;
   streamableHttp: typeof rootStreamableHttp;
   sse: typeof rootSse;
+  stdio: typeof rootStdio;
   types: typeof rootTypes;
 }
 
@@ -52,6 +55,34 @@ function operations(client: rootClient.Client): Pick<ClientConnection, 'listTool
   };
 }
 
+/**
+ * The SDK's stdio transport for a target, as a host configures a local server: the command, its arguments, the
+ * variables it needs (the SDK adds its default environment) and the directory. stderr is `ignore`, one of the SDK's
+ * documented choices (the spec lets a client ignore it), so a chatty server does not write into the harness's output
+ * (the default, `inherit`, would). Everything else (the spawn, the framing, the shutdown) is the SDK's.
+ */
+function stdioTransport(sdk: SdkV1Modules, target: StdioTarget): rootStdio.StdioClientTransport {
+  return new sdk.stdio.StdioClientTransport({
+    command: target.command,
+    args: target.args,
+    ...(target.env !== undefined ? { env: target.env } : {}),
+    ...(target.cwd !== undefined ? { cwd: target.cwd } : {}),
+    stderr: 'ignore',
+  });
+}
+
+/** A v1 Client over stdio: it launches the server, and close() is the SDK's own shutdown of it. */
+async function connectStdio(sdk: SdkV1Modules, target: StdioTarget, timeoutMs: number): Promise<ClientConnection> {
+  const client = new sdk.client.Client(CLIENT_INFO);
+  await client.connect(stdioTransport(sdk, target), { timeout: timeoutMs });
+  return {
+    // v1 keeps the negotiated version of a stdio connection nowhere public: report none.
+    info: async () => ({ era: 'legacy' }),
+    ...operations(client),
+    close: () => client.close(),
+  };
+}
+
 function streamableHttpAdapter(name: string, label: string, sdk: SdkV1Modules): ClientAdapter {
   const { Client } = sdk.client;
   const { StreamableHTTPClientTransport } = sdk.streamableHttp;
@@ -61,10 +92,13 @@ function streamableHttpAdapter(name: string, label: string, sdk: SdkV1Modules): 
   const features: Feature[] = ['mode-legacy', ...(exportsVersion ? (['resume'] as const) : []), 'keep-session', 'cancellation', 'request-timeout'];
   return {
     name,
-    description: `${label} Client + StreamableHTTPClientTransport`,
+    description: `${label} Client + StreamableHTTPClientTransport or StdioClientTransport`,
     revisions: accepted(sdk.types, STREAMABLE_REVISIONS),
     features,
-    start: stateless(async (url, options) => {
+    transports: ['http', 'stdio'],
+    start: stateless<ServerTarget>(async (target, options) => {
+      if (isStdioTarget(target)) return connectStdio(sdk, target, options.timeoutMs);
+      const url = target;
       const client = new Client(CLIENT_INFO);
       // v1 resumes with the `sessionId` transport option (connect then skips `initialize`); it has no option
       // for the negotiated version.
@@ -115,7 +149,7 @@ const BUILDERS: Record<SdkV1Transport, (name: string, label: string, sdk: SdkV1M
 };
 
 const ROOT_PACKAGE = '@modelcontextprotocol/sdk';
-const ROOT: SdkV1Modules = { client: rootClient, streamableHttp: rootStreamableHttp, sse: rootSse, types: rootTypes };
+const ROOT: SdkV1Modules = { client: rootClient, streamableHttp: rootStreamableHttp, sse: rootSse, stdio: rootStdio, types: rootTypes };
 const ROOT_LABEL = installedSdk(ROOT_PACKAGE).label;
 
 export const sdkV1StreamableHttp: ClientAdapter = streamableHttpAdapter('sdk-v1', ROOT_LABEL, ROOT);
@@ -142,6 +176,6 @@ export default async function sdkV1Factory(options: Partial<SdkV1FactoryOptions>
       throw new Error(`sdk-v1: ${label} has no ${path} (${error instanceof Error ? error.message : String(error)})`);
     }
   };
-  const [client, streamableHttp, sse, types] = await Promise.all(['client/index.js', 'client/streamableHttp.js', 'client/sse.js', 'types.js'].map(load));
-  return BUILDERS[transport](name ?? `${transport === 'sse' ? 'sdk-v1-sse' : 'sdk-v1'}@${version}`, label, { client, streamableHttp, sse, types });
+  const [client, streamableHttp, sse, stdio, types] = await Promise.all(['client/index.js', 'client/streamableHttp.js', 'client/sse.js', 'client/stdio.js', 'types.js'].map(load));
+  return BUILDERS[transport](name ?? `${transport === 'sse' ? 'sdk-v1-sse' : 'sdk-v1'}@${version}`, label, { client, streamableHttp, sse, stdio, types });
 }

@@ -1,16 +1,20 @@
 // Official TypeScript SDK v2 (@modelcontextprotocol/client), used as its documentation shows, one adapter
 // per negotiation mode: `legacy` (the default: `initialize` only), `auto` (probe `server/discover`, fall back
-// to `initialize`) and pinned to 2026-07-28.
+// to `initialize`) and pinned to 2026-07-28; over Streamable HTTP, or over stdio (StdioClientTransport from
+// `@modelcontextprotocol/client/stdio`: it launches the server; in auto mode the SDK probes on a sibling process).
 // One builder serves every installed version: the built-in adapters apply it to the statically imported root
 // package, the default export (the compatibility matrix's factory) to any version imported by package name.
 import * as rootClient from '@modelcontextprotocol/client';
 import type { VersionNegotiationOptions } from '@modelcontextprotocol/client';
+import * as rootStdio from '@modelcontextprotocol/client/stdio';
 import { STREAMABLE_REVISIONS, type Revision } from '../protocol/revisions.ts';
-import { stateless, type ClientAdapter, type ClientConnection, type Feature, type OperationOptions, type ToolResult } from './adapter.ts';
+import { isStdioTarget, stateless, type ClientAdapter, type ClientConnection, type Feature, type OperationOptions, type ServerTarget, type ToolResult } from './adapter.ts';
 import { CLIENT_INFO, installedSdk } from './sdk-v1.ts';
 
 /** One installed version's root module, typed as the root package's. */
 type SdkV2Module = typeof rootClient;
+/** Its `./stdio` entry. */
+type SdkV2Stdio = typeof rootStdio;
 
 const V2_MODES = ['legacy', 'auto', 'pinned'] as const;
 export type SdkV2Mode = (typeof V2_MODES)[number];
@@ -24,7 +28,7 @@ const NEGOTIATION: Record<SdkV2Mode, { negotiation: VersionNegotiationOptions; f
   pinned: { negotiation: { mode: { pin: MODERN } }, feature: 'mode-pin', legacy: false, modern: true },
 };
 
-function sdkV2Adapter(name: string, label: string, sdk: SdkV2Module, mode: SdkV2Mode): ClientAdapter {
+function sdkV2Adapter(name: string, label: string, sdk: SdkV2Module, stdio: SdkV2Stdio, mode: SdkV2Mode): ClientAdapter {
   const { Client, StreamableHTTPClientTransport, SUPPORTED_PROTOCOL_VERSIONS } = sdk;
   const { negotiation, feature, legacy, modern } = NEGOTIATION[mode];
   const features: Feature[] = [feature, 'cancellation', 'request-timeout'];
@@ -33,15 +37,42 @@ function sdkV2Adapter(name: string, label: string, sdk: SdkV2Module, mode: SdkV2
   const revisions: Revision[] = [...(legacy ? STREAMABLE_REVISIONS.filter((revision) => SUPPORTED_PROTOCOL_VERSIONS.includes(revision)) : []), ...(modern ? [MODERN] : [])];
   return {
     name,
-    description: `${label} Client, versionNegotiation ${JSON.stringify(negotiation)} + StreamableHTTPClientTransport`,
+    description: `${label} Client, versionNegotiation ${JSON.stringify(negotiation)} + StreamableHTTPClientTransport or StdioClientTransport`,
     revisions,
     features,
-    start: stateless(async (url, options) => {
+    transports: ['http', 'stdio'],
+    start: stateless<ServerTarget>(async (target, options) => {
       const client = new Client(CLIENT_INFO, { versionNegotiation: negotiation });
-      // The documented resume: the preserved session id and the version negotiated when it began.
-      const transport = new StreamableHTTPClientTransport(new URL(url), options.resume ? { sessionId: options.resume.sessionId, protocolVersion: options.resume.protocolVersion } : {});
-      await client.connect(transport, { timeout: options.timeoutMs });
       const requestOptions = (operation: OperationOptions = {}) => ({ signal: operation.signal, timeout: operation.timeoutMs });
+      const operations: Pick<ClientConnection, 'listTools' | 'callTool'> = {
+        async listTools(operation) {
+          const { tools } = await client.listTools({}, requestOptions(operation));
+          return tools.map(({ name }) => ({ name }));
+        },
+        async callTool(name, args, operation) {
+          return (await client.callTool({ name, arguments: args }, requestOptions(operation))) as ToolResult;
+        },
+      };
+      if (isStdioTarget(target)) {
+        // As a host configures a local server; stderr `ignore` (a documented choice; the default would write the
+        // server's logs into the harness's output). The spawn, the framing and the shutdown are the SDK's.
+        const transport = new stdio.StdioClientTransport({
+          command: target.command,
+          args: target.args,
+          ...(target.env !== undefined ? { env: target.env } : {}),
+          ...(target.cwd !== undefined ? { cwd: target.cwd } : {}),
+          stderr: 'ignore',
+        });
+        await client.connect(transport, { timeout: options.timeoutMs });
+        return {
+          info: async () => ({ negotiatedVersion: client.getNegotiatedProtocolVersion(), era: client.getProtocolEra() }),
+          ...operations,
+          close: () => client.close(),
+        };
+      }
+      // The documented resume: the preserved session id and the version negotiated when it began.
+      const transport = new StreamableHTTPClientTransport(new URL(target), options.resume ? { sessionId: options.resume.sessionId, protocolVersion: options.resume.protocolVersion } : {});
+      await client.connect(transport, { timeout: options.timeoutMs });
       const connection: ClientConnection = {
         async info() {
           const negotiatedVersion = client.getNegotiatedProtocolVersion();
@@ -53,13 +84,7 @@ function sdkV2Adapter(name: string, label: string, sdk: SdkV2Module, mode: SdkV2
             resumeState: negotiatedVersion ? { protocolVersion: negotiatedVersion, sessionId } : undefined,
           };
         },
-        async listTools(operation) {
-          const { tools } = await client.listTools({}, requestOptions(operation));
-          return tools.map(({ name }) => ({ name }));
-        },
-        async callTool(name, args, operation) {
-          return (await client.callTool({ name, arguments: args }, requestOptions(operation))) as ToolResult;
-        },
+        ...operations,
         async close() {
           // The documented clean disconnect: end the server's session (a no-op when none was issued), then close.
           if (!options.keepSessionOnClose) await transport.terminateSession();
@@ -73,9 +98,9 @@ function sdkV2Adapter(name: string, label: string, sdk: SdkV2Module, mode: SdkV2
 
 const ROOT_LABEL = installedSdk('@modelcontextprotocol/client').label;
 
-export const sdkV2Legacy = sdkV2Adapter('sdk-v2-legacy', ROOT_LABEL, rootClient, 'legacy');
-export const sdkV2Auto = sdkV2Adapter('sdk-v2-auto', ROOT_LABEL, rootClient, 'auto');
-export const sdkV2Pinned = sdkV2Adapter('sdk-v2-pinned', ROOT_LABEL, rootClient, 'pinned');
+export const sdkV2Legacy = sdkV2Adapter('sdk-v2-legacy', ROOT_LABEL, rootClient, rootStdio, 'legacy');
+export const sdkV2Auto = sdkV2Adapter('sdk-v2-auto', ROOT_LABEL, rootClient, rootStdio, 'auto');
+export const sdkV2Pinned = sdkV2Adapter('sdk-v2-pinned', ROOT_LABEL, rootClient, rootStdio, 'pinned');
 
 export interface SdkV2FactoryOptions {
   /** The matrix entry's name (default: sdk-v2-<mode>@<installed version>). */
@@ -92,12 +117,13 @@ export default async function sdkV2Factory(options: Partial<SdkV2FactoryOptions>
   if (mode === undefined || !V2_MODES.includes(mode)) throw new Error(`sdk-v2: the "mode" option is one of ${V2_MODES.join(', ')}, not ${JSON.stringify(mode)}`);
   const { version, label } = installedSdk(packageName);
   let sdk: SdkV2Module;
+  let stdio: SdkV2Stdio;
   try {
-    sdk = await import(packageName);
+    [sdk, stdio] = await Promise.all([import(packageName), import(`${packageName}/stdio`)]);
   } catch (error) {
     throw new Error(`sdk-v2: ${label} failed to load (${error instanceof Error ? error.message : String(error)})`);
   }
   // versionNegotiation came with the era getter: a version without it has no probing or pinned mode.
   if (mode !== 'legacy' && typeof sdk.Client.prototype.getProtocolEra !== 'function') throw new Error(`sdk-v2: ${label} has no versionNegotiation, so no "${mode}" mode`);
-  return sdkV2Adapter(name ?? `sdk-v2-${mode}@${version}`, label, sdk, mode);
+  return sdkV2Adapter(name ?? `sdk-v2-${mode}@${version}`, label, sdk, stdio, mode);
 }

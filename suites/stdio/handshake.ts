@@ -38,7 +38,11 @@ export const stdioHandshake: Scenario = {
     await bounded(client.close(), 'close');
   },
   judge(evidence) {
-    const sent = sentMessages(evidence);
+    // A server/discover probe before initialize is how a dual-era client in auto mode finds a legacy server (on the same
+    // process, or on a sibling it launched for the probe): the handshake is judged after it, as negotiation/handshake-order does.
+    const all = sentMessages(evidence);
+    const firstInitialize = all.findIndex(({ message }) => message.method === 'initialize');
+    const sent = all.filter((s, index) => !(s.message.method === 'server/discover' && (firstInitialize < 0 || index < firstInitialize)));
     const first = sent[0];
     const initialized = sent.find(({ message }) => message.method === 'notifications/initialized');
     const answered = initializeAnsweredAt(evidence);
