@@ -1,4 +1,4 @@
-// `npm run build` (and `prepack`): the compiled package in dist/. tsc (tsconfig.build.json) emits every module as
+// `npm run build` (and `prepare`, which npm runs before packing and when it installs the package from git): the compiled package in dist/. tsc (tsconfig.build.json) emits every module as
 // JavaScript with its declarations; then the files the code reads at run time are copied beside the modules, at the
 // same relative paths (config/layout.ts), so the package runs from dist/ exactly as the repository runs from its sources.
 // A build whose inputs have not changed since the last one is skipped (tsc takes tens of seconds, and `npm test` packs
@@ -32,7 +32,7 @@ const compiledPath = (path: string) => (/^\.\.?\//.test(path) ? path.replace(/\.
  * less) and the files at the top that configure it or that it copies. The lockfile stands for the installed packages'
  * type declarations.
  */
-const INPUTS = ['api', 'protocol', 'config', 'servers', 'clients', 'suites', 'scripts', 'package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json', 'vitest.matrix.config.ts', MATRIX_FILE];
+const INPUTS = ['api', 'protocol', 'config', 'servers', 'clients', 'suites', 'results', 'scripts', 'package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json', 'vitest.matrix.config.ts', MATRIX_FILE];
 
 /** What dist/ was built from (a hash of every input file's path and content), kept in dist/ and left out of the tarball. */
 export const INPUTS_STAMP = join(DIST, '.inputs-sha256');

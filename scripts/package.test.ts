@@ -1,4 +1,4 @@
-// The package as a user gets it: packed with `npm pack` (its prepack builds dist/), installed offline into a fresh
+// The package as a user gets it: packed with `npm pack` (its prepare script builds dist/), installed offline into a fresh
 // project (scripts/testdata/consumer.ts), and used from there as that project would: the installed CLI against a
 // module adapter of the project's own and against line-protocol programs, with its exit codes and its output files;
 // the matrix, with and without vitest; the project's own test files through the ./vitest and ./node-test entries; the

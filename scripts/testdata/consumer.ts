@@ -61,7 +61,7 @@ export interface Tarball {
   files: string[];
 }
 
-/** `npm pack` of this repository into `dest` (its prepack builds dist/). */
+/** `npm pack` of this repository into `dest` (its prepare script builds dist/). */
 export async function pack(dest: string, timeoutMs: number): Promise<Tarball> {
   const output = await exec('npm', ['pack', '--json', '--pack-destination', dest], { cwd: ROOT, timeoutMs });
   if (output.code !== 0) throw new Error(described('npm pack', output));
