@@ -142,9 +142,11 @@ const idKey = (process: StdioProcess, id: unknown) => `${process.index}:${JSON.s
 export async function startStdioServer(options: StdioServerOptions): Promise<StdioReferenceServer> {
   const { era } = options;
   if (!(STDIO_ERAS as readonly string[]).includes(era)) throw new Error(`unknown stdio era "${era}"; eras: ${STDIO_ERAS.join(', ')}`);
-  const personalities = options.personalities ?? [];
-  checkPersonalities(era, personalitySpecs(personalities));
   const policy = options.policy ?? basePolicy();
+  // A slow start without its own length lasts the policy's reaction bound.
+  const personalities = checkPersonalities(era, personalitySpecs(options.personalities ?? [])).map((p) =>
+    p.name === 'probe-slow-start' && p.ms === undefined ? { ...p, ms: policy.ms.react } : p,
+  ) as StdioPersonality[];
 
   const dir = mkdtempSync(join(tmpdir(), 'mcp-stdio-'));
   const path = join(dir, 'channel.sock');

@@ -59,6 +59,7 @@ export function procStart(): string | undefined {
 
 export class ProgramIo {
   private readonly personalities: StdioPersonalitySpec[];
+  private launch: number | undefined;
   private lineCount = 0;
   private pending: Buffer[] = [];
   private readonly arrivals: Arrival[] = [];
@@ -85,15 +86,17 @@ export class ProgramIo {
     this.personalities = [...personalities];
   }
 
-  /** The personality of that name, if this launch has it. */
+  /** The personality of that name, if this launch has it (one bound to a launch counts once the harness said which). */
   has(name: StdioPersonalityName): StdioPersonalitySpec | undefined {
-    return find(this.personalities, name);
+    return find(
+      this.personalities.filter((p) => p.launch === undefined || p.launch === this.launch),
+      name,
+    );
   }
 
-  /** Only the personalities of this launch act (the harness said which launch this is). */
+  /** Which launch of the server this process is, as the harness said (undefined without a harness). */
   setLaunch(launch: number | undefined): void {
-    const kept = this.personalities.filter((p) => p.launch === undefined || p.launch === launch);
-    this.personalities.splice(0, this.personalities.length, ...kept);
+    this.launch = launch;
   }
 
   /** Records SIGTERM, SIGINT and SIGHUP from the start; what then happens is `onSignal`'s (default: die of it). */

@@ -41,7 +41,7 @@ export const STDIO_PERSONALITIES = {
   'probe-invalid-params': { description: 'answers server/discover with -32602 Invalid params, as some legacy servers do' },
   'probe-silence': { description: 'never answers server/discover (the client must fall back within a bound)' },
   'probe-exit': { description: 'exits (code 1, a line on stderr) when server/discover arrives, as a legacy server that dies on an unknown method' },
-  'probe-slow-start': { description: 'reads and records stdin from the start but handles nothing for a while (option ms; default 1 s): a slow start' },
+  'probe-slow-start': { description: 'reads and records stdin from the start but handles nothing until ms after it started (default: the time policy\'s react bound; 1 s when run by hand): a slow start' },
   'probe-corrective-version': {
     description: 'answers the first server/discover with -32022 naming 2026-07-28 (a mutual version), then lets the era answer',
     eras: ['2026-07-28', 'dual'],
@@ -66,7 +66,10 @@ export function checkPersonalities(era: StdioEra, personalities: readonly StdioP
     if (!entry) throw new Error(`unknown stdio personality "${name}"; personalities: ${Object.keys(STDIO_PERSONALITIES).join(', ')}`);
     if (entry.eras && !entry.eras.includes(era)) throw new Error(`stdio personality ${name} does not apply to era ${era} (only ${entry.eras.join(', ')})`);
   }
-  if (personalities.filter((p) => p.name === 'wrapper').length > 1) throw new Error('only one wrapper per server');
+  const wrappers = personalities.filter((p) => p.name === 'wrapper');
+  if (wrappers.length > 1) throw new Error('only one wrapper per server');
+  // The program decides it is a wrapper before the harness can tell it which launch it is.
+  if (wrappers.some((w) => w.launch !== undefined)) throw new Error('a wrapper is every launch\'s (it takes no launch option)');
   return [...personalities];
 }
 
