@@ -4,7 +4,7 @@ import { afterEach, describe, expect, test } from 'vitest';
 import { isAlive, startStdioServer, type StdioReferenceServer, type StdioServerOptions } from './harness.ts';
 import { PROBE_ANSWER_NOTE, STDERR_FLOOD_BYTES, UTF8_SPLIT_CHARACTER, UTF8_SPLIT_META_KEY } from './personalities.ts';
 import { stdoutBytes, type StdioProcess, type StdioRecord } from './record.ts';
-import { RawStdioClient, type RawMessage } from './test-client.ts';
+import { RawStdioClient, WAIT_MS, type RawMessage } from './test-client.ts';
 
 const MODERN_META = {
   'io.modelcontextprotocol/protocolVersion': '2026-07-28',
@@ -33,10 +33,10 @@ afterEach(async () => {
   }
 });
 
-const ended = (record: StdioRecord, index = 1) => record.waitFor((r) => r.processes[index - 1]?.channelClosedAt !== undefined, `process ${index} to end`);
+const ended = (record: StdioRecord, index = 1) => record.waitFor((r) => r.processes[index - 1]?.channelClosedAt !== undefined, `process ${index} to end`, WAIT_MS);
 const p1 = (record: StdioRecord): StdioProcess => record.processes[0]!;
 /** The record has caught up with the server's answer to `id` (the client may read stdout before the channel's events arrive). */
-const inRecord = (record: StdioRecord, id: string | number) => record.waitFor((r) => r.responseTo(id) !== undefined, `the answer to ${id} in the record`);
+const inRecord = (record: StdioRecord, id: string | number) => record.waitFor((r) => r.responseTo(id) !== undefined, `the answer to ${id} in the record`, WAIT_MS);
 const labels = (p: StdioProcess) => p.notes.map((n) => n.label);
 const writesOf = (p: StdioProcess) => p.stdout.map((c) => Buffer.from(c.data, 'base64'));
 
@@ -46,7 +46,7 @@ describe('shutdown', () => {
     const client = launch();
     await client.initialize('2025-11-25');
     client.closeStdin();
-    await record.waitFor((r) => labels(p1(r)).includes('ignored-stdin-eof'), 'EOF ignored');
+    await record.waitFor((r) => labels(p1(r)).includes('ignored-stdin-eof'), 'EOF ignored', WAIT_MS);
     expect(p1(record).stdinEofAt).toBeDefined();
     expect(p1(record).exit).toBeUndefined();
     client.kill('SIGTERM');
@@ -61,7 +61,7 @@ describe('shutdown', () => {
     const client = launch();
     await client.initialize('2025-06-18');
     client.kill('SIGTERM');
-    await record.waitFor((r) => labels(p1(r)).includes('ignored-sigterm'), 'SIGTERM ignored');
+    await record.waitFor((r) => labels(p1(r)).includes('ignored-sigterm'), 'SIGTERM ignored', WAIT_MS);
     expect((await client.request('ping')).result).toEqual({});
     client.kill('SIGKILL');
     await ended(record);
@@ -73,7 +73,7 @@ describe('shutdown', () => {
     const { record, server, launch } = await start({ era: '2025-11-25', personalities: ['wrapper'] });
     const client = launch();
     expect((await client.initialize('2025-11-25')).result?.['protocolVersion']).toBe('2025-11-25');
-    await record.waitFor((r) => r.processes.length === 2 && r.processes[1]!.role !== 'unknown', 'both processes');
+    await record.waitFor((r) => r.processes.length === 2 && r.processes[1]!.role !== 'unknown', 'both processes', WAIT_MS);
     const [wrapper, inner] = record.processes;
     expect(wrapper).toMatchObject({ role: 'wrapper', pid: client.child.pid, launch: 1 });
     expect(inner).toMatchObject({ role: 'server', parent: 1, launch: 1, ppid: client.child.pid });
@@ -95,9 +95,9 @@ describe('shutdown', () => {
     const { record, server, launch } = await start({ era: '2025-11-25', personalities: ['wrapper', 'ignores-stdin-eof'] });
     const client = launch();
     await client.initialize('2025-11-25');
-    await record.waitFor((r) => r.processes[1]?.pid !== undefined, 'the server');
+    await record.waitFor((r) => r.processes[1]?.pid !== undefined, 'the server', WAIT_MS);
     client.closeStdin();
-    await record.waitFor((r) => labels(r.processes[1]!).includes('ignored-stdin-eof'), 'EOF ignored');
+    await record.waitFor((r) => labels(r.processes[1]!).includes('ignored-stdin-eof'), 'EOF ignored', WAIT_MS);
     client.kill('SIGTERM');
     expect(await client.exited).toEqual({ code: null, signal: 'SIGTERM' });
     await ended(record, 1);
@@ -120,7 +120,7 @@ describe('stderr', () => {
     const client = launch({ stderr: 'hold' });
     client.send({ id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } } });
     // The pipe fills (64 KiB): the flood's first write is out, and it is stuck in a later one.
-    await record.waitFor((r) => (r.processes[0]?.stderr.length ?? 0) >= 1, 'the flood to begin');
+    await record.waitFor((r) => (r.processes[0]?.stderr.length ?? 0) >= 1, 'the flood to begin', WAIT_MS);
     expect(client.lines).toEqual([]);
     expect(p1(record).stdout).toEqual([]);
     client.drainStderr();
@@ -143,7 +143,7 @@ describe('stderr', () => {
     const beforeAnswer = p.stderr.filter((w) => w.at <= p.stdout[0]!.at).map((w) => w.head).join('');
     expect(beforeAnswer).toMatch(/Warning:/);
     expect(beforeAnswer).toMatch(/Error:/);
-    await record.waitFor((r) => p1(r).stderr.some((w) => w.head.includes('debug: line 3: ping')), 'the debug line');
+    await record.waitFor((r) => p1(r).stderr.some((w) => w.head.includes('debug: line 3: ping')), 'the debug line', WAIT_MS);
   });
 });
 

@@ -5,12 +5,10 @@ import { once } from 'node:events';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, test } from 'vitest';
-import { basePolicy } from '../../config/settings.ts';
 import { STDIO_CHANNEL_ENV, type StdioTarget } from './protocol.ts';
-import { RawStdioClient } from './test-client.ts';
+import { RawStdioClient, WAIT_MS } from './test-client.ts';
 
 const CLI = join(import.meta.dirname, '../../scripts/cli.ts');
-const WAIT_MS = basePolicy().ms.operation;
 
 function cli(args: string[]) {
   const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });

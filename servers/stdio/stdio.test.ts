@@ -4,13 +4,11 @@
 import { existsSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { afterAll, afterEach, describe, expect, test } from 'vitest';
-import { basePolicy } from '../../config/settings.ts';
 import { isAlive, startStdioServer, type StdioReferenceServer, type StdioServerOptions } from './harness.ts';
 import { STDIO_CHANNEL_ENV } from './protocol.ts';
 import { stdinBytes, stdoutBytes, type StdioProcess, type StdioRecord } from './record.ts';
-import { RawStdioClient, type RawMessage } from './test-client.ts';
+import { RawStdioClient, WAIT_MS, type RawMessage } from './test-client.ts';
 
-const POLICY = basePolicy();
 const MODERN_META = {
   'io.modelcontextprotocol/protocolVersion': '2026-07-28',
   'io.modelcontextprotocol/clientCapabilities': {},
@@ -20,8 +18,8 @@ const MODERN_META = {
 const open: { server: StdioReferenceServer; clients: RawStdioClient[] }[] = [];
 /** Every channel this file opened, to prove none is left behind. */
 const channels: string[] = [];
-/** Every pid any server of this file reported. */
-const pids = new Set<number>();
+/** Every process any server of this file reported (pid and start time: a reused pid is not one of them). */
+const reported: { pid: number; procStart?: string }[] = [];
 
 async function start(options: StdioServerOptions): Promise<{ server: StdioReferenceServer; launch: (opts?: ConstructorParameters<typeof RawStdioClient>[1]) => RawStdioClient }> {
   const server = await startStdioServer(options);
@@ -40,7 +38,7 @@ async function start(options: StdioServerOptions): Promise<{ server: StdioRefere
 
 afterEach(async () => {
   for (const { server, clients } of open.splice(0)) {
-    for (const p of server.record.processes) if (p.pid !== undefined) pids.add(p.pid);
+    for (const p of server.record.processes) if (p.pid !== undefined) reported.push({ pid: p.pid, ...(p.procStart !== undefined && { procStart: p.procStart }) });
     await Promise.all(clients.map((c) => c.dispose()));
     await server.close();
   }
@@ -48,7 +46,8 @@ afterEach(async () => {
 
 afterAll(() => {
   // Nothing outlives the tests: no process any server reported, no socket file, no channel directory.
-  expect([...pids].filter((pid) => isAlive(pid))).toEqual([]);
+  expect(reported.length).toBeGreaterThan(20);
+  expect(reported.filter((p) => isAlive(p.pid, p.procStart))).toEqual([]);
   for (const path of channels) {
     expect(existsSync(path)).toBe(false);
     expect(existsSync(dirname(path))).toBe(false);
@@ -56,7 +55,7 @@ afterAll(() => {
 });
 
 /** Waits until the process's channel closed (it has ended, one way or another). */
-const ended = (record: StdioRecord, index = 1) => record.waitFor((r) => r.processes[index - 1]?.channelClosedAt !== undefined, `process ${index} to end`);
+const ended = (record: StdioRecord, index = 1) => record.waitFor((r) => r.processes[index - 1]?.channelClosedAt !== undefined, `process ${index} to end`, WAIT_MS);
 const process1 = (record: StdioRecord): StdioProcess => record.processes[0]!;
 
 describe('eras', () => {
@@ -96,6 +95,25 @@ describe('eras', () => {
     });
   }
 
+  test('2025-11-25: notifications/cancelled aborts the running tool (fixtures) and the request is never answered; progress belongs to its call', async () => {
+    const { server, launch } = await start({ era: '2025-11-25' });
+    const client = launch();
+    await client.initialize('2025-11-25');
+    client.send({ id: 'slow', method: 'tools/call', params: { name: 'slow', arguments: { ms: 60_000 } } });
+    await server.fixtures.waitForRun((run) => run.requestId === 'slow', 'the slow run', WAIT_MS);
+    client.send({ method: 'notifications/cancelled', params: { requestId: 'slow', reason: 'test' } });
+    const run = await server.fixtures.waitForRun((r) => r.requestId === 'slow' && r.abortedAt !== undefined, 'the abort', WAIT_MS);
+    expect(run.tool).toBe('slow');
+    const progress = await client.request('tools/call', { name: 'progress', arguments: { steps: 2 }, _meta: { progressToken: 7 } });
+    expect(progress.result?.['content']).toEqual([{ type: 'text', text: 'completed 2/2' }]);
+    await server.record.waitFor((r) => r.responseTo(progress.id!) !== undefined, 'the progress answer in the record', WAIT_MS);
+    expect(client.lines.some((l) => (l as RawMessage).id === 'slow')).toBe(false);
+    expect(server.record.responseTo('slow')).toBeUndefined();
+    expect(server.record.notifications('notifications/cancelled')[0]!.message.params).toMatchObject({ requestId: 'slow' });
+    const call = server.record.requests('tools/call').find((r) => r.message.id === progress.id)!.exchange;
+    expect(call.responseMessages.map((m) => m.message.method ?? m.message.id)).toEqual(['notifications/progress', 'notifications/progress', progress.id]);
+  });
+
   test('2025-03-26: a batch is one exchange; the answers to its requests come back as one batch', async () => {
     const { server, launch } = await start({ era: '2025-03-26' });
     const client = launch();
@@ -110,7 +128,7 @@ describe('eras', () => {
     const batch = (await client.waitForLine(Array.isArray, 'a batch answer')) as RawMessage[];
     expect(batch.map((m) => m.id).sort()).toEqual(['a', 'b']);
     const exchange = server.record.exchanges.find((e) => e.notes.includes('stdin-batch'))!;
-    await server.record.waitFor(() => exchange.endedAt !== undefined, 'the batch exchange to end');
+    await server.record.waitFor(() => exchange.endedAt !== undefined, 'the batch exchange to end', WAIT_MS);
     expect(exchange.requestMessages.map((m) => m.id ?? m.method)).toEqual(['a', 'notifications/progress', 'b']);
     expect(exchange.responseMessages.map((m) => m.message.id).sort()).toEqual(['a', 'b']);
   });
@@ -122,7 +140,7 @@ describe('eras', () => {
     client.write(`${JSON.stringify([{ jsonrpc: '2.0', id: 7, method: 'ping' }])}\n`);
     const answer = (await client.waitForLine((l) => (l as RawMessage).error !== undefined, 'the error')) as RawMessage;
     expect(answer).toMatchObject({ id: null, error: { code: -32600 } });
-    await server.record.waitFor((r) => r.exchanges.length === 3, 'the batch line in the record');
+    await server.record.waitFor((r) => r.exchanges.length === 3, 'the batch line in the record', WAIT_MS);
     expect(server.record.exchanges.at(-1)!.notes).toContain('stdin-batch');
   });
 
@@ -135,7 +153,7 @@ describe('eras', () => {
     expect(echo.result?.['content']).toEqual([{ type: 'text', text: 'x' }]);
     const init = await client.request('initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'c', version: '1' } });
     expect(init.error).toBeDefined();
-    await server.record.waitFor((r) => r.responseTo(3) !== undefined, 'the answer in the record');
+    await server.record.waitFor((r) => r.responseTo(3) !== undefined, 'the answer in the record', WAIT_MS);
     expect(server.record.requests('server/discover')).toHaveLength(1);
     expect(server.fixtures.runsOf('echo')).toBe(1);
   });
@@ -146,7 +164,7 @@ describe('eras', () => {
     expect((await modern.request('server/discover', { _meta: MODERN_META })).result?.['supportedVersions']).toEqual(['2026-07-28']);
     const legacy = launch();
     expect((await legacy.initialize('2025-11-25')).result?.['protocolVersion']).toBe('2025-11-25');
-    await server.record.waitFor((r) => r.notifications('notifications/initialized').length === 1, 'initialized');
+    await server.record.waitFor((r) => r.notifications('notifications/initialized').length === 1, 'initialized', WAIT_MS);
     expect(server.record.processes.map((p) => p.launch)).toEqual([1, 2]);
     expect(server.record.launches()).toBe(2);
     expect(server.record.exchangesOf(server.record.processes[1]!).map((e) => e.requestMessages[0]?.method)).toEqual(['initialize', 'notifications/initialized']);
@@ -160,12 +178,12 @@ describe('framing, as the server read it', () => {
     await client.initialize('2025-11-25');
     const message = JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'ping' });
     client.write(message.slice(0, 5));
-    await server.record.waitFor((r) => stdinBytes(process1(r)).toString().endsWith(message.slice(0, 5)), 'the first piece');
+    await server.record.waitFor((r) => stdinBytes(process1(r)).toString().endsWith(message.slice(0, 5)), 'the first piece', WAIT_MS);
     client.write(message.slice(5, 12));
-    await server.record.waitFor((r) => stdinBytes(process1(r)).toString().endsWith(message.slice(0, 12)), 'the second piece');
+    await server.record.waitFor((r) => stdinBytes(process1(r)).toString().endsWith(message.slice(0, 12)), 'the second piece', WAIT_MS);
     client.write(`${message.slice(12)}\n`);
     await client.answerTo(9);
-    await server.record.waitFor((r) => r.responseTo(9) !== undefined, 'the ping answer in the record');
+    await server.record.waitFor((r) => r.responseTo(9) !== undefined, 'the ping answer in the record', WAIT_MS);
     const ping = server.record.exchanges.find((e) => e.requestMessages[0]?.id === 9)!;
     expect(ping.requestBody).toBe(message);
     // The three writes arrived as three reads (each awaited in the record), after the handshake's one or two.
@@ -191,7 +209,7 @@ describe('framing, as the server read it', () => {
     await client.initialize('2025-06-18');
     const echo = await client.request('tools/call', { name: 'echo', arguments: { text: 'two\nlines' } });
     expect(echo.result?.['content']).toEqual([{ type: 'text', text: 'two\nlines' }]);
-    await server.record.waitFor((r) => r.responseTo(2) !== undefined, 'the answer in the record');
+    await server.record.waitFor((r) => r.responseTo(2) !== undefined, 'the answer in the record', WAIT_MS);
     expect(server.record.requests('tools/call')[0]!.message.params).toMatchObject({ arguments: { text: 'two\nlines' } });
   });
 });
@@ -229,7 +247,7 @@ describe('signals, the exit, and what the harness infers', () => {
     const client = launch();
     await client.initialize('2025-11-25');
     client.closeStdin();
-    await server.record.waitFor((r) => process1(r).notes.some((n) => n.label === 'ignored-stdin-eof'), 'EOF ignored');
+    await server.record.waitFor((r) => process1(r).notes.some((n) => n.label === 'ignored-stdin-eof'), 'EOF ignored', WAIT_MS);
     expect(server.processes()[0]!.alive).toBe(true);
     expect(server.survivors()).toEqual([client.child.pid]);
     await server.close();
@@ -262,12 +280,12 @@ describe('signals, the exit, and what the harness infers', () => {
     await client.initialize('2025-11-25');
     expect(server.send({ jsonrpc: '2.0', id: 'server-ping', method: 'ping' })).toBe(true);
     await client.waitForLine((l) => (l as RawMessage).id === 'server-ping', 'the server ping');
-    await server.record.waitFor((r) => r.exchanges.some((e) => e.method === 'STDOUT'), 'the ping in the record');
+    await server.record.waitFor((r) => r.exchanges.some((e) => e.method === 'STDOUT'), 'the ping in the record', WAIT_MS);
     const own = server.record.exchanges.find((e) => e.method === 'STDOUT')!;
     expect(own.responseMessages[0]!.message).toMatchObject({ id: 'server-ping', method: 'ping' });
     expect(own.requestMessages).toEqual([]);
     client.send({ id: 'server-ping', result: {} });
-    await server.record.waitFor((r) => r.exchanges.some((e) => e.requestMessages[0]?.id === 'server-ping' && e.requestMessages[0].result !== undefined), 'the answer');
+    await server.record.waitFor((r) => r.exchanges.some((e) => e.requestMessages[0]?.id === 'server-ping' && e.requestMessages[0].result !== undefined), 'the answer', WAIT_MS);
     const stdoutEnded = new Promise((resolve) => client.child.stdout!.once('end', resolve));
     server.command({ t: 'exit', closeStdout: true, code: 3 });
     await stdoutEnded;
@@ -288,8 +306,11 @@ test('the cost of one launch (spawn to the initialize answer), measured', async 
     client.closeStdin();
     await client.exited;
   }
-  const connected = server.record.processes.map((p) => p.connectedAt);
   console.log(`stdio launch to initialize answer: ${costs.map((c) => Math.round(c)).join(', ')} ms (median ${Math.round([...costs].sort((a, b) => a - b)[1]!)} ms)`);
-  expect(connected).toHaveLength(3);
-  expect(POLICY.ms.operation).toBeGreaterThan(0);
+  await server.record.waitFor((r) => r.processes.length === 3 && r.processes.every((p) => p.channelClosedAt !== undefined), 'three processes to end', WAIT_MS);
+  expect(server.record.processes.map((p) => [p.launch, p.exit?.code])).toEqual([
+    [1, 0],
+    [2, 0],
+    [3, 0],
+  ]);
 });

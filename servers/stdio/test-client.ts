@@ -6,6 +6,12 @@ import { once } from 'node:events';
 import { basePolicy } from '../../config/settings.ts';
 import type { StdioTarget } from './protocol.ts';
 
+/**
+ * How long any wait of these tests may take before it fails naming what it waited for: a safety net, never what a test
+ * measures, and large (a launch is a Node process loading the SDK, slow beside a CPU hog).
+ */
+export const WAIT_MS = 4 * basePolicy().ms.operation;
+
 export type RawMessage = { jsonrpc?: string; id?: string | number | null; method?: string; params?: Record<string, unknown>; result?: Record<string, unknown>; error?: { code: number; message: string; data?: unknown } };
 
 export class RawStdioClient {
@@ -80,7 +86,7 @@ export class RawStdioClient {
   }
 
   /** The first stdout line (already read or to come) that `predicate` holds for. */
-  waitForLine(predicate: (line: unknown) => boolean, what: string, timeoutMs = basePolicy().ms.operation): Promise<unknown> {
+  waitForLine(predicate: (line: unknown) => boolean, what: string, timeoutMs = WAIT_MS): Promise<unknown> {
     return new Promise((resolve, reject) => {
       const check = () => {
         const found = this.lines.find(predicate);
