@@ -1,5 +1,5 @@
 // The process adapter: a client program in another process, driven over the line protocol
-// (docs/line-protocol.md, version 1). The program is spawned in its own process group and serves case after case.
+// (docs/line-protocol.md, version 1.1). The program is spawned in its own process group and serves case after case.
 // Everything it does is bounded by the one time policy (config/time.ts): its hello, and every operation by a deadline
 // below the runner's bound on the same operation. A hang, a line that is not protocol JSON or an answer to no request
 // kills the whole group and fails what was waiting with a message that names what happened.
@@ -16,6 +16,8 @@ import type { TimePolicy } from '../../config/time.ts';
 import { REVISIONS, type Revision } from '../../protocol/revisions.ts';
 import {
   FEATURES,
+  isStdioTarget,
+  TRANSPORTS,
   type ClientAdapter,
   type ClientConnection,
   type ClientUnderTest,
@@ -23,8 +25,10 @@ import {
   type ConnectOptions,
   type Feature,
   type OperationOptions,
+  type ServerTarget,
   type ToolResult,
   type ToolSummary,
+  type Transport,
 } from '../adapter.ts';
 
 /** The line protocol version this harness speaks (the `protocol` member of the hello). */
@@ -120,6 +124,8 @@ export interface Hello {
   description: string;
   revisions: Revision[];
   features: Feature[];
+  /** Declared only by a program that speaks more than HTTP (line protocol 1.1); absent: HTTP only. */
+  transports?: Transport[];
 }
 
 /** What is wrong with a hello line, one phrase per member; empty when it is valid. */
@@ -135,6 +141,11 @@ export function helloProblems(value: unknown): string[] {
   else if (typeof hello.description !== 'string') problems.push('description is not a string');
   problems.push(...listProblems(hello, 'revisions', REVISIONS, 'revision'));
   problems.push(...listProblems(hello, 'features', Object.keys(FEATURES), 'feature'));
+  if (hello.transports !== undefined) {
+    const listed = listProblems(hello, 'transports', Object.keys(TRANSPORTS), 'transport');
+    problems.push(...listed);
+    if (listed.length === 0 && (hello.transports as unknown[]).length === 0) problems.push('transports is empty (leave it out to declare HTTP only)');
+  }
   return problems;
 }
 
@@ -446,6 +457,7 @@ class ProgramSupervisor {
         description: hello.description as string,
         revisions: hello.revisions as Revision[],
         features: hello.features as Feature[],
+        ...(hello.transports !== undefined ? { transports: hello.transports as Transport[] } : {}),
       });
     }
     const problem = responseProblem(message);
@@ -591,7 +603,7 @@ function operationLimit(base: number, clientTimeoutMs: number | undefined, margi
 }
 
 /** What a restarted program must declare as the first one did: the adapter's name, revisions and features are fixed for the run. */
-const declared = (hello: Hello) => JSON.stringify({ name: hello.name, revisions: hello.revisions, features: hello.features });
+const declared = (hello: Hello) => JSON.stringify({ name: hello.name, revisions: hello.revisions, features: hello.features, ...(hello.transports ? { transports: hello.transports } : {}) });
 
 /**
  * Spawns the program, reads its hello, and returns the adapter that drives it: a case starts on the running program,
@@ -663,6 +675,7 @@ export async function processAdapter(config: ProcessAdapterConfig): Promise<Proc
   const timeout = settings.operationTimeoutMs;
   const margin = time.ms.react;
   const cancellable = hello.features.includes('cancellation');
+  const speaksStdio = hello.transports?.includes('stdio') === true;
 
   /** A fresh program, greeted; one at a time, however many cases ask. */
   const restart = async (caseId: string): Promise<ProgramSupervisor> => {
@@ -769,6 +782,7 @@ export async function processAdapter(config: ProcessAdapterConfig): Promise<Proc
     description: hello.description,
     revisions: hello.revisions,
     features: hello.features,
+    ...(hello.transports !== undefined ? { transports: hello.transports } : {}),
     get pid() {
       return program.pid;
     },
@@ -796,8 +810,11 @@ export async function processAdapter(config: ProcessAdapterConfig): Promise<Proc
         throw error;
       }
       return {
-        async connect(url: string, options: ConnectOptions): Promise<ClientConnection> {
-          const result = (await operation(target, 'connect', { case: caseKey, url, options }, options.timeoutMs)) as Record<string, unknown>;
+        async connect(server: ServerTarget, options: ConnectOptions): Promise<ClientConnection> {
+          // A stdio target goes as `target` (1.1), only to a program that declared the transport; a URL as `url`, as in 1.0.
+          if (isStdioTarget(server) && !speaksStdio) throw new ClientProcessError(`${label} does not declare the stdio transport: it cannot be given a stdio target`, []);
+          const where = isStdioTarget(server) ? { target: server } : { url: server };
+          const result = (await operation(target, 'connect', { case: caseKey, ...where, options }, options.timeoutMs)) as Record<string, unknown>;
           if (typeof result.connection !== 'string' || result.connection === '') throw invalidResult(label, 'connect', 'connection is not a non-empty string');
           return connectionFor(target, caseKey, result.connection);
         },

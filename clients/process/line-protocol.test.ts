@@ -1,6 +1,7 @@
 // The JSON Schema of the line protocol validates every message both ways: the lines both drivers and the harness
-// actually exchange in real scenarios (cancellation included), the example in docs/line-protocol.md, and it
-// rejects what version 1.0 does not allow. Its enumerations are the harness's own.
+// actually exchange in real scenarios (cancellation and a stdio target included), the example in docs/line-protocol.md,
+// and it rejects what version 1.1 does not allow. Its enumerations are the harness's own. A 1.0 program (no
+// transports in its hello) is never given a stdio target: a stdio scenario is not applicable to it.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 // ajv is not a dependency of this project; it is installed with the official harness and the SDK. Tests only.
@@ -10,9 +11,10 @@ import { basePolicy } from '../../config/settings.ts';
 import { REVISIONS } from '../../protocol/revisions.ts';
 import { startReferenceServer } from '../../servers/server.ts';
 import { runScenario } from '../../suites/runner.ts';
-import { FEATURES } from '../adapter.ts';
-import { processAdapter } from './adapter.ts';
-import { BASIC_SCENARIOS, NO_PYTHON, NODE, NODE_DRIVER, PYTHON_DRIVER, ROOT } from './testdata/support.ts';
+import { stdioHandshake } from '../../suites/stdio/handshake.ts';
+import { FEATURES, TRANSPORTS } from '../adapter.ts';
+import { ClientProcessError, helloProblems, processAdapter } from './adapter.ts';
+import { BASIC_SCENARIOS, MISBEHAVING, NO_PYTHON, NODE, NODE_DRIVER, PYTHON_DRIVER, ROOT } from './testdata/support.ts';
 
 const time = basePolicy();
 const schema = JSON.parse(readFileSync(join(import.meta.dirname, 'line-protocol.schema.json'), 'utf8'));
@@ -40,7 +42,9 @@ test('the schema is draft 2020-12 and its revisions and features are the harness
   expect(schema.$schema).toBe('https://json-schema.org/draft/2020-12/schema');
   expect(schema.$defs.Revision.enum).toEqual([...REVISIONS]);
   expect(schema.$defs.Feature.enum).toEqual(Object.keys(FEATURES));
+  expect(schema.$defs.Transport.enum).toEqual(Object.keys(TRANSPORTS));
   expect(schema.$defs.Hello.properties.protocol.const).toBe(1);
+  expect(schema.$id).toBe('urn:mcp-client-conformance:line-protocol:1.1');
 });
 
 describe.each([
@@ -54,6 +58,9 @@ describe.each([
       for (const revision of ['2025-03-26', '2025-06-18', '2025-11-25'] as const) {
         for (const scenario of BASIC_SCENARIOS) expect((await runScenario(scenario, adapter, revision)).verdict).toBe('pass');
       }
+      // Over stdio: the hello declares it, and the connect carries the target instead of a URL.
+      expect(adapter.transports).toEqual(['http', 'stdio']);
+      expect((await runScenario(stdioHandshake, adapter, '2025-11-25')).verdict).toBe('pass');
       const server = await startReferenceServer({ era: '2025-06-18' });
       try {
         const client = await adapter.start('cancel');
@@ -75,6 +82,11 @@ describe.each([
     }
     const ops = new Set(lines.filter((l) => l.direction === 'out').map((l) => JSON.parse(l.line).op));
     expect([...ops].sort()).toEqual(['callTool', 'cancel', 'close', 'connect', 'dispose', 'info', 'listTools', 'shutdown', 'start']);
+    const connects = lines.filter((l) => l.direction === 'out' && JSON.parse(l.line).op === 'connect').map((l) => JSON.parse(l.line));
+    expect(connects.filter((c) => c.target !== undefined)).toHaveLength(1);
+    expect(connects.find((c) => c.target !== undefined)).toMatchObject({ target: { transport: 'stdio', command: NODE }, options: { shutdownGraceMs: 2 * time.ms.react } });
+    // Only the stdio connect carries the stdio-only option: an HTTP connect is what a 1.0 program reads.
+    expect(connects.filter((c) => c.url !== undefined).every((c) => c.options.shutdownGraceMs === undefined)).toBe(true);
     expect(lines.some((l) => l.direction === 'in' && 'error' in JSON.parse(l.line))).toBe(true);
     checkTraffic(lines);
   });
@@ -99,9 +111,39 @@ test.each([
   ['an error without a message', { id: 1, error: { code: 'aborted' } }],
   ['a hello of protocol 2', { protocol: 2, name: 'x', description: '', revisions: [], features: [] }],
   ['a hello with an unknown feature', { protocol: 1, name: 'x', description: '', revisions: [], features: ['teleport'] }],
+  ['a hello with an unknown transport', { protocol: 1, name: 'x', description: '', revisions: [], features: [], transports: ['carrier-pigeon'] }],
+  ['a hello declaring no transport at all', { protocol: 1, name: 'x', description: '', revisions: [], features: [], transports: [] }],
+  ['a connect with both a url and a target', { id: 1, case: 'c', op: 'connect', url: 'http://127.0.0.1:1/mcp', target: { transport: 'stdio', command: 'srv', args: [] }, options: { timeoutMs: 1 } }],
+  ['a connect with neither a url nor a target', { id: 1, case: 'c', op: 'connect', options: { timeoutMs: 1 } }],
+  ['a connect to a stdio target without args', { id: 1, case: 'c', op: 'connect', target: { transport: 'stdio', command: 'srv' }, options: { timeoutMs: 1 } }],
   ['a hello without a name', { protocol: 1, description: '', revisions: [], features: [] }],
 ])('the schema rejects %s', (_what, message) => {
   expect(problems(message)).toBeDefined();
+});
+
+test('the harness checks a hello’s transports as the schema does, and takes no transports for HTTP only', () => {
+  const hello = { protocol: 1, name: 'x', description: '', revisions: ['2025-11-25'], features: ['mode-legacy'] };
+  expect(helloProblems(hello)).toEqual([]);
+  expect(helloProblems({ ...hello, transports: ['http', 'stdio'] })).toEqual([]);
+  expect(helloProblems({ ...hello, transports: ['stdio', 'pigeon'] })).toEqual(['transports[1] ("pigeon") is not a known transport']);
+  expect(helloProblems({ ...hello, transports: [] })).toEqual(['transports is empty (leave it out to declare HTTP only)']);
+  expect(problems({ ...hello, transports: ['http', 'stdio'] })).toBeUndefined();
+  expect(problems({ id: 1, case: 'c', op: 'connect', target: { transport: 'stdio', command: 'srv', args: ['--x'], env: { A: 'b' }, cwd: '/tmp' }, options: { timeoutMs: 1, shutdownGraceMs: 1 } })).toBeUndefined();
+});
+
+test('a 1.0 program (no transports in its hello) is not offered a stdio case, and is never sent a stdio target', async () => {
+  const adapter = await processAdapter({ command: NODE, args: [MISBEHAVING] });
+  try {
+    expect(adapter.transports).toBeUndefined();
+    const result = await runScenario(stdioHandshake, adapter, '2025-11-25');
+    expect(result.verdict).toBe('n/a');
+    expect(result.reason).toBe('misbehaving does not declare the stdio transport');
+    const client = await adapter.start('direct');
+    await expect(client.connect({ transport: 'stdio', command: NODE, args: [] }, { timeoutMs: time.ms.operation })).rejects.toThrow(ClientProcessError);
+    await client.dispose();
+  } finally {
+    await adapter.shutdown();
+  }
 });
 
 test('an answer is checked against the result of the op it answers', () => {

@@ -1,10 +1,10 @@
 #!/usr/bin/env node
-// The Node line-protocol driver: any in-process adapter, out of process (docs/line-protocol.md, version 1).
+// The Node line-protocol driver: any in-process adapter, out of process (docs/line-protocol.md, version 1.1).
 //
 //   node clients/drivers/node/driver.ts [--adapter <built-in name | ./module.ts>] [--name <name>]
 //
 // Default: the SDK v2 legacy adapter (clients/sdk-v2.ts). The hello carries the wrapped adapter's revisions,
-// features and description; its name is `<adapter>-process` unless --name gives another (give the wrapped
+// features, transports (when it declares them: a stdio target then comes as `target`) and description; its name is `<adapter>-process` unless --name gives another (give the wrapped
 // adapter's own name to share its baseline). It is the generic bridge for running an in-process adapter out of
 // process, and the point where the out-of-process overhead is measured (clients/process/bench.ts).
 //
@@ -12,7 +12,7 @@
 // process.stdout.write) is sent to stderr, where the harness keeps it for failure messages.
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
-import type { ClientAdapter, ClientConnection, ClientUnderTest, ConnectOptions, OperationOptions } from '../../adapter.ts';
+import type { ClientAdapter, ClientConnection, ClientUnderTest, ConnectOptions, OperationOptions, StdioTarget } from '../../adapter.ts';
 import { loadAdapter } from '../../load.ts';
 
 const writeProtocol = process.stdout.write.bind(process.stdout);
@@ -100,7 +100,9 @@ async function perform(request: Request): Promise<Record<string, unknown>> {
     }
     case 'connect': {
       const client = instance(request);
-      const opened = await client.connect(String(request.url), request.options as ConnectOptions);
+      // 1.1: a stdio target instead of the URL, sent only because the wrapped adapter declares stdio.
+      const where = request.target !== undefined ? (request.target as StdioTarget) : String(request.url);
+      const opened = await client.connect(where, request.options as ConnectOptions);
       const id = `c${nextConnection++}`;
       connections.set(id, { caseId: request.case!, connection: opened });
       return { connection: id };
@@ -148,7 +150,14 @@ async function stop(answer?: number): Promise<never> {
   process.exit(0);
 }
 
-send({ protocol: 1, name: values.name ?? `${adapter.name}-process`, description: `${adapter.description} (out of process: Node line-protocol driver)`, revisions: adapter.revisions, features: adapter.features });
+send({
+  protocol: 1,
+  name: values.name ?? `${adapter.name}-process`,
+  description: `${adapter.description} (out of process: Node line-protocol driver)`,
+  revisions: adapter.revisions,
+  features: adapter.features,
+  ...(adapter.transports !== undefined ? { transports: adapter.transports } : {}),
+});
 
 const lines = createInterface({ input: process.stdin, crlfDelay: Infinity });
 lines.on('line', (line) => {

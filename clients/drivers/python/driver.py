@@ -1,16 +1,22 @@
 #!/usr/bin/env python3
-"""An MCP client in Python 3's standard library (http.client), driven over the line protocol.
+"""An MCP client in Python 3's standard library (http.client, subprocess), driven over the line protocol.
 
     python3 clients/drivers/python/driver.py
 
-It speaks legacy Streamable HTTP at the wire level, straight from the spec: `initialize` offering 2025-11-25
+It speaks legacy Streamable HTTP and stdio at the wire level, straight from the spec. Over HTTP: `initialize` offering 2025-11-25
 (and accepting 2025-03-26, 2025-06-18 or 2025-11-25 in the answer), `notifications/initialized`, the
 Mcp-Session-Id issued with the InitializeResult on every later request, MCP-Protocol-Version from 2025-06-18,
 answers as JSON or as an SSE stream, `tools/list`, `tools/call`, and DELETE of the session on close. A
 cancelled call sends `notifications/cancelled` for its request (from a thread) and stops waiting for the answer.
 It does not resume a broken SSE stream (GET + Last-Event-ID), answer requests the server sends, or paginate.
 
-The line protocol (docs/line-protocol.md, version 1): a hello line first, then one JSON request per line on
+Over stdio (a `connect` with a stdio target): the server launched with subprocess in its own session (process
+group), one JSON-RPC message per line on its stdin, answers read from its stdout by a thread, its stderr drained by
+another (and never taken as an error), a ping from the server answered and any other request refused (-32601), a
+cancelled call sent `notifications/cancelled`; close() closes its stdin, waits the grace the harness gives
+(shutdownGraceMs), then SIGTERM to the group, waits again, then SIGKILL.
+
+The line protocol (docs/line-protocol.md, version 1.1): a hello line first, then one JSON request per line on
 stdin, each answered by exactly one JSON line on stdout; requests run concurrently, each in its own thread.
 Only protocol lines go to stdout; logs go to stderr. The driver exits on `shutdown` and when stdin ends.
 """
@@ -19,7 +25,9 @@ import http.client
 import itertools
 import json
 import os
+import signal
 import socket
+import subprocess
 import sys
 import threading
 import urllib.parse
@@ -35,10 +43,13 @@ HELLO = {
     % sys.version_info[:2],
     'revisions': list(ACCEPTED),
     'features': ['mode-legacy', 'cancellation'],
+    'transports': ['http', 'stdio'],
 }
 POST_HEADERS = {'Content-Type': 'application/json', 'Accept': 'application/json, text/event-stream'}
 NOTIFY_TIMEOUT_S = 5
 CLOSE_TIMEOUT_S = 5
+# The stdio shutdown grace when the harness gives none (it always does: options.shutdownGraceMs).
+DEFAULT_GRACE_S = 2
 
 # Protocol lines go to the real stdout only; a stray print() goes to stderr with the logs.
 _protocol_out = sys.stdout
@@ -128,18 +139,19 @@ def read_sse_answer(response, request_id):
 
 
 class Call:
-    """One cancellable request. A cancel notifies the server (from a thread) once the request is on the wire."""
+    """One cancellable request. A cancel notifies the server (from a thread) once the request is on the wire,
+    and wakes the thread waiting for the answer (`wake`: over HTTP it shuts the socket down)."""
 
     def __init__(self):
         self._lock = threading.Lock()
         self.cancelled = False
         self._session = None
-        self._connection = None
+        self._wake = None
         self._request_id = None
 
-    def sent(self, session, connection, request_id):
+    def sent(self, session, request_id, wake):
         with self._lock:
-            self._session, self._connection, self._request_id = session, connection, request_id
+            self._session, self._wake, self._request_id = session, wake, request_id
             cancelled = self.cancelled
         if cancelled:
             self._notify()
@@ -147,24 +159,18 @@ class Call:
 
     def finished(self):
         with self._lock:
-            self._connection = None
+            self._wake = None
 
     def cancel(self):
         with self._lock:
             if self.cancelled:
                 return
             self.cancelled = True
-            connection = self._connection
-        if connection is None:
+            wake = self._wake
+        if wake is None:
             return  # not on the wire yet (sent() will notify) or already answered
         self._notify()
-        # Stop waiting: the thread reading the answer sees the stream end and reports the cancellation.
-        sock = connection.sock
-        if sock is not None:
-            try:
-                sock.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
+        wake()
 
     def _notify(self):
         session, request_id = self._session, self._request_id
@@ -244,7 +250,8 @@ class Session:
                 raise AbortError('the request was cancelled before it was sent')
             connection.request('POST', self._target, body=json.dumps(message).encode(), headers=self.headers(POST_HEADERS))
             if call is not None:
-                call.sent(self, connection, request_id)
+                # Stop waiting on cancel: the thread reading the answer sees the stream end and reports the cancellation.
+                call.sent(self, request_id, lambda: _shut(connection))
             response = connection.getresponse()
             if not 200 <= response.status < 300:
                 raise HttpError(response.status, response.read().decode('utf-8', 'replace'))
@@ -288,6 +295,171 @@ class Session:
             connection.close()
 
 
+def _shut(connection):
+    sock = connection.sock
+    if sock is not None:
+        try:
+            sock.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+
+
+class StdioSession:
+    """One stdio server, launched for one connection: JSON-RPC lines on its stdin and stdout."""
+
+    def __init__(self, target, grace_s):
+        command = target.get('command')
+        if not isinstance(command, str) or not command:
+            raise OperationError('invalid-request', 'a stdio target needs a command')
+        env = dict(os.environ)
+        env.update(target.get('env') or {})
+        self._grace = grace_s
+        self._ids = itertools.count(1)
+        self._lock = threading.Lock()
+        self._waiting = {}  # request id -> [threading.Event, answer or None]
+        self._write_lock = threading.Lock()
+        self.version = None
+        self.session_id = None
+        self.closed = False
+        self._ended = None  # why the server can no longer be talked to
+        try:
+            self._process = subprocess.Popen(
+                [command] + list(target.get('args') or []),
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                env=env, cwd=target.get('cwd'), start_new_session=True,
+            )
+        except OSError as error:
+            raise ClientError('the server %r could not be started: %s' % (command, error)) from None
+        threading.Thread(target=self._read, daemon=True).start()
+        # Reading stderr keeps a chatty server from blocking on a full pipe; what it says is logs, never an error.
+        threading.Thread(target=self._drain_stderr, daemon=True).start()
+
+    def _drain_stderr(self):
+        while self._process.stderr.read1(65536):
+            pass
+
+    def _read(self):
+        for raw in self._process.stdout:
+            try:
+                message = json.loads(raw.decode('utf-8'))
+            except ValueError:
+                continue  # not a message: the server MUST NOT write it, and it is never taken for an answer
+            for item in message if isinstance(message, list) else [message]:
+                if isinstance(item, dict):
+                    self._dispatch(item)
+        self._end('the server closed its stdout (exit code %s)' % self._process.poll())
+
+    def _dispatch(self, message):
+        if 'method' not in message:
+            with self._lock:
+                slot = self._waiting.pop(message.get('id'), None)
+            if slot is not None:  # else late (cancelled) and ignored
+                slot[1] = message
+                slot[0].set()
+            return
+        if message.get('id') is None:
+            return  # a notification
+        # A request from the server: the client declares no capability, so only ping is answered with a result.
+        if message['method'] == 'ping':
+            self._write({'jsonrpc': '2.0', 'id': message['id'], 'result': {}})
+        else:
+            self._write({'jsonrpc': '2.0', 'id': message['id'], 'error': {'code': -32601, 'message': 'Method not found'}})
+
+    def _end(self, why):
+        with self._lock:
+            if self._ended is None:
+                self._ended = why
+            waiting, self._waiting = self._waiting, {}
+        for slot in waiting.values():
+            slot[0].set()
+
+    def _write(self, message):
+        line = json.dumps(message, separators=(',', ':')) + '\n'  # json.dumps escapes every newline in a string
+        with self._write_lock:
+            try:
+                self._process.stdin.write(line.encode('utf-8'))
+                self._process.stdin.flush()
+            except (OSError, ValueError):
+                self._end('writing to the server failed: its stdin is closed')
+
+    def initialize(self, timeout):
+        params = {'protocolVersion': OFFERED, 'capabilities': {}, 'clientInfo': CLIENT_INFO}
+        result, _ = self.request('initialize', params, timeout)
+        version = result.get('protocolVersion')
+        if version not in ACCEPTED:
+            raise ClientError('server answered unsupported protocol version %r' % (version,))
+        self.version = version
+        self.notify('notifications/initialized', None, timeout)
+
+    def notify(self, method, params, timeout):
+        message = {'jsonrpc': '2.0', 'method': method}
+        if params is not None:
+            message['params'] = params
+        self._write(message)
+
+    def request(self, method, params, timeout, call=None):
+        if self.closed:
+            raise ClientError('connection is closed')
+        if self._ended is not None:
+            raise ClientError(self._ended)
+        request_id = next(self._ids)
+        slot = [threading.Event(), None]
+        with self._lock:
+            self._waiting[request_id] = slot
+        try:
+            if call is not None and call.cancelled:
+                raise AbortError('the request was cancelled before it was sent')
+            self._write({'jsonrpc': '2.0', 'id': request_id, 'method': method, 'params': params})
+            if call is not None:
+                call.sent(self, request_id, slot[0].set)
+            if not slot[0].wait(timeout):
+                raise ClientError('no answer to %s within %s s' % (method, timeout))
+            if call is not None and call.cancelled:
+                raise AbortError('the request was cancelled')  # a late answer is ignored
+            answer = slot[1]
+            if answer is None:
+                raise ClientError(self._ended or 'the connection ended before the answer')
+            if 'error' in answer:
+                raise JsonRpcError(answer['error'])
+            return answer.get('result') or {}, None
+        finally:
+            with self._lock:
+                self._waiting.pop(request_id, None)
+            if call is not None:
+                call.finished()
+
+    def close(self):
+        """The spec's shutdown: close stdin, wait; SIGTERM to the group, wait; SIGKILL to the group."""
+        if self.closed:
+            return
+        self.closed = True
+        process = self._process
+        try:
+            process.stdin.close()
+        except OSError:
+            pass
+        for sent in (signal.SIGTERM, signal.SIGKILL):
+            try:
+                process.wait(self._grace)
+                break
+            except subprocess.TimeoutExpired:
+                try:
+                    os.killpg(process.pid, sent)
+                except OSError:
+                    pass
+        else:
+            try:
+                process.wait(self._grace)
+            except subprocess.TimeoutExpired:
+                pass
+        # What is left of its group (a descendant it started) goes too.
+        try:
+            os.killpg(process.pid, signal.SIGKILL)
+        except OSError:
+            pass
+        self._end('the connection is closed')
+
+
 _state = threading.Lock()
 _instances = {}  # case -> set of connection ids
 _connections = {}  # connection id -> (case, Session)
@@ -326,8 +498,18 @@ def perform(request):
         for option in ('resume', 'affinityKey', 'keepSessionOnClose'):
             if options.get(option):
                 raise OperationError('unsupported', 'this client does not support %s' % option)
-        session = Session(request.get('url'))
-        session.initialize(_seconds(options.get('timeoutMs')))
+        target = request.get('target')
+        if target is not None:
+            grace = options.get('shutdownGraceMs')
+            session = StdioSession(target, DEFAULT_GRACE_S if grace is None else grace / 1000)
+        else:
+            session = Session(request.get('url'))
+        try:
+            session.initialize(_seconds(options.get('timeoutMs')))
+        except Exception:
+            if target is not None:
+                session.close()
+            raise
         with _state:
             connection = 'c%d' % next(_connection_ids)
             _connections[connection] = (case, session)
