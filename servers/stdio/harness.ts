@@ -214,6 +214,9 @@ export async function startStdioServer(options: StdioServerOptions): Promise<Std
       channel.off('error', reject);
       resolve();
     });
+  }).catch((error: unknown) => {
+    rmSync(dir, { recursive: true, force: true });
+    throw error;
   });
 
   const target = stdioTarget(era, personalities, path, options.env);
