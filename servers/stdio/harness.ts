@@ -137,6 +137,21 @@ function ancestry(): Set<number> {
   return pids;
 }
 
+/**
+ * The channel directories of servers not closed yet: removed when this process exits whatever way it can still act
+ * (a test runner's worker ending without close(), process.exit); only a SIGKILL leaves one behind.
+ */
+const openDirs = new Set<string>();
+let exitHookInstalled = false;
+function removeAtExit(dir: string): void {
+  openDirs.add(dir);
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  process.once('exit', () => {
+    for (const open of openDirs) rmSync(open, { recursive: true, force: true });
+  });
+}
+
 const idKey = (process: StdioProcess, id: unknown) => `${process.index}:${JSON.stringify(id)}`;
 
 export async function startStdioServer(options: StdioServerOptions): Promise<StdioReferenceServer> {
@@ -149,6 +164,7 @@ export async function startStdioServer(options: StdioServerOptions): Promise<Std
   ) as StdioPersonality[];
 
   const dir = mkdtempSync(join(tmpdir(), 'mcp-stdio-'));
+  removeAtExit(dir);
   const path = join(dir, 'channel.sock');
   const record = new StdioRecord();
   const fixtures = new FixtureState();
@@ -216,6 +232,7 @@ export async function startStdioServer(options: StdioServerOptions): Promise<Std
     });
   }).catch((error: unknown) => {
     rmSync(dir, { recursive: true, force: true });
+    openDirs.delete(dir);
     throw error;
   });
 
@@ -254,6 +271,7 @@ export async function startStdioServer(options: StdioServerOptions): Promise<Std
     for (const socket of sockets.values()) socket.destroy();
     await stopped;
     rmSync(dir, { recursive: true, force: true });
+    openDirs.delete(dir);
   };
 
   return {
