@@ -157,7 +157,8 @@ export class StdioProcess {
         await this.within(this.exited, graceMs);
       }
     }
-    if (!rules.killProcessTree) return this.release();
+    // A server still running (a client that never sends SIGKILL) keeps its tree: there is nothing more this client does.
+    if (!rules.killProcessTree || !this.hasExited) return this.release();
     // The server is gone; its descendants (a wrapper's real server, a helper) may not be. They hold its pipes, or at
     // least its process group: the same escalation for them, with nothing left afterwards.
     if (!(await this.within(this.streamsClosed, graceMs)) || this.groupAlive()) {
