@@ -156,12 +156,13 @@ function namingStream(exchanges: readonly WireExchange[], exchange: WireExchange
 
 /**
  * The exchanges that went to the server's MCP endpoint: its entry path (`entryPath`) and, over HTTP+SSE, the endpoints
- * its streams named. Only they carry MCP messages: OAuth discovery (`/.well-known/…`), client registration and token
+ * its streams named; over stdio, every line on the server's stdin. Only they carry MCP messages: OAuth discovery (`/.well-known/…`), client registration and token
  * requests go to other paths with bodies of their own.
  */
 export function mcpExchanges(exchanges: readonly WireExchange[], revision: Revision): WireExchange[] {
   const paths = new Set([entryPath(revision), ...exchanges.flatMap((exchange) => streamEndpoint(exchange) ?? []).map((endpoint) => endpoint.split('?')[0]!)]);
-  return exchanges.filter((exchange) => paths.has(pathOf(exchange)));
+  // stdio: every line the client wrote to the server's stdin is MCP traffic (servers/stdio/record.ts).
+  return exchanges.filter((exchange) => exchange.method === 'STDIN' || paths.has(pathOf(exchange)));
 }
 
 /**
