@@ -1,4 +1,5 @@
-// The two line-protocol drivers on their own terms: cancellation reaches the server as notifications/cancelled,
+// The two line-protocol drivers on their own terms: over stdio the whole shutdown reaches a stubborn server (stdin
+// closed, SIGTERM, SIGKILL, nothing left), cancellation reaches the server as notifications/cancelled,
 // they exit when their stdin ends, they answer an unknown op with an error, the Python client reads JSON and SSE
 // answers and sends the right headers, and the Node driver keeps a noisy client's output off the protocol stream.
 import { spawn } from 'node:child_process';
@@ -9,7 +10,10 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterEach, describe, expect, test } from 'vitest';
 import { startReferenceServer } from '../../servers/server.ts';
+import { explain } from '../../suites/evidence.ts';
 import { runScenario } from '../../suites/runner.ts';
+import { defineScenario } from '../../suites/scenario.ts';
+import { stdioHandshake } from '../../suites/stdio/handshake.ts';
 import { basePolicy } from '../../config/settings.ts';
 import { processAdapter, programOperationMs, type ProcessAdapter } from '../process/adapter.ts';
 import { BASIC_SCENARIOS, groupExists, NO_PYTHON, NODE, NODE_DRIVER, PYTHON_DRIVER } from '../process/testdata/support.ts';
@@ -50,6 +54,33 @@ function raw(command: string, args: string[]) {
   };
   return { child, next, send, kill };
 }
+
+// The Node driver wraps the reference client here: its graces are the ones the harness gives (shutdownGraceMs). The
+// SDK's own are 2 s + 2 s, which with a server ignoring EOF and SIGTERM is the whole of a program's 4 s deadline on close.
+const STDIO_DRIVERS = DRIVERS.map((d) => (d.driver === 'node' ? { ...d, args: [...d.args, '--adapter', 'reference'] } : d));
+
+describe.each(STDIO_DRIVERS)('the $driver driver over stdio', ({ command, args, skip }) => {
+  // A server that ignores stdin EOF and SIGTERM: the driver's client must go through the whole shutdown, and the
+  // server must be gone when close() returns.
+  const stubborn = defineScenario({
+    ...stdioHandshake,
+    id: 'stdio/test-stubborn-server',
+    setup: () => ({ stdio: { personalities: ['ignores-stdin-eof', 'ignores-sigterm'] }, state: undefined }),
+  });
+
+  test.skipIf(skip)('close() closes the server’s stdin, then SIGTERM, then SIGKILL: no process of it is left', async () => {
+    const adapter = await start(command, args);
+    expect(adapter.transports).toEqual(['http', 'stdio']);
+    const result = await runScenario(stubborn, adapter, '2025-11-25');
+    expect(result.verdict, explain(result)).toBe('pass');
+    const server = result.evidence!.stdio!.processes.find((p) => p.role === 'server')!;
+    expect(server.stdinEofAt).toBeDefined();
+    expect(server.signals.map((s) => s.signal)).toEqual(['SIGTERM']);
+    expect(server.signals[0]!.at).toBeGreaterThanOrEqual(server.stdinEofAt!);
+    expect(server.exit).toMatchObject({ inferred: true, signal: 'SIGKILL' });
+    expect(result.evidence!.stdio!.survivors).toEqual([]);
+  });
+});
 
 describe.each(DRIVERS)('the $driver driver', ({ command, args, skip }) => {
   test.skipIf(skip)('a cancel reaches the server as notifications/cancelled for the call, whose handler is aborted', async () => {
