@@ -4,6 +4,7 @@
 // by notifications/cancelled and never for initialize, and both eras. Order of events only: no wall-clock assertions.
 import { describe, expect, test } from 'vitest';
 import { ConnectionDropped } from './errors.ts';
+import { withRuleBroken } from './rules.ts';
 import { BOUND_MS, newClient, POLICY, rejection, running, STDIO_CONNECT, stdioServer, eventually, type StdioEvent } from './test-support.ts';
 
 const kinds = (events: readonly StdioEvent[]) => events.filter((e) => e.type !== 'stdin').map((e) => (e.type === 'signal' ? `signal ${e.signal}` : e.type));
@@ -114,6 +115,34 @@ describe('the stdio transport', () => {
       ['start', 'eof', 'signal SIGTERM', 'exit'],
       ['start', 'eof', 'signal SIGTERM', 'exit'],
     ]);
+  });
+});
+
+describe('the rules every transport shares hold over stdio too (a variant breaking one breaks it here)', () => {
+  test('neverCancelInitialize off: a connect giving up during initialize cancels it', async () => {
+    const server = stdioServer({ SILENT_ON: 'initialize' });
+    const client = newClient({ rules: withRuleBroken('neverCancelInitialize') });
+    await rejection(client.connect(server.target, { ...STDIO_CONNECT, timeoutMs: POLICY.ms.react }));
+    await client.dispose();
+    expect(methodsOf(server.lines())).toEqual(['initialize', 'notifications/cancelled']);
+  });
+
+  test('cancelOnTheWire off: an aborted call settles, and nothing tells the server', async () => {
+    const server = stdioServer();
+    const connection = await newClient({ rules: withRuleBroken('cancelOnTheWire') }).connect(server.target, STDIO_CONNECT);
+    const controller = new AbortController();
+    const call = rejection(connection.callTool('slow', { ms: 4 * POLICY.ms.react }, { signal: controller.signal }));
+    await eventually(() => methodsOf(server.lines()).includes('tools/call'), 'the slow call to reach the server');
+    controller.abort();
+    await call;
+    await connection.close();
+    expect(methodsOf(server.lines())).toEqual(['initialize', 'notifications/initialized', 'tools/call']);
+  });
+
+  test('sendInitializedNotification off: no notifications/initialized', async () => {
+    const server = stdioServer();
+    await (await newClient({ rules: withRuleBroken('sendInitializedNotification') }).connect(server.target, STDIO_CONNECT)).close();
+    expect(methodsOf(server.lines())).toEqual(['initialize']);
   });
 });
 
