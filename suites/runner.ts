@@ -3,7 +3,9 @@
 // The client is not trusted to keep the adapter contract: every call into it goes through `invoke`, so a synchronous
 // throw, a garbage return or a hang is reported as what it is (ClientMisbehaved, ClientHung) and never escapes into the
 // runner; cleanup always ends with the servers closed; and what the client leaves behind after dispose (connections
-// to the servers, running timers) is reported as informational (MAY) findings, so it never changes a verdict.
+// to the servers, running timers, over stdio processes of the server it launched) is reported as informational (MAY)
+// findings, so it never changes a verdict. A stdio scenario has no HTTP server: the client is given the stdio server's
+// target to launch, and the stdio server's close() kills whatever of it is still running.
 import { AsyncLocalStorage, createHook } from 'node:async_hooks';
 import { featureFor, transportsOf, type ClientAdapter, type Negotiation, type ClientConnection, type ClientUnderTest, type ConnectOptions, type Feature } from '../clients/adapter.ts';
 import { connectionsClosed, type OpenConnection } from '../servers/listen.ts';
