@@ -3,9 +3,13 @@
 // (stdin closed, then SIGTERM only for a server still running, then SIGKILL), no process of the tree left, cancellation
 // by notifications/cancelled and never for initialize, and both eras. Order of events only: no wall-clock assertions.
 import { describe, expect, test } from 'vitest';
+import { failOnLeakedHandles } from '../../suites/leaks.ts';
 import { ConnectionDropped } from './errors.ts';
 import { withRuleBroken } from './rules.ts';
 import { BOUND_MS, newClient, POLICY, rejection, running, STDIO_CONNECT, stdioServer, eventually, type StdioEvent } from './test-support.ts';
+
+// No pipe, process handle or timer of the transport outlives the tests.
+failOnLeakedHandles();
 
 const kinds = (events: readonly StdioEvent[]) => events.filter((e) => e.type !== 'stdin').map((e) => (e.type === 'signal' ? `signal ${e.signal}` : e.type));
 const methodsOf = (lines: unknown[]) => lines.map((line) => (typeof line === 'object' && line !== null ? ((line as { method?: string }).method ?? 'response') : `text ${String(line)}`));
