@@ -309,7 +309,9 @@ export async function runScenario(scenario: Scenario, adapter: ClientAdapter, re
       clientTimedOut = typeof error === 'object' && error !== null && timedOut.has(error);
       if (error instanceof ClientMisbehaved) breaches.push(error.message);
     }
-    // Judge what the server had received when the script ended; cleanup traffic is not the client's doing.
+    // Judge what the server had received when the script ended; cleanup traffic is not the client's doing. A stdio
+    // process that ended during the script (killed by the client's close) is given the moment its record needs to say so.
+    await stdioServer?.settle(time.ms.react);
     const own = httpServer ?? stdioServer!;
     evidence = {
       revision,

@@ -57,6 +57,11 @@ export interface StdioReferenceServer {
   /** Makes the server write a message of its own on stdout (a ping, a notification, a late answer). */
   send(message: unknown, process?: StdioProcess): boolean;
   /**
+   * Waits, at most `ms`, until every process that has ended has its end in the record (its channel closed): a process
+   * killed a moment ago is seen so in a snapshot taken next, however busy the machine. Event-driven; never throws.
+   */
+  settle(ms: number): Promise<void>;
+  /**
    * Ends the case: kills (SIGKILL) every process of the target still alive and notes it (record.cleanup, each process's
    * killedByHarness), closes the channel and removes its socket and directory. Safe to call twice.
    */
@@ -284,6 +289,8 @@ export async function startStdioServer(options: StdioServerOptions): Promise<Std
     survivors,
     command,
     send: (message, process) => command({ t: 'send', message }, process),
+    settle: (ms) =>
+      record.waitFor(() => [...sockets.keys()].every((p) => p.pid === undefined || isAlive(p.pid, p.procStart)), 'the channels of ended processes to close', ms).catch(() => {}),
     close() {
       closed ??= close();
       return closed;
