@@ -9,7 +9,7 @@ import { checkInTime, precondition, timeMayCure } from './checks.ts';
 import { progressResetsTimeout } from './cancellation/progress-resets-timeout.ts';
 import { sdkV1StreamableHttp } from '../clients/sdk-v1.ts';
 import { legacyNotification } from './cancellation/legacy-notification.ts';
-import { notApplicable, runCase, runScenario } from './runner.ts';
+import { calibratedPolicy, notApplicable, runCase, runScenario } from './runner.ts';
 import { verdictOf, type Check, type Level } from './scenario.ts';
 
 const checkAt = (level: Level, ok: boolean): Check => ({ name: `${level}-${ok}`, spec: { url: 'u', section: 's', level }, outcome: ok ? 'pass' : 'fail', detail: '', exchanges: [] });
@@ -91,8 +91,11 @@ describe('deadlines on provisional and firm runs', () => {
 
 describe('a connect that runs out of time', () => {
   test('is "time ran out" on a provisional run, not the client’s failure: the case runs again with larger bounds', async () => {
-    // A client that needs one and a half operation bounds to start, and gives up at its connect timeout as a real one would.
-    const time = timePolicy({ overrides: { operation: 400 } });
+    // A client that needs one and a half operation bounds to start, and gives up at its connect timeout as a real one
+    // would. The operation bound is sized from what the reference client's start-up measures now (calibration), so the
+    // connect after the slow start has room even on a loaded machine.
+    const measured = await calibratedPolicy(referenceClient);
+    const time = timePolicy({ overrides: { operation: Math.max(400, 2 * measured.ms.startup) } });
     const startMs = Math.round(time.ms.operation * 1.5);
     const slow: ClientAdapter = {
       ...referenceClient,
@@ -114,7 +117,7 @@ describe('a connect that runs out of time', () => {
     };
     const result = await runCase(handshakeOrder, slow, '2025-06-18', { time });
     expect(result.attempts?.[0]).toMatchObject({ verdict: 'inconclusive', scale: 1 });
-    expect(result.attempts?.[0]?.reason).toMatch(/time ran out at time scale 1 .*connect timed out after 400 ms/);
+    expect(result.attempts?.[0]?.reason).toMatch(new RegExp(`time ran out at time scale 1 .*connect timed out after ${time.ms.operation} ms`));
     expect(result.verdict, result.reason).toBe('pass');
   });
 });
