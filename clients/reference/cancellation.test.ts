@@ -1,6 +1,7 @@
 // Rule 9: cancellation. Legacy: notifications/cancelled with the request id, same session and headers, the
 // call rejected at once; never for initialize. Modern: the response stream closed, no notification.
 import { describe, expect, test } from 'vitest';
+import { basePolicy } from '../../config/settings.ts';
 import { slowResponses } from '../../servers/personalities/slow-responses.ts';
 import { ConnectTimeoutError, RequestTimeoutError } from './errors.ts';
 import { BOUND_MS, carrying, CONNECT, header, methods, newClient, rejection, serve } from './test-support.ts';
@@ -51,8 +52,11 @@ describe('legacy: notifications/cancelled', () => {
   });
 
   test('a timeout during initialize sends no notifications/cancelled', async () => {
-    const server = await serve('2025-11-25', [slowResponses({ method: 'initialize', ms: 5_000 })]);
-    expect(await rejection(newClient().connect(server.url, { timeoutMs: 50 }))).toBeInstanceOf(ConnectTimeoutError);
+    // The policy's start-up bound: long enough that even a starved client has its initialize on the wire when it times
+    // out (with 50 ms, one run beside a CPU hog timed out before sending anything); the hold outlasts it.
+    const timeoutMs = basePolicy().ms.startup;
+    const server = await serve('2025-11-25', [slowResponses({ method: 'initialize', ms: 4 * timeoutMs })]);
+    expect(await rejection(newClient().connect(server.url, { timeoutMs }))).toBeInstanceOf(ConnectTimeoutError);
     await server.record.waitFor((r) => r.exchanges[0]?.endedBy !== undefined, 'the initialize exchange to end', BOUND_MS);
     expect(methods(server.record)).toEqual(['POST initialize']);
     expect(server.record.exchanges[0]!.endedBy).toBe('client');
