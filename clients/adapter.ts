@@ -11,6 +11,7 @@
 // Version 2 added the stdio transport: a client may be told to launch its server as a child process (StdioTarget)
 // instead of connecting to a URL, if it declares `transports: [..., 'stdio']`. Every version-1 adapter is a version-2
 // adapter: without `transports` it declares HTTP only, and is never given a stdio target.
+import type { StdioTarget } from '../protocol/stdio.ts';
 import type { Revision } from '../protocol/revisions.ts';
 
 export const ADAPTER_CONTRACT_VERSION = 2;
@@ -28,24 +29,7 @@ export type Transport = keyof typeof TRANSPORTS;
 /** What an adapter that declares no transports speaks: HTTP only (every adapter written for contract version 1). */
 export const DEFAULT_TRANSPORTS: readonly Transport[] = ['http'];
 
-/**
- * A server the client launches itself (the stdio transport): the command, as a host's configuration names a local MCP
- * server. The client spawns `command` with `args` (no shell), writes JSON-RPC messages to its stdin, one per line, and
- * reads its answers from its stdout.
- */
-export interface StdioTarget {
-  transport: 'stdio';
-  /** The program to run: an absolute path, or a name looked up on PATH. */
-  command: string;
-  args: string[];
-  /**
-   * Variables the server must find in its environment, on top of whatever the client passes its servers by default
-   * (the suite's reference server needs nothing else: these carry its side channel to the harness).
-   */
-  env?: Record<string, string>;
-  /** The server's working directory; absent: the client's own default. */
-  cwd?: string;
-}
+export type { StdioTarget } from '../protocol/stdio.ts';
 
 /** What `connect` is given: a URL (the `http` transport) or a command to launch (the `stdio` transport). */
 export type ServerTarget = string | StdioTarget;

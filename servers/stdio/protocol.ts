@@ -8,15 +8,7 @@ import type { Revision } from '../../protocol/revisions.ts';
 /** The environment variable naming the side channel's socket (set in the target's env). */
 export const STDIO_CHANNEL_ENV = 'MCP_CONFORMANCE_STDIO_CHANNEL';
 
-/** A server the client launches: the command line it runs and, optionally, the environment and directory to run it in. */
-export interface StdioTarget {
-  transport: 'stdio';
-  command: string;
-  args: string[];
-  /** Variables to set for the server (on top of whatever the client passes on by default). */
-  env?: Record<string, string>;
-  cwd?: string;
-}
+export type { StdioTarget } from '../../protocol/stdio.ts';
 
 /** The eras the stdio server speaks: each revision, and `dual` (2026-07-28 and 2025-11-25 on one process). */
 export const STDIO_ERAS = ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25', '2026-07-28', 'dual'] as const;
