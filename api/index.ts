@@ -4,7 +4,6 @@
 // and render the results as the matrix's results.json or as JUnit XML. Every call closes what it started: an adapter
 // it loaded (a module, a built-in name, a line-protocol program) is shut down before it returns; an adapter object
 // you pass is yours to shut down.
-import { availableParallelism } from 'node:os';
 import { existsSync } from 'node:fs';
 import { relative, resolve, isAbsolute } from 'node:path';
 import type { ClientAdapter, Feature } from '../clients/adapter.ts';
@@ -13,7 +12,7 @@ import { basePolicy, settings } from '../config/settings.ts';
 import { ATTEMPT_GROWTH, MAX_ATTEMPTS } from '../config/time.ts';
 import { REVISIONS, type Revision } from '../protocol/revisions.ts';
 import { renderJunit } from '../results/junit.ts';
-import { cellOf, RESULTS_FORMAT, RESULTS_FORMAT_VERSION, scenarioInfo, type ClientInfo, type MatrixResults, type ScenarioInfo } from '../results/results.ts';
+import { cellOf, RESULTS_FORMAT, RESULTS_FORMAT_VERSION, runMachine, scenarioInfo, type ClientInfo, type MatrixResults, type ScenarioInfo } from '../results/results.ts';
 import {
   baselineDifferences,
   baselineProblems,
@@ -35,20 +34,8 @@ import type { Scenario, ScenarioResult, Verdict } from '../suites/scenario.ts';
 import { PACKAGE_VERSION } from './package.ts';
 
 // ── the contract and the results, for your own code ──────────────────────────────────────────────────────────────
-export type {
-  ClientAdapter,
-  ClientConnection,
-  ClientUnderTest,
-  ConnectionInfo,
-  ConnectOptions,
-  Feature,
-  Negotiation,
-  OperationOptions,
-  ResumeState,
-  ToolResult,
-  ToolSummary,
-} from '../clients/adapter.ts';
-export { ADAPTER_CONTRACT_VERSION, FEATURES, stateless } from '../clients/adapter.ts';
+// The adapter contract, as the package's `./adapter` entry has it (one list, kept there).
+export * from './adapter.ts';
 export { AdapterLoadError } from '../clients/load.ts';
 export { SettingsError } from '../config/settings.ts';
 export { REVISIONS, type Revision } from '../protocol/revisions.ts';
@@ -404,9 +391,7 @@ export function resultsFile(run: ConformanceRun): MatrixResults {
     generatedAt: new Date().toISOString(),
     run: {
       suiteVersion: PACKAGE_VERSION,
-      node: process.version,
-      platform: `${process.platform}-${process.arch}`,
-      cpus: availableParallelism(),
+      ...runMachine(),
       durationMs: Math.round(run.durationMs),
       strict: run.strict,
       matrixFile: RUN_MATRIX_FILE,

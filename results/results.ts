@@ -1,6 +1,7 @@
 // The matrix results file: what one matrix run saw, for every client × scenario × revision. Versioned;
 // the format is documented in docs/matrix-results.md and its JSON Schema (results/results.schema.json).
 // Every report (Markdown, JUnit XML, HTML) and the comparison of two runs are rendered from this alone.
+import { availableParallelism } from 'node:os';
 import type { Attempt, CheckOutcome, Level, Scenario, ScenarioResult, Verdict } from '../suites/scenario.ts';
 import { explain } from '../suites/evidence.ts';
 import type { Revision } from '../protocol/revisions.ts';
@@ -243,4 +244,9 @@ export function verdictCounts(cells: readonly Cell[]): Record<CellVerdict, numbe
   const counts = Object.fromEntries(VERDICTS.map((verdict) => [verdict, 0])) as Record<CellVerdict, number>;
   for (const cell of cells) counts[cell.verdict]++;
   return counts;
+}
+
+/** The machine a run is on, as every results file records it (run.node, run.platform, run.cpus). */
+export function runMachine(): { node: string; platform: string; cpus: number } {
+  return { node: process.version, platform: `${process.platform}-${process.arch}`, cpus: availableParallelism() };
 }

@@ -3,7 +3,6 @@
 // `matrix --resume` writes them again when nothing is left to run.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { PACKAGE_VERSION } from '../../api/package.ts';
 import { COMPILED } from '../../config/layout.ts';
@@ -13,7 +12,7 @@ import type { PlannedCell } from './plan.ts';
 import { renderHtml } from '../../results/html.ts';
 import { renderJunit } from '../../results/junit.ts';
 import { renderMarkdown } from '../../results/markdown.ts';
-import { cellKey, RESULTS_FORMAT, RESULTS_FORMAT_VERSION, scenarioInfo, type Cell, type ClientInfo, type MatrixResults, type Selection } from '../../results/results.ts';
+import { cellKey, RESULTS_FORMAT, RESULTS_FORMAT_VERSION, runMachine, scenarioInfo, type Cell, type ClientInfo, type MatrixResults, type Selection } from '../../results/results.ts';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
 
@@ -70,9 +69,7 @@ export function assembleResults(run: RunSoFar): MatrixResults {
     run: {
       suiteVersion: PACKAGE_VERSION,
       ...(hash !== undefined ? { commit: hash } : {}),
-      node: process.version,
-      platform: `${process.platform}-${process.arch}`,
-      cpus: availableParallelism(),
+      ...runMachine(),
       durationMs: Math.round(run.durationMs),
       strict: run.strict,
       matrixFile: relative(ROOT, run.matrixFile) || run.matrixFile,
