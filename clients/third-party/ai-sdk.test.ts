@@ -1,5 +1,6 @@
 // The AI SDK adapter loads through its factory as the matrix loads it, on both transports, and drives the installed
-// @ai-sdk/mcp: a handshake, a disposal, a cancellation and a modern probe reach the reference server with a verdict.
+// @ai-sdk/mcp: a handshake, a disposal, a cancellation and a modern probe reach the reference server with a verdict;
+// over stdio (the Streamable HTTP row's StdioMCPTransport) the handshake passes and no process is left.
 import { expect, test } from 'vitest';
 import { legacyNotification } from '../../suites/cancellation/legacy-notification.ts';
 import { deleteIssuedSession } from '../../suites/disposal/delete-issued-session.ts';
@@ -7,7 +8,7 @@ import { failOnLeakedHandles } from '../../suites/leaks.ts';
 import { handshakeOrder } from '../../suites/negotiation/handshake-order.ts';
 import { modernEnvelope } from '../../suites/negotiation/modern-envelope.ts';
 import { loadAdapter } from '../load.ts';
-import { smokeCases, type SmokeCase } from './testdata/support.ts';
+import { expectStdioHandshake, smokeCases, type SmokeCase } from './testdata/support.ts';
 
 const http = await loadAdapter('./clients/third-party/ai-sdk.ts', { factoryOptions: { name: 'ai-sdk' } });
 const sse = await loadAdapter('./clients/third-party/ai-sdk.ts', { factoryOptions: { name: 'ai-sdk-sse', transport: 'sse' } });
@@ -19,6 +20,8 @@ test('each transport loads under its name and names the installed package', () =
   for (const adapter of [http, sse]) expect(adapter.description).toMatch(/^@ai-sdk\/mcp \d+\.\d+\.\d+ /);
   expect(http.features).toEqual(expect.arrayContaining(['mode-legacy', 'mode-auto', 'cancellation']));
   expect(sse.revisions).toEqual(['2024-11-05']);
+  // stdio on the Streamable HTTP row only, so no stdio cell is doubled.
+  expect([http.transports, sse.transports]).toEqual([['http', 'stdio'], ['http']]);
 });
 
 const CASES: SmokeCase[] = [
@@ -30,3 +33,5 @@ const CASES: SmokeCase[] = [
 ];
 
 smokeCases(CASES);
+
+test('over stdio it launches the suite’s server, passes the handshake and leaves no process', () => expectStdioHandshake(http));

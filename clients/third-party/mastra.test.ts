@@ -1,6 +1,7 @@
 // The @mastra/mcp adapter, loaded as the matrix loads it, on a few scenarios against the real reference servers: each
 // ends with a verdict and the server saw Mastra's initialize (or, pinned to 2026-07-28, its probe). The declared
-// cancellation is real: the abort reaches the server. Nothing outlives the runs.
+// cancellation is real: the abort reaches the server. Over stdio (a server with a `command`) the handshake passes and
+// no process is left. Nothing outlives the runs.
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { Revision } from '../../protocol/revisions.ts';
@@ -14,6 +15,7 @@ import { runCase } from '../../suites/runner.ts';
 import type { Scenario } from '../../suites/scenario.ts';
 import type { ClientAdapter } from '../adapter.ts';
 import { loadAdapter } from '../load.ts';
+import { expectStdioHandshake } from './testdata/support.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 
@@ -31,6 +33,7 @@ test('names itself as the matrix asks and turns off @mastra/core telemetry', () 
   expect(adapter.name).toBe('mastra');
   expect(adapter.description).toMatch(/^@mastra\/mcp 2\.0\.0 /);
   expect(process.env.MASTRA_TELEMETRY_DISABLED).toBe('true');
+  expect(adapter.transports).toEqual(['http', 'stdio']);
 });
 
 describe('scenarios', () => {
@@ -54,3 +57,5 @@ describe('scenarios', () => {
     expect(methods, explain(result)).not.toContain('initialize');
   });
 });
+
+test('over stdio it launches the suite’s server, passes the handshake and leaves no process', () => expectStdioHandshake(adapter));

@@ -1,6 +1,6 @@
 // The OpenAI Agents adapter loads through its factory as the matrix loads it, on both transports, and drives the
 // installed @openai/agents-core: a handshake, a disposal, a cancellation and a modern probe reach the reference server
-// with a verdict.
+// with a verdict; over stdio (MCPServerStdio) the handshake passes and no process is left.
 import { expect, test } from 'vitest';
 import { legacyNotification } from '../../suites/cancellation/legacy-notification.ts';
 import { deleteIssuedSession } from '../../suites/disposal/delete-issued-session.ts';
@@ -8,7 +8,7 @@ import { failOnLeakedHandles } from '../../suites/leaks.ts';
 import { handshakeOrder } from '../../suites/negotiation/handshake-order.ts';
 import { modernEnvelope } from '../../suites/negotiation/modern-envelope.ts';
 import { loadAdapter } from '../load.ts';
-import { smokeCases, type SmokeCase } from './testdata/support.ts';
+import { expectStdioHandshake, smokeCases, type SmokeCase } from './testdata/support.ts';
 
 const http = await loadAdapter('./clients/third-party/openai-agents.ts', { factoryOptions: { name: 'openai-agents' } });
 const sse = await loadAdapter('./clients/third-party/openai-agents.ts', { factoryOptions: { name: 'openai-agents-sse', transport: 'sse' } });
@@ -20,6 +20,8 @@ test('each transport loads under its name and names the installed packages', () 
   for (const adapter of [http, sse]) expect(adapter.description).toMatch(/^@openai\/agents-core \d+\.\d+\.\d+ .* over @modelcontextprotocol\/client \d+\.\d+\.\d+$/);
   expect(http.features).toEqual(['mode-auto', 'cancellation']);
   expect(sse.revisions).toEqual(['2024-11-05']);
+  // stdio on the Streamable HTTP row only, so no stdio cell is doubled.
+  expect([http.transports, sse.transports]).toEqual([['http', 'stdio'], ['http']]);
 });
 
 const CASES: SmokeCase[] = [
@@ -31,3 +33,5 @@ const CASES: SmokeCase[] = [
 ];
 
 smokeCases(CASES);
+
+test('over stdio it launches the suite’s server, passes the handshake and leaves no process', () => expectStdioHandshake(http));

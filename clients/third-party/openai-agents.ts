@@ -1,11 +1,12 @@
 // OpenAI Agents SDK's MCP servers (@openai/agents-core), used as its documentation shows: `MCPServerStreamableHttp`
 // (the official SDK v2 Client in `auto` negotiation: it probes `server/discover`, falls back to `initialize`) or
-// `MCPServerSSE` (the v2 Client over HTTP+SSE, `initialize` only); `connect()`, `listTools()`, `callToolResult()`,
-// `close()`.
-import { getLogger, MCPServerSSE, MCPServerStreamableHttp, setTracingDisabled } from '@openai/agents-core';
+// `MCPServerSSE` (the v2 Client over HTTP+SSE, `initialize` only), or, from the Streamable HTTP row, `MCPServerStdio`
+// (the v2 Client in `auto` over its StdioClientTransport: it launches the server, and probes on a sibling process);
+// `connect()`, `listTools()`, `callToolResult()`, `close()`.
+import { getLogger, MCPServerSSE, MCPServerStdio, MCPServerStreamableHttp, setTracingDisabled } from '@openai/agents-core';
 import { STREAMABLE_REVISIONS } from '../../protocol/revisions.ts';
-import { stateless, type ClientAdapter, type ToolResult } from '../adapter.ts';
-import { installedLabel, readOptions, type ThirdPartyOptions } from './support.ts';
+import { isStdioTarget, stateless, type ClientAdapter, type ServerTarget, type ToolResult } from '../adapter.ts';
+import { installedLabel, localServer, readOptions, type ThirdPartyOptions } from './support.ts';
 
 const PACKAGE = '@openai/agents-core';
 
@@ -22,16 +23,26 @@ export default function openAiAgentsAdapter(options?: Partial<ThirdPartyOptions>
   const http = transport === 'streamable-http';
   return {
     name,
-    description: `${installedLabel(PACKAGE)} ${http ? 'MCPServerStreamableHttp' : 'MCPServerSSE'} over ${installedLabel('@modelcontextprotocol/client', PACKAGE)}`,
+    description: `${installedLabel(PACKAGE)} ${http ? 'MCPServerStreamableHttp or MCPServerStdio' : 'MCPServerSSE'} over ${installedLabel('@modelcontextprotocol/client', PACKAGE)}`,
     revisions: http ? [...STREAMABLE_REVISIONS, '2026-07-28'] : ['2024-11-05'],
     // Negotiation is fixed: `auto` for Streamable HTTP, `initialize` for HTTP+SSE. The per-call AbortSignal reaches the
     // v2 Client's request; its timeouts are per server (`timeout`, `clientSessionTimeoutSeconds`), not per call. No
     // `resume` or `keep-session`: the `sessionId` option takes no negotiated version and close() always ends the session.
+    // The same over stdio (MCPServerStdio has the same `auto` Client, signal and per-server timeouts).
     features: [http ? 'mode-auto' : 'mode-legacy', 'cancellation'],
-    start: stateless(async (url, connectOptions) => {
+    // The Streamable HTTP row also launches stdio servers; the HTTP+SSE row stays HTTP only, so no stdio cell is doubled.
+    transports: http ? ['http', 'stdio'] : ['http'],
+    start: stateless<ServerTarget>(async (target, connectOptions) => {
       // clientSessionTimeoutSeconds bounds the connect (and each list); tools keep the SDK's own call timeout.
-      const serverOptions = { url, clientSessionTimeoutSeconds: connectOptions.timeoutMs / 1_000, logger: debugOnlyLogger() };
-      const server = http ? new MCPServerStreamableHttp(serverOptions) : new MCPServerSSE(serverOptions);
+      const common = { clientSessionTimeoutSeconds: connectOptions.timeoutMs / 1_000, logger: debugOnlyLogger() };
+      // A stdio server as the docs configure one: command, args, env (merged onto the SDK's default environment), cwd.
+      // MCPServerStdio takes no stderr option, so the server's stderr is the SDK's default, inherited (the harness's
+      // output), and no shutdown graces: the SDK's own.
+      const server = isStdioTarget(target)
+        ? new MCPServerStdio({ ...localServer(target), ...common })
+        : http
+          ? new MCPServerStreamableHttp({ url: target, ...common })
+          : new MCPServerSSE({ url: target, ...common });
       await server.connect();
       return {
         // The Streamable HTTP server exposes its session id, and neither exposes the negotiated version or era.

@@ -1,6 +1,8 @@
 // What the third-party client adapters share: their factory options (clients/load.ts calls the factory with a matrix
-// entry's name and options) and the installed versions their descriptions name.
+// entry's name and options), the installed versions their descriptions name, and a stdio target in the shape their
+// stdio configurations share.
 import { fileURLToPath } from 'node:url';
+import type { StdioTarget } from '../adapter.ts';
 import { installedPackage } from '../installed.ts';
 
 /** The HTTP transports a third-party client may offer: Streamable HTTP, and HTTP+SSE (2024-11-05). */
@@ -31,4 +33,25 @@ export function installedLabel(packageName: string, dependent?: string): string 
   const found = installedPackage(packageName, from);
   if (found === undefined) throw new Error(`package ${packageName} is not installed${dependent === undefined ? '' : ` for ${dependent}`} (npm ci)`);
   return `${found.package} ${found.version}`;
+}
+
+/** What every client's stdio configuration takes, as a host names a local server: env and cwd only when the target has them. */
+export interface LocalServer {
+  command: string;
+  args: string[];
+  env?: Record<string, string>;
+  cwd?: string;
+}
+
+/**
+ * A stdio target as the clients' stdio configurations take it (each merges `env` onto its own default environment).
+ * Options the target leaves out stay out, so the client's defaults apply.
+ */
+export function localServer(target: StdioTarget): LocalServer {
+  return {
+    command: target.command,
+    args: target.args,
+    ...(target.env !== undefined ? { env: target.env } : {}),
+    ...(target.cwd !== undefined ? { cwd: target.cwd } : {}),
+  };
 }

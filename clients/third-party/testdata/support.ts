@@ -1,10 +1,12 @@
 // What every third-party adapter's test proves on a few cases: the scenario produced a verdict, and the client's
-// opening request (initialize, or server/discover when it probes) reached the reference server.
+// opening request (initialize, or server/discover when it probes) reached the reference server. Over stdio: the client
+// launched the suite's stdio server with the target's environment, passed the handshake, and left no process running.
 import { expect, test } from 'vitest';
 import type { Revision } from '../../../protocol/revisions.ts';
 import { explain } from '../../../suites/evidence.ts';
 import { runCase } from '../../../suites/runner.ts';
 import type { Scenario } from '../../../suites/scenario.ts';
+import { stdioHandshake } from '../../../suites/stdio/handshake.ts';
 import type { ClientAdapter } from '../../adapter.ts';
 
 export interface SmokeCase {
@@ -23,4 +25,21 @@ export function smokeCases(cases: readonly SmokeCase[]): void {
     const reached = result.evidence?.exchanges.some((exchange) => exchange.requestMessages.some((message) => message.method === opening));
     expect(reached, `the client's ${opening} reached the server\n${explain(result)}`).toBe(true);
   });
+}
+
+/**
+ * stdio/handshake-order (negotiation/handshake-order over stdio) on the adapter, as the suites run it: it passes, the
+ * initialize came in on the stdin of a server the client launched (which reported on its side channel, so the target's
+ * env reached it), and every process launched from the target has ended, none left for the runner to kill.
+ */
+export async function expectStdioHandshake(adapter: ClientAdapter, revision: Revision = '2025-11-25'): Promise<void> {
+  const result = await runCase(stdioHandshake, adapter, revision);
+  expect(result.verdict, explain(result)).toBe('pass');
+  const evidence = result.evidence!;
+  const lines = evidence.exchanges.filter((exchange) => exchange.method === 'STDIN');
+  expect(lines.some((line) => line.requestMessages.some((message) => message.method === 'initialize')), explain(result)).toBe(true);
+  const servers = evidence.stdio!.processes.filter((launched) => launched.role === 'server');
+  expect(servers.length, explain(result)).toBeGreaterThan(0);
+  expect(servers.filter((server) => server.alive).map((server) => server.pid), explain(result)).toEqual([]);
+  expect(evidence.stdio!.survivors, explain(result)).toEqual([]);
 }
