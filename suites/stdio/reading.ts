@@ -1,0 +1,200 @@
+// How the client reads the server's stdout: a byte stream in which writes are no message boundaries. Three servers
+// shape their writes as real ones do (servers/stdio/personalities.ts): every message in pieces of a few bytes
+// (split-writes), several messages in one write (merged-writes), and a UTF-8 character cut across two writes
+// (utf8-split). The client echoes a text with a newline and characters of two and three bytes, and then once more:
+// what the adapter returned is what the client read (the wire is the server's writes, so the record shows only the
+// stimulus: the precondition that the personality shaped the answer's writes).
+//
+// One scenario per personality: they do not compose into one case (split-writes cuts a merged write into pieces again,
+// and utf8-split cuts the first multi-byte character of a write, which in a merged write is not the answer's).
+// merged-writes runs at the legacy revisions only: something must share the answer's write, and a 2026-07-28 server
+// writes nothing the client did not ask for but answers (no request, no log message without the request's logLevel),
+// so here it is a log message the server may send at any time (logging/setLevel not yet sent, Logging › MAY).
+import { L, L_AND_M, type Revision } from '../../protocol/revisions.ts';
+import type { StdioPersonalityName } from '../../servers/stdio/personalities.ts';
+import { checkInTime, clientCompleted, precondition, unexercised } from '../checks.ts';
+import { describeOutcome } from '../outcome.ts';
+import { defineScenario, type Evidence, type Scenario, type StdioEvidence } from '../scenario.ts';
+import { stdio } from '../spec.ts';
+import { idOf, toolCallExchanges } from '../wire.ts';
+import { ECHO_TEXT, isEchoSeen, watchEcho, type EchoSeen } from './calls.ts';
+import { utf8Rule } from './framing.ts';
+import { serverRecorded, serverRecordedProof } from './support.ts';
+
+type Shape = Extract<StdioPersonalityName, 'split-writes' | 'merged-writes' | 'utf8-split'>;
+
+const PERSONALITY_ACTED = 'personality-acted';
+
+/** What shares the answer's write under merged-writes: a log message, which a legacy server MAY send at any time. */
+const LOG_MESSAGE = { jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', logger: 'mcp-client-conformance', data: 'a log message sharing its write with an answer' } };
+
+/** The byte range of one stdout line (its newline at `end`) and the writes that carried the stream. */
+interface AnswerLine {
+  bytes: Buffer;
+  start: number;
+  end: number;
+  /** Where each write began in the stream (the first at 0). */
+  writeStarts: number[];
+}
+
+/** The line on which the server process wrote its answer to the first echo call, if it wrote one. */
+function answerLine(evidence: Pick<Evidence, 'exchanges' | 'stdio'>): AnswerLine | undefined {
+  const call = toolCallExchanges(evidence.exchanges, 'echo')[0];
+  const id = idOf(call, 'tools/call');
+  const process = evidence.stdio?.processes.find((p) => p.index === (call as { process?: number } | undefined)?.process);
+  if (call === undefined || id === undefined || process === undefined) return undefined;
+  const chunks = process.stdout.map((chunk) => Buffer.from(chunk.data, 'base64'));
+  const bytes = Buffer.concat(chunks);
+  const writeStarts: number[] = [];
+  for (let at = 0, i = 0; i < chunks.length; at += chunks[i]!.length, i++) writeStarts.push(at);
+  for (let start = 0, end = bytes.indexOf(0x0a); end !== -1; start = end + 1, end = bytes.indexOf(0x0a, start)) {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(bytes.subarray(start, end).toString('utf8'));
+    } catch {
+      continue;
+    }
+    const messages = (Array.isArray(parsed) ? parsed : [parsed]) as { id?: unknown; method?: unknown }[];
+    if (messages.some((m) => m?.method === undefined && m?.id === id)) return { bytes, start, end, writeStarts };
+  }
+  return undefined;
+}
+
+/** Whether the personality shaped the answer's writes as it says, and how. */
+function shaped(shape: Shape, line: AnswerLine): { acted: boolean; how: string } {
+  const inside = line.writeStarts.filter((at) => at > line.start && at <= line.end);
+  switch (shape) {
+    case 'split-writes':
+      return { acted: inside.length > 0, how: `the answer’s ${line.end - line.start + 1} bytes came in ${inside.length + 1} writes` };
+    case 'merged-writes': {
+      const from = line.writeStarts.filter((at) => at <= line.end).at(-1) ?? 0;
+      const to = line.writeStarts.find((at) => at > line.end) ?? line.bytes.length;
+      const messages = line.bytes.subarray(from, to).filter((byte) => byte === 0x0a).length;
+      return { acted: messages > 1, how: `the write that ended the answer held ${messages} messages` };
+    }
+    case 'utf8-split': {
+      const cuts = inside.filter((at) => (line.bytes[at]! & 0xc0) === 0x80);
+      return { acted: cuts.length > 0, how: cuts.length > 0 ? 'a write of the answer ended inside a multi-byte character' : 'no write of the answer ended inside a character' };
+    }
+  }
+}
+
+/** Held: the echo came back with exactly its text. A call the server could not read (the client's line) is the client's doing. */
+function readWhole(seen: EchoSeen): boolean | 'late' {
+  if (seen.state === 'resolved') return seen.text === ECHO_TEXT;
+  if (seen.state === 'rejected') return false;
+  return seen.misframed ? false : 'late';
+}
+
+function describeSeen(seen: EchoSeen, what: string): string {
+  if (seen.state !== 'resolved') return `${describeOutcome(seen, what)}${seen.misframed ? ' (the server could not read the client’s line for it)' : ''}`;
+  if (seen.text === ECHO_TEXT) return `${what} returned the text it sent`;
+  const lost = seen.text?.includes('\uFFFD') ? ': U+FFFD where a character was, decoded in halves' : '';
+  return `${what} returned ${JSON.stringify(seen.text)}, not ${JSON.stringify(ECHO_TEXT)}${lost}`;
+}
+
+const THE_RULE: Record<Shape, (revision: Revision) => ReturnType<typeof stdio>> = {
+  'split-writes': (revision) => stdio(revision, 'messages are delimited by newlines: a message is read up to its newline, however many writes carried it', 'MUST'),
+  'merged-writes': (revision) => stdio(revision, 'messages are delimited by newlines: each line of a write is a message of its own', 'MUST'),
+  'utf8-split': (revision) => utf8Rule(revision, 'a message’s line is decoded as a whole, however its bytes were written'),
+};
+
+function readingScenario(shape: Shape, revisions: readonly Revision[], title: string): Scenario {
+  return defineScenario({
+    id: `stdio/${shape}`,
+    title,
+    revisions,
+    requires: [],
+    transport: 'stdio',
+    source: { spec: THE_RULE[shape]('2025-11-25') },
+    setup: () => ({ stdio: { personalities: [shape] }, state: undefined }),
+    async run(context) {
+      const client = await context.connect();
+      // Held by the server until the answer is due, and written with it.
+      if (shape === 'merged-writes') context.stdio.send(LOG_MESSAGE);
+      const first = await watchEcho(context, client);
+      context.observe('first', first);
+      if (first.state !== 'pending') context.observe('next', await watchEcho(context, client));
+      await context.bounded(client.close(), 'close');
+    },
+    judge(evidence) {
+      const { revision, time } = evidence;
+      const rule = THE_RULE[shape](revision);
+      const first = isEchoSeen(evidence.observed['first']) ? evidence.observed['first'] : undefined;
+      const next = isEchoSeen(evidence.observed['next']) ? evidence.observed['next'] : undefined;
+      const line = answerLine(evidence);
+      const form = line && shaped(shape, line);
+      return [
+        serverRecorded(evidence),
+        // No answer written: nothing of the server's to read, whatever the client did (its checks say what).
+        precondition(
+          PERSONALITY_ACTED,
+          rule,
+          form === undefined || form.acted,
+          form === undefined ? 'the server wrote no answer to the echo call (the client’s checks say why)' : `${shape}: ${form.how}`,
+        ),
+        clientCompleted(evidence, stdio(revision, 'the client reads the server’s messages from its stdout', 'MUST')),
+        first === undefined
+          ? unexercised('answer-read-whole', rule, 'the script never got to the echo call')
+          : checkInTime(time, 'answer-read-whole', rule, readWhole(first), describeSeen(first, 'the echo call')),
+        next === undefined
+          ? unexercised('read-on', rule, first === undefined || first.state === 'pending' ? 'the first echo call never settled: no second one was made' : 'the script never got to the second echo call')
+          : checkInTime(time, 'read-on', rule, readWhole(next), `after the ${shape} answer, ${describeSeen(next, 'a second echo call')}`),
+      ];
+    },
+    doctored: [
+      {
+        check: 'answer-read-whole',
+        how: 'the text returned with U+FFFD for its ✓, as a client decoding each write on its own returns it',
+        doctor: (e) => ({ ...e, observed: { ...e.observed, first: { ...(e.observed['first'] as EchoSeen), text: ECHO_TEXT.replace('✓', '\uFFFD\uFFFD') } } }),
+      },
+      {
+        check: 'read-on',
+        how: 'the second call still pending when the script gave up on it',
+        doctor: (e) => ({ ...e, observed: { ...e.observed, next: { state: 'pending', afterMs: e.time.ms.operation } satisfies EchoSeen } }),
+      },
+      {
+        check: PERSONALITY_ACTED,
+        unmet: true,
+        how: 'every stdout line re-cut into a write of its own (neither split, nor merged, nor cut inside a character)',
+        doctor: (e) => ({ ...e, stdio: lineByLine(e.stdio!) }),
+      },
+      serverRecordedProof,
+    ],
+  });
+}
+
+/** The processes' stdout as if each line had been one write. */
+function lineByLine(stdio: StdioEvidence): StdioEvidence {
+  return {
+    ...stdio,
+    processes: stdio.processes.map((p) => {
+      const bytes = Buffer.concat(p.stdout.map((chunk) => Buffer.from(chunk.data, 'base64')));
+      const at = p.stdout[0]?.at ?? 0;
+      const stdout: { at: number; data: string }[] = [];
+      for (let start = 0; start < bytes.length; ) {
+        const newline = bytes.indexOf(0x0a, start);
+        const end = newline === -1 ? bytes.length : newline + 1;
+        stdout.push({ at, data: bytes.subarray(start, end).toString('base64') });
+        start = end;
+      }
+      return { ...p, stdout };
+    }),
+  };
+}
+
+export const stdioSplitWrites = readingScenario(
+  'split-writes',
+  L_AND_M,
+  'Reading stdout: a message written in pieces of a few bytes (one write each) is read whole, up to its newline, and the client reads on',
+);
+export const stdioMergedWrites = readingScenario(
+  'merged-writes',
+  L,
+  'Reading stdout: several messages in one write (a log message and the answer) are each read, and the client reads on',
+);
+export const stdioUtf8Split = readingScenario(
+  'utf8-split',
+  L_AND_M,
+  'Reading stdout: a UTF-8 character cut across two writes is decoded whole (the line is decoded, not each write), and the client reads on',
+);
