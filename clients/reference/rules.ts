@@ -61,6 +61,8 @@ export interface ReferenceRules {
   closeStdinFirst: boolean;
   escalateToSigkill: boolean;
   killProcessTree: boolean;
+  settleOnServerExit: boolean;
+  restartAfterCrash: boolean;
 }
 
 export type RuleName = keyof ReferenceRules;
@@ -251,7 +253,7 @@ export const RULES: Record<RuleName, RuleDoc> = {
     source: '2024-11-05 basic/transports.mdx › HTTP with SSE; security (the endpoint steers every POST)',
   },
   oneLinePerMessage: {
-    does: 'stdio: writes each message as one line of JSON (a newline inside a string escaped), never pretty-printed over several lines',
+    does: 'stdio: writes each message as one line of JSON: a newline inside a string escaped (\\n), never written raw, so no message spreads over several lines',
     source: `${STDIO} (messages are delimited by newlines and MUST NOT contain embedded newlines)`,
   },
   drainStderr: {
@@ -273,6 +275,14 @@ export const RULES: Record<RuleName, RuleDoc> = {
   killProcessTree: {
     does: "stdio: the server runs in its own process group; signals go to the whole group, and whatever is left of it after the server exited (a wrapper's real server) gets the same escalation",
     source: `${STDIO_SHUTDOWN} (terminate the subprocess); the npx/uvx wrapper servers left running by real hosts (../shared/docs/stdio-notes.md)`,
+  },
+  settleOnServerExit: {
+    does: 'stdio: when the server process ends (it exits, or closes its stdout), every call waiting for an answer is rejected at once, and a later call is refused at once',
+    source: `${STDIO_SHUTDOWN} (the server MAY close its output stream and exit); basic/lifecycle.mdx › Timeouts (prevent hung connections); 2026-07-28 basic/transports/stdio.mdx › Unexpected Termination (in-flight requests are lost)`,
+  },
+  restartAfterCrash: {
+    does: 'stdio, 2026-07-28: a server that exited unexpectedly (an error exit or a signal the client did not cause) is launched again, and probed, for the next call; a server that shut down itself (exit 0) is not',
+    source: '2026-07-28 basic/transports/stdio.mdx › Unexpected Termination (SHOULD restart it)',
   },
 };
 

@@ -108,6 +108,16 @@ export class StdioProcess {
     return this.exit !== undefined;
   }
 
+  /** It exited by itself with an error (a code other than 0, or a signal), not shut down by this client. */
+  get crashed(): boolean {
+    return this.exit !== undefined && this.shuttingDown === undefined && (this.exit.code !== 0 || this.exit.signal !== null);
+  }
+
+  /** Waits at most `ms` for the process to exit (its stdout may end a moment before); true when it has. */
+  exitedWithin(ms: number): Promise<boolean> {
+    return this.within(this.exited, ms);
+  }
+
   /** Why the server can no longer be talked to, once it cannot. */
   get ended(): Error | undefined {
     return this.endReason;
@@ -124,8 +134,9 @@ export class StdioProcess {
     if (this.endReason !== undefined) return Promise.reject(this.endReason);
     const stdin = this.child.stdin!;
     if (stdin.writableEnded || stdin.destroyed) return Promise.reject(new ConnectionDropped(`${this.label}: its stdin is closed`));
-    // JSON.stringify escapes every newline inside strings: one message, one line. Pretty-printed, it is many.
-    const text = this.rules.oneLinePerMessage ? JSON.stringify(message) : JSON.stringify(message, null, 2);
+    // JSON.stringify escapes every newline inside strings: one message, one line. Written raw (the habit of a
+    // hand-made serializer), a string's newline cuts its message into lines that are no JSON.
+    const text = this.rules.oneLinePerMessage ? JSON.stringify(message) : JSON.stringify(message).replaceAll('\\n', '\n');
     return new Promise((resolve, reject) => {
       stdin.write(`${text}\n`, (error) => (error ? reject(this.endReason ?? new ConnectionDropped(`${this.label}: writing to its stdin failed (${error.message})`)) : resolve()));
     });

@@ -3,7 +3,8 @@
 // `_meta` envelope on every request, found by probing `server/discover` (its answer, a modern error, or anything else
 // and silence meaning legacy, which falls back to initialize on the same process, or on a fresh one if the server
 // exited on the probe). One process per connection, so the era lives as long as the process (no cache across
-// connects). Cancellation is `notifications/cancelled` in both eras, never for initialize; a modern client writes no
+// connects); a modern server that crashed is started again for the next call. Cancellation is
+// `notifications/cancelled` in both eras, never for initialize; a modern client writes no
 // JSON-RPC responses, a legacy one answers ping and refuses other server requests. Closing is the process shutdown
 // (stdio-process.ts).
 import type { ConnectionInfo, StdioTarget } from '../adapter.ts';
@@ -47,6 +48,7 @@ export class StdioSession implements Session {
   private process!: StdioProcess;
   private readonly waiting = new Map<number, Waiting>();
   private closed = false;
+  private restarting: Promise<void> | undefined;
   private readonly ctx: SessionContext;
   private readonly options: StdioOptions;
 
@@ -84,10 +86,33 @@ export class StdioSession implements Session {
     launched.onMessage = (message) => this.onMessage(message);
     launched.onEnd((reason) => {
       for (const [id, entry] of this.waiting) {
+        // The habit settleOnServerExit rules out: the caller's calls go on waiting for an answer that cannot come.
+        if (entry.call !== undefined && !this.ctx.rules.settleOnServerExit) continue;
         this.waiting.delete(id);
         entry.reject(reason);
       }
     });
+  }
+
+  /**
+   * 2026-07-28: the server exited unexpectedly, so it is started again (and probed: the era is the process's) for the
+   * next call; the calls it had in flight were lost with it. One restart for every call that finds it gone.
+   */
+  private restart(signal: AbortSignal): Promise<void> {
+    this.restarting ??= (async () => {
+      await this.relaunch();
+      if (this.closed) throw new ConnectionClosedError();
+      const outcome = await this.probe([this.version!], signal);
+      if (outcome.era === 'legacy') throw new ProtocolError(`the restarted server is a legacy server (${outcome.reason})`);
+      this.becomeModern(outcome.version);
+    })().finally(() => {
+      this.restarting = undefined;
+    });
+    return this.restarting;
+  }
+
+  private restartable(): boolean {
+    return this.currentEra === 'modern' && this.ctx.rules.restartAfterCrash && !this.closed && this.process.crashed;
   }
 
   /** A fresh process for the handshake, after the first one exited on the probe. */
@@ -256,7 +281,12 @@ export class StdioSession implements Session {
 
   async request(call: Call): Promise<Params> {
     if (this.closed) throw new ConnectionClosedError();
-    if (this.process.ended !== undefined) throw this.process.ended;
+    if (this.process.ended !== undefined) {
+      // Its stdout may end a moment before it exits: how it exited decides.
+      if (this.currentEra === 'modern' && this.ctx.rules.restartAfterCrash && !this.closed) await this.process.exitedWithin(this.options.graceMs);
+      if (!this.restartable()) throw this.process.ended;
+      await this.restart(call.signal);
+    }
     const id = this.ctx.nextId();
     call.wireId = id;
     let params = call.params;

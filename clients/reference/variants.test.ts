@@ -437,11 +437,15 @@ const ON_THE_WIRE: Record<RuleName, () => Promise<void>> = {
   },
   async oneLinePerMessage() {
     const server = stdioServer();
-    const client = broken('oneLinePerMessage');
-    // Pretty-printed: the initialize spreads over many lines, none of which is a message, and is never answered.
-    await rejection(client.connect(server.target, { ...STDIO_CONNECT, timeoutMs: POLICY.ms.react }));
-    await client.dispose();
-    expect(server.lines()[0]).toBe('{');
+    const connection = await broken('oneLinePerMessage').connect(server.target, STDIO_CONNECT);
+    // The newline inside the argument written raw: the call spreads over two lines, neither of them a message, and is
+    // never answered (close() settles it).
+    const call = rejection(connection.callTool('echo', { text: 'line one\nline two' }));
+    await connection.close();
+    await call;
+    const lines = server.lines();
+    const cut = lines.findIndex((line) => typeof line === 'string' && line.endsWith('"text":"line one'));
+    expect(lines.slice(cut, cut + 2)).toEqual([expect.stringMatching(/"method":"tools\/call"/), 'line two"}}}']);
   },
   async drainStderr() {
     const server = stdioServer({ STDERR_BYTES: String(1024 * 1024) });
@@ -470,6 +474,29 @@ const ON_THE_WIRE: Record<RuleName, () => Promise<void>> = {
     // The server exited on EOF; the descendant it started is still running.
     const descendant = server.events()[0]!.find((e) => e.type === 'descendant')!;
     expect(running((descendant as { pid: number }).pid)).toBe(true);
+  },
+  async settleOnServerExit() {
+    const server = stdioServer({ EXIT_ON: 'tools/call' });
+    const connection = await broken('settleOnServerExit').connect(server.target, STDIO_CONNECT);
+    let settled = false;
+    const call = rejection(connection.callTool('echo', { text: 'a' })).finally(() => (settled = true));
+    // The server exits on the call; a reaction time later the call is still waiting for the answer that cannot come.
+    for (const deadline = performance.now() + BOUND_MS; !server.events()[0]?.some((e) => e.type === 'exit') && performance.now() < deadline; ) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    await new Promise((resolve) => setTimeout(resolve, POLICY.ms.react));
+    expect(settled).toBe(false);
+    await connection.close();
+    expect((await call).message).toMatch(/closed while the call was in flight/);
+  },
+  async restartAfterCrash() {
+    const server = stdioServer({ MODERN: '1', EXIT_ON: 'tools/call' });
+    const connection = await broken('restartAfterCrash').connect(server.target, { ...STDIO_CONNECT, negotiation: { pin: '2026-07-28' } });
+    // The server crashes (exit 3) on the call; the next call is refused, with no fresh process launched for it.
+    await rejection(connection.callTool('echo', { text: 'a' }));
+    await rejection(connection.callTool('echo', { text: 'b' }));
+    await connection.close();
+    expect(server.events()).toHaveLength(1);
   },
   async checkEndpointOrigin() {
     const other = endpointOtherOrigin();

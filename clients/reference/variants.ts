@@ -32,7 +32,7 @@ export interface VariantSpec {
  * Rules with no broken variant yet: a variant is proof only with scenarios it fails, and the stdio scenarios are still
  * to come (issue 13). clients/reference/variants.test.ts shows each of them flipped on the wire meanwhile.
  */
-export const RULES_AWAITING_SCENARIOS: readonly RuleName[] = ['oneLinePerMessage', 'drainStderr', 'stderrNotAnError', 'closeStdinFirst', 'escalateToSigkill', 'killProcessTree'];
+export const RULES_AWAITING_SCENARIOS: readonly RuleName[] = ['drainStderr', 'stderrNotAnError', 'closeStdinFirst', 'escalateToSigkill', 'killProcessTree'];
 
 /** The revisions from which `MCP-Protocol-Version` is required. */
 const WITH_VERSION_HEADER = ['2025-06-18', '2025-11-25'] as const satisfies readonly Revision[];
@@ -367,5 +367,26 @@ export const VARIANT_SPECS: readonly VariantSpec[] = [
     rule: 'checkEndpointOrigin',
     description: 'Reference client that POSTs to an HTTP+SSE endpoint on another origin',
     breaks: ['security/endpoint-origin'],
+  },
+  // — stdio: framing, and a server that goes away —
+  {
+    name: 'broken-raw-newlines',
+    rule: 'oneLinePerMessage',
+    description: 'Reference client that writes the newlines inside its strings raw, so a message carrying one spreads over several stdin lines',
+    // Each of these echoes a text with a newline: the call never reaches the server as a message.
+    breaks: ['stdio/framing', 'stdio/split-writes', 'stdio/merged-writes', 'stdio/utf8-split'],
+  },
+  {
+    name: 'broken-leaves-calls-pending-on-exit',
+    rule: 'settleOnServerExit',
+    description: 'Reference client whose calls in flight go on waiting for an answer when the server process ends',
+    breaks: ['stdio/crash-mid-call', 'stdio/close-stdout-and-exit'],
+  },
+  {
+    name: 'broken-no-restart-after-crash',
+    rule: 'restartAfterCrash',
+    description: 'Reference client that never launches a 2026-07-28 server again after it crashed: every later call fails',
+    breaks: ['stdio/crash-mid-call'],
+    only: { 'stdio/crash-mid-call': { at: M, why: 'the restart is a 2026-07-28 rule (stdio › Unexpected Termination); the legacy revisions say nothing of it' } },
   },
 ];
