@@ -1,4 +1,5 @@
 // Renders the exchanges behind a verdict so a client author sees exactly what their client sent.
+import type { StdioProcessState } from '../servers/stdio/harness.ts';
 import type { JsonRpcMessage, WireExchange } from '../servers/wire-record.ts';
 import type { ScenarioResult } from './scenario.ts';
 
@@ -11,8 +12,41 @@ function describeMessage(message: JsonRpcMessage): string {
   return `result#${message.id}`;
 }
 
+/** A stdio exchange (servers/stdio/record.ts): a line on the server's stdin, or a message it wrote on its own. */
+function formatStdioExchange(exchange: WireExchange & { process?: number; line?: number }): string {
+  const where = exchange.method === 'STDIN' ? `stdin of process ${exchange.process} line ${exchange.line}` : `stdout of process ${exchange.process}`;
+  const sent = exchange.requestMessages.map(describeMessage).join(' ');
+  const answered = exchange.responseMessages.map(({ message }) => describeMessage(message)).join(' ');
+  return [
+    `#${exchange.seq} +${exchange.startedAt.toFixed(0)}ms ${where}`,
+    sent && `[${sent}]`,
+    answered && `→ [${answered}]`,
+    exchange.notes.length > 0 ? `<${exchange.notes.join(', ')}>` : '',
+  ]
+    .filter(Boolean)
+    .join(' ');
+}
+
+/** One line per process a stdio client launched: what it was, and how its stdin, signals and exit went. */
+function formatStdioProcess(process: StdioProcessState): string {
+  const at = (ms: number | undefined) => (ms === undefined ? '' : ` +${ms.toFixed(0)}ms`);
+  const stderrBytes = process.stderr.reduce((sum, write) => sum + write.bytes, 0);
+  return [
+    `process ${process.index} (${process.role}${process.pid !== undefined ? `, pid ${process.pid}` : ''}${process.era ? `, ${process.era}` : ''}${process.personalities.length > 0 ? `, ${process.personalities.map((p) => p.name).join(' + ')}` : ''}):`,
+    `launched${at(process.connectedAt)}`,
+    process.stdinEofAt !== undefined ? `stdin EOF${at(process.stdinEofAt)}` : 'stdin never closed',
+    ...process.signals.map((signal) => `${signal.signal}${at(signal.at)}`),
+    process.exit ? `exit ${process.exit.signal ?? process.exit.code}${process.exit.inferred ? ' (inferred: no exit record)' : ''}${at(process.exit.at)}` : process.alive ? 'still running' : 'ended',
+    stderrBytes > 0 ? `stderr ${process.stderr.length} writes, ${stderrBytes} bytes` : '',
+    process.killedByHarness ? `killed by the harness${at(process.killedByHarness.at)}` : '',
+  ]
+    .filter(Boolean)
+    .join('; ');
+}
+
 /** One line per exchange: `#3 +12ms POST {session, version} [tools/list#2] → 200 sse [result#2]`. */
 export function formatExchange(exchange: WireExchange): string {
+  if (exchange.method === 'STDIN' || exchange.method === 'STDOUT') return formatStdioExchange(exchange);
   const headers = SHOWN_HEADERS.filter((name) => exchange.requestHeaders[name] !== undefined)
     .map((name) => `${name}: ${exchange.requestHeaders[name]}`)
     .join(', ');
@@ -45,6 +79,11 @@ export function explain(result: ScenarioResult): string {
   if (result.evidence) {
     lines.push('  wire record:');
     for (const exchange of result.evidence.exchanges) lines.push(`    ${formatExchange(exchange)}`);
+    if (result.evidence.stdio !== undefined) {
+      lines.push(`  stdio processes (the client was told a shutdown grace of ${result.evidence.stdio.shutdownGraceMs} ms per step):`);
+      for (const process of result.evidence.stdio.processes) lines.push(`    ${formatStdioProcess(process)}`);
+      if (result.evidence.stdio.survivors.length > 0) lines.push(`    still running when the script ended: pid ${result.evidence.stdio.survivors.join(', pid ')}`);
+    }
     for (const [index, other] of result.evidence.otherServers.entries()) {
       const kind = [other.era, ...other.personalities].join(' + ');
       lines.push(`  wire record of server ${index + 2} (${kind}, ${other.url}):`);

@@ -5,7 +5,7 @@
 // (its handler running, aborted).
 import type { TimePolicy } from '../config/time.ts';
 import type { FixtureState, ToolRun } from '../servers/fixtures.ts';
-import type { WireExchange, WireRecord } from '../servers/wire-record.ts';
+import type { ExchangeRecord, WireExchange } from '../servers/wire-record.ts';
 import { check, checkInTime, type InTime } from './checks.ts';
 import type { Check, Evidence, SpecRef } from './scenario.ts';
 
@@ -149,7 +149,7 @@ export function rejectedInTime(outcome: Outcome | undefined, ms: number): InTime
 // — the server side of an operation —
 
 /** True when `predicate` held on the record within `ms` (event-driven; never throws). */
-export function holdsWithin(record: WireRecord, predicate: (record: WireRecord) => boolean, what: string, ms: number): Promise<boolean> {
+export function holdsWithin<R extends ExchangeRecord>(record: R, predicate: (record: R) => boolean, what: string, ms: number): Promise<boolean> {
   return record.waitFor(predicate, what, ms).then(
     () => true,
     () => false,

@@ -15,6 +15,9 @@ export function runnableRevisions(scenario: Scenario): Revision[] {
   return scenario.revisions.filter((revision) => SUITE_REVISIONS.includes(revision));
 }
 
+/** A scenario's transport from its id alone (results name cells by id): every stdio scenario is in the stdio suite, and only they are. */
+export const transportOfScenarioId = (id: string): Transport => (id.startsWith('stdio/') ? 'stdio' : 'http');
+
 /** Every case of these scenarios; with `transport`, only the scenarios over it. */
 export function plannedCases(scenarios: readonly Scenario[], options: { transport?: Transport } = {}): { scenario: Scenario; revision: Revision }[] {
   return scenarios

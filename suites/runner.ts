@@ -7,7 +7,7 @@
 // findings, so it never changes a verdict. A stdio scenario has no HTTP server: the client is given the stdio server's
 // target to launch, and the stdio server's close() kills whatever of it is still running.
 import { AsyncLocalStorage, createHook } from 'node:async_hooks';
-import { featureFor, transportsOf, type ClientAdapter, type Negotiation, type ClientConnection, type ClientUnderTest, type ConnectOptions, type Feature } from '../clients/adapter.ts';
+import { featureFor, transportsOf, type ClientAdapter, type Negotiation, type ClientConnection, type ClientUnderTest, type ConnectOptions, type Feature, type Transport } from '../clients/adapter.ts';
 import { connectionsClosed, type OpenConnection } from '../servers/listen.ts';
 import type { ReferenceServer } from '../servers/reference-server.ts';
 import type { Revision } from '../protocol/revisions.ts';
@@ -21,7 +21,7 @@ import { ClientHung, ClientMisbehaved, describeError, describeValue } from './ou
 import { transportOf } from './plan.ts';
 import { shutdown } from './spec.ts';
 import { schemaCheck } from './schema.ts';
-import { reasonOf, stdioShutdownGraceMs, verdictOf, type Attempt, type Check, type Evidence, type Scenario, type ScenarioContext, type ScenarioResult, type ServerSetup } from './scenario.ts';
+import { reasonOf, stdioCloseBoundMs, stdioShutdownGraceMs, verdictOf, type Attempt, type Check, type Evidence, type Scenario, type ScenarioContext, type ScenarioResult, type ServerSetup } from './scenario.ts';
 
 export interface RunOptions {
   /** SHOULD violations fail instead of warning. */
@@ -119,7 +119,7 @@ interface HeldConnection {
   closeProblem?: string;
 }
 
-function guarded(traces: ClientTraces, held: HeldConnection, operationTimeoutMs: number): ClientConnection {
+function guarded(traces: ClientTraces, held: HeldConnection, closeBoundMs: number): ClientConnection {
   const { connection } = held;
   return {
     info: () => invoke(traces, 'info', () => connection.info(), AN_OBJECT('connection info')),
@@ -128,7 +128,7 @@ function guarded(traces: ClientTraces, held: HeldConnection, operationTimeoutMs:
     close() {
       const closing = invoke(traces, 'close', () => connection.close());
       const entry = {
-        deadline: performance.now() + operationTimeoutMs,
+        deadline: performance.now() + closeBoundMs,
         settled: closing.then(noop, (error: unknown) => {
           if (error instanceof ClientMisbehaved) held.closeProblem = error.message;
         }),
@@ -175,7 +175,8 @@ export function defaultNegotiation(adapter: ClientAdapter, revision: Revision): 
 export function notApplicable(scenario: Scenario, adapter: ClientAdapter, revision: Revision): string | undefined {
   const transport = transportOf(scenario);
   if (!transportsOf(adapter).includes(transport)) return `${adapter.name} does not declare the ${transport} transport`;
-  if (!adapter.revisions.includes(revision)) return `${adapter.name} does not speak ${revision}`;
+  const revisions = transport === 'stdio' ? (adapter.stdioRevisions ?? adapter.revisions) : adapter.revisions;
+  if (!revisions.includes(revision)) return `${adapter.name} does not speak ${revision}${transport === 'stdio' ? ' over stdio' : ''}`;
   if (!defaultNegotiation(adapter, revision)) return `${adapter.name} declares no negotiation mode that reaches ${revision}`;
   const missing = scenario.requires.filter((feature) => !adapter.features.includes(feature));
   if (missing.length > 0) return `${adapter.name} does not declare ${missing.join(', ')}`;
@@ -216,6 +217,8 @@ export async function runScenario(scenario: Scenario, adapter: ClientAdapter, re
   const stdioServer: StdioReferenceServer | undefined = overStdio ? await startStdioServer({ era: setup.stdio?.era ?? revision, personalities: stdioPersonalities, policy: time }) : undefined;
   const httpServer: ReferenceServer | undefined = overStdio ? undefined : await serve(setup.server ?? {});
   const shutdownGraceMs = stdioShutdownGraceMs(time);
+  // A close over stdio is a shutdown sequence: it may wait a grace after closing stdin and another after SIGTERM.
+  const closeBoundMs = stdioCloseBoundMs(time, stdioServer !== undefined);
   const otherServers: { server: ReferenceServer; setup: ServerSetup }[] = [];
   const clients: ClientUnderTest[] = [];
   const connections: HeldConnection[] = [];
@@ -252,6 +255,9 @@ export async function runScenario(scenario: Scenario, adapter: ClientAdapter, re
       if (stdioServer === undefined) throw new Error(`scenario ${scenario.id} runs over HTTP: it has no stdio server (its server is context.server)`);
       return stdioServer;
     },
+    get wire() {
+      return httpServer ?? stdioServer!;
+    },
     features: adapter.features,
     state: setup.state,
     async connect(overrides: Partial<ConnectOptions> = {}, target = {}) {
@@ -272,7 +278,7 @@ export async function runScenario(scenario: Scenario, adapter: ClientAdapter, re
         // A connect that settles after the scenario gave up on it is closed here, not leaked.
         if (cleaningUp) void invoke(traces, 'close', () => connection.close()).catch(noop);
         else connections.push(held);
-        return guarded(traces, held, operationTimeoutMs);
+        return guarded(traces, held, closeBoundMs);
       });
       // The client's own timeout, then room for it to report it.
       const boundMs = connectOptions.timeoutMs + 2 * time.ms.react;
@@ -347,7 +353,7 @@ export async function runScenario(scenario: Scenario, adapter: ClientAdapter, re
     cleaningUp = true;
     const servers = [...(httpServer ? [httpServer] : []), ...otherServers.map((o) => o.server)];
     try {
-      ending = await cleanUp({ revision, servers, stdioServer, traces, connections, clients, pendingConnects, time, failedAlready: clientError !== undefined });
+      ending = await cleanUp({ revision, servers, stdioServer, traces, connections, clients, pendingConnects, time, closeBoundMs, failedAlready: clientError !== undefined });
     } finally {
       if (--casesTracing === 0) timerHook.disable();
       // The stdio server's close() kills (and notes in its record) any process of the target still running.
@@ -412,7 +418,7 @@ function completedCleanly(checks: Check[], problems: readonly string[], revision
  */
 export async function runCase(scenario: Scenario, adapter: ClientAdapter, revision: Revision, options: Omit<RunOptions, 'time'> & { time?: TimePolicy } = {}): Promise<ScenarioResult> {
   if (notApplicable(scenario, adapter, revision)) return runScenario(scenario, adapter, revision, options);
-  let time = options.time ?? (await calibratedPolicy(adapter));
+  let time = options.time ?? (await calibratedPolicy(adapter, transportOf(scenario)));
   const attempts: Attempt[] = [];
   for (let attempt = 1; ; attempt++) {
     const caseId = attempt === 1 ? `${scenario.id}@${revision}` : `${scenario.id}@${revision}#${attempt}`;
@@ -425,13 +431,13 @@ export async function runCase(scenario: Scenario, adapter: ClientAdapter, revisi
   }
 }
 
-/** The settings' policy with this client's start-up measured once per run (memoized per adapter). */
-export async function calibratedPolicy(adapter: ClientAdapter): Promise<TimePolicy> {
+/** The settings' policy with this client's start-up over the transport measured once per run (memoized per adapter and transport). */
+export async function calibratedPolicy(adapter: ClientAdapter, transport: Transport = 'http'): Promise<TimePolicy> {
   // Traced like a case, so a timer the client leaves running cannot keep a finished run alive either.
   const traces: ClientTraces = { timers: [] };
   if (casesTracing++ === 0) timerHook.enable();
   try {
-    const startup = await calibrate(adapter, basePolicy(), (call) => clientContext.run(traces, call));
+    const startup = await calibrate(adapter, basePolicy(), (call) => clientContext.run(traces, call), transport);
     return basePolicy(settings(), startup);
   } finally {
     for (const timer of runningTimers(traces)) timer.unref();
@@ -474,7 +480,7 @@ interface Ending {
  * Closes every connection and disposes every client, each bounded once (a close the scenario already started is
  * waited for only for what is left of its bound), then looks at what the client left behind.
  */
-async function cleanUp({ revision, servers, stdioServer, traces, connections, clients, pendingConnects, time, failedAlready }: {
+async function cleanUp({ revision, servers, stdioServer, traces, connections, clients, pendingConnects, time, closeBoundMs, failedAlready }: {
   revision: Revision;
   servers: readonly ReferenceServer[];
   /** A stdio case's server: the processes the client leaves running after dispose are a finding. */
@@ -484,6 +490,8 @@ async function cleanUp({ revision, servers, stdioServer, traces, connections, cl
   clients: readonly ClientUnderTest[];
   pendingConnects: ReadonlyMap<Promise<unknown>, number>;
   time: TimePolicy;
+  /** The bound on one close (longer over stdio: stdioCloseBoundMs). */
+  closeBoundMs: number;
   /** The script already met a client error: an ordinary dispose rejection after it is the same fault, not another. */
   failedAlready: boolean;
 }): Promise<Ending> {
@@ -497,12 +505,12 @@ async function cleanUp({ revision, servers, stdioServer, traces, connections, cl
     if (error instanceof ClientMisbehaved) breaches.add(error.message);
   };
   // What is left of an operation's own bound (never more than one operation timeout): a hung operation is not waited for twice.
-  const remaining = (deadline: number) => Math.max(0, Math.min(operationTimeoutMs, deadline - performance.now()));
+  const remaining = (deadline: number, bound = operationTimeoutMs) => Math.max(0, Math.min(bound, deadline - performance.now()));
   await Promise.all(
     connections.map((held) =>
       held.closing
-        ? bounded(held.closing.settled, 'close', remaining(held.closing.deadline)).catch(() => problems.add(`close did not settle within ${operationTimeoutMs} ms`))
-        : bounded(invoke(traces, 'close', () => held.connection.close()), 'close', operationTimeoutMs).catch(note),
+        ? bounded(held.closing.settled, 'close', remaining(held.closing.deadline, closeBoundMs)).catch(() => problems.add(`close did not settle within ${closeBoundMs} ms`))
+        : bounded(invoke(traces, 'close', () => held.connection.close()), 'close', closeBoundMs).catch(note),
     ),
   );
   for (const held of connections) {
@@ -513,7 +521,8 @@ async function cleanUp({ revision, servers, stdioServer, traces, connections, cl
   await Promise.all([...pendingConnects].map(([connecting, deadline]) => bounded(connecting, 'connect', remaining(deadline)).catch(noop)));
   await Promise.all(
     clients.map((client) =>
-      bounded(invoke(traces, 'dispose', () => client.dispose()), 'dispose', operationTimeoutMs).catch((error: unknown) => {
+      // A dispose may close what the client still has open: over stdio, a shutdown sequence.
+      bounded(invoke(traces, 'dispose', () => client.dispose()), 'dispose', closeBoundMs).catch((error: unknown) => {
         if (error instanceof ClientHung || error instanceof ClientMisbehaved) note(error);
         else if (!failedAlready && problems.size === 0) problems.add(`dispose failed: ${describeError(error)}`);
       }),

@@ -2,12 +2,13 @@
 import type { ClientConnection, ConnectOptions, Feature, Transport } from '../clients/adapter.ts';
 import type { TimePolicy } from '../config/time.ts';
 import type { Era } from '../servers/era.ts';
+import type { FixtureState } from '../servers/fixture-state.ts';
 import type { ToolRun } from '../servers/fixtures.ts';
 import type { Personality } from '../servers/personality.ts';
 import type { ReferenceServer } from '../servers/reference-server.ts';
 import type { StdioEra, StdioPersonality, StdioProcessState, StdioReferenceServer } from '../servers/stdio/harness.ts';
 import type { Revision } from '../protocol/revisions.ts';
-import type { WireExchange } from '../servers/wire-record.ts';
+import type { ExchangeRecord, WireExchange } from '../servers/wire-record.ts';
 
 /** RFC 2119 level of the rule a check enforces: MUST → fail, SHOULD → warn (fail when strict), MAY → informational. */
 export type Level = 'MUST' | 'SHOULD' | 'MAY';
@@ -42,6 +43,14 @@ export function stdioShutdownGraceMs(time: TimePolicy): number {
   return 2 * time.ms.react;
 }
 
+/**
+ * The bound on one close(): an operation's, and over stdio two graces more, for a shutdown that waits after closing
+ * stdin and after SIGTERM (a client with fixed graces of its own, as the official SDKs' 2 s, fits at scale 1).
+ */
+export function stdioCloseBoundMs(time: TimePolicy, overStdio: boolean): number {
+  return time.ms.operation + (overStdio ? 2 * stdioShutdownGraceMs(time) : 0);
+}
+
 export interface Scenario<State = unknown> {
   /** Stable `suite/name`. */
   id: string;
@@ -55,6 +64,8 @@ export interface Scenario<State = unknown> {
    * (`context.stdio`), and an adapter that does not declare the transport is not applicable.
    */
   transport?: Transport;
+  /** The scenario this one runs over another transport (suites/stdio/twins.ts): same script and judge, its id prefixed. */
+  twinOf?: string;
   /** Features it uses only when the adapter declares them (the script checks `context.features`). */
   optional?: readonly Feature[];
   /** The rule the scenario is about, or the seed document it comes from. */
@@ -87,6 +98,12 @@ export interface DoctoredProof {
   doctor(evidence: Evidence): Evidence;
 }
 
+/** What every reference server has, over any transport: the record of what it received and its tools' runs. */
+export interface CaseServer {
+  readonly record: ExchangeRecord;
+  readonly fixtures: FixtureState;
+}
+
 export interface ConnectTarget {
   /** Another server started with `startServer` (default: the scenario's server). */
   server?: ReferenceServer;
@@ -105,6 +122,11 @@ export interface ScenarioContext<State = unknown> {
    * throws). Started for the case, closed at its end whatever happened, with any process still running killed.
    */
   readonly stdio: StdioReferenceServer;
+  /**
+   * The case's own server, whatever its transport: its wire record and its tools' runs. A script that only reads these
+   * (and `connect()`s) runs unchanged over HTTP and over stdio (suites/stdio/twins.ts).
+   */
+  readonly wire: CaseServer;
   /** The features the adapter declares. */
   readonly features: readonly Feature[];
   /** What `setup` returned besides the server. */

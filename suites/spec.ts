@@ -22,6 +22,11 @@ export function shutdown(revision: Revision, section: string, level: Level): Spe
   return spec(specUrl(revision, 'basic/lifecycle', 'shutdown'), `Lifecycle › Shutdown: ${section}`, level);
 }
 
+/** The shutdown rule of the case's transport: over stdio the stdio shutdown sequence, else `shutdown` (closing the HTTP connections). */
+export function shutdownFor(evidence: { stdio?: unknown }): typeof shutdown {
+  return evidence.stdio !== undefined ? stdioShutdown : shutdown;
+}
+
 /** The request timeout rule: lifecycle › Timeouts (2025-03-26 … 2025-11-25), Error Handling (2024-11-05), cancellation › Timeouts (2026-07-28). */
 export function timeouts(revision: Revision, section: string, level: Level): SpecRef {
   if (isModern(revision)) return cancellation(revision, 'timeouts', `Timeouts: ${section}`, level);
@@ -44,6 +49,11 @@ export function streamableHttp(anchor: string, section: string, level: Level): S
   return spec(specUrl(MODERN_REVISION, 'basic/transports/streamable-http', anchor), `Streamable HTTP (2026-07-28) › ${section}`, level);
 }
 
+/** The 2026-07-28 statelessness rules (Basic › Statelessness: what a connection or a stdio process is not). */
+export function statelessness(section: string, level: Level): SpecRef {
+  return spec(specUrl(MODERN_REVISION, 'basic/index', 'statelessness'), `Basic › Statelessness: ${section}`, level);
+}
+
 /** The 2026-07-28 `_meta` per-request fields. */
 export function requestMeta(section: string, level: Level): SpecRef {
   return spec(specUrl(MODERN_REVISION, 'basic/index', 'meta'), `Basic › _meta: ${section}`, level);
@@ -64,6 +74,21 @@ export function transports(revision: Revision, anchor: string, section: string, 
 export function protocolVersionHeader(revision: Revision, section: string, level: Level): SpecRef {
   const defined = requiresProtocolVersionHeader(revision) ? revision : '2025-06-18';
   return spec(specUrl(defined, 'basic/transports', 'protocol-version-header'), `Transports › Protocol Version Header: ${section}`, level);
+}
+
+/**
+ * The stdio transport's rules at the revision under test: Transports › stdio (2024-11-05 … 2025-11-25), or the
+ * 2026-07-28 stdio page (its top section holds the framing and stderr rules; `anchor` names a later one).
+ */
+export function stdio(revision: Revision, section: string, level: Level, anchor?: 'sending-messages' | 'cancellation' | 'shutdown' | 'unexpected-termination' | 'backward-compatibility'): SpecRef {
+  if (isModern(revision)) return spec(specUrl(revision, 'basic/transports/stdio', anchor ?? ''), `Transports › stdio: ${section}`, level);
+  return spec(specUrl(revision, 'basic/transports', 'stdio'), `Transports › stdio: ${section}`, level);
+}
+
+/** The stdio shutdown sequence: Lifecycle › Shutdown › stdio (2024-11-05 … 2025-11-25), stdio › Shutdown (2026-07-28). */
+export function stdioShutdown(revision: Revision, section: string, level: Level): SpecRef {
+  if (isModern(revision)) return spec(specUrl(revision, 'basic/transports/stdio', 'shutdown'), `Transports › stdio › Shutdown: ${section}`, level);
+  return spec(specUrl(revision, 'basic/lifecycle', 'stdio'), `Lifecycle › Shutdown › stdio: ${section}`, level);
 }
 
 /** Streamable HTTP › Session Management (2025-03-26 … 2025-11-25). */
@@ -124,9 +149,12 @@ export function cancellation(revision: Revision, anchor: string, section: string
 /**
  * How a client cancels a request on the wire at this revision: legacy POSTs `notifications/cancelled` (the 2025
  * transports: "to cancel, the client SHOULD explicitly send" it; a disconnect is not a cancel), 2026-07-28 closes
- * the request's response stream (Transport-Specific Cancellation).
+ * the request's response stream (Transport-Specific Cancellation); over stdio, the notification at every revision.
  */
-export function cancelOnTheWire(revision: Revision, level: Level = 'SHOULD'): SpecRef {
+export function cancelOnTheWire(revision: Revision, level: Level = 'SHOULD', overStdio = false): SpecRef {
+  // stdio has one channel and no per-request streams: the notification is the cancel at every revision.
+  if (overStdio && isModern(revision)) return stdio(revision, 'to cancel an in-flight request the client MUST send notifications/cancelled referencing its id', level, 'cancellation');
+  if (overStdio) return cancellation(revision, 'cancellation-flow', 'Cancellation Flow: a party cancels a request by sending notifications/cancelled with its id', level);
   if (isModern(revision)) {
     return cancellation(revision, 'transport-specific-cancellation', 'Transport-Specific Cancellation: on Streamable HTTP, closing the response stream is the cancellation', level);
   }
@@ -139,8 +167,8 @@ export function cancelOnTheWire(revision: Revision, level: Level = 'SHOULD'): Sp
 }
 
 /** What a cancel on the wire is for: the server's handler sees it (cited where `cancelOnTheWire` is). */
-export function handlerSeesCancel(revision: Revision, level: Level = 'SHOULD'): SpecRef {
-  const onTheWire = cancelOnTheWire(revision, level);
+export function handlerSeesCancel(revision: Revision, level: Level = 'SHOULD', overStdio = false): SpecRef {
+  const onTheWire = cancelOnTheWire(revision, level, overStdio);
   return spec(onTheWire.url, `${onTheWire.section} (so the server’s handler sees the cancellation)`, level);
 }
 

@@ -5,7 +5,7 @@ import { HEADERS } from '../protocol/http.ts';
 import { isModern, type Revision } from '../protocol/revisions.ts';
 import { SSE_PATH } from '../servers/eras/http-sse.ts';
 import { MCP_PATH } from '../servers/eras/streamable-http.ts';
-import type { JsonRpcMessage, SentMessage, ServerMessage, WireExchange, WireRecord } from '../servers/wire-record.ts';
+import type { ExchangeRecord, JsonRpcMessage, SentMessage, ServerMessage, WireExchange } from '../servers/wire-record.ts';
 import type { InTime } from './checks.ts';
 import type { Evidence } from './scenario.ts';
 
@@ -72,7 +72,7 @@ export function after(exchanges: readonly WireExchange[], afterSeq: number | und
 }
 
 /** The number of exchanges the server has recorded: a marker for "what came after this moment". */
-export function seqNow(record: WireRecord): number {
+export function seqNow(record: ExchangeRecord): number {
   return record.exchanges.length;
 }
 
@@ -154,6 +154,11 @@ function namingStream(exchanges: readonly WireExchange[], exchange: WireExchange
   return exchanges.find((stream) => stream.seq < exchange.seq && streamEndpoint(stream) === target);
 }
 
+/** The exchange is a line the client wrote on a stdio server's stdin (servers/stdio/record.ts), not an HTTP request. */
+export function isStdioLine(exchange: WireExchange): boolean {
+  return exchange.method === 'STDIN';
+}
+
 /**
  * The exchanges that went to the server's MCP endpoint: its entry path (`entryPath`) and, over HTTP+SSE, the endpoints
  * its streams named; over stdio, every line on the server's stdin. Only they carry MCP messages: OAuth discovery (`/.well-known/…`), client registration and token
@@ -162,7 +167,7 @@ function namingStream(exchanges: readonly WireExchange[], exchange: WireExchange
 export function mcpExchanges(exchanges: readonly WireExchange[], revision: Revision): WireExchange[] {
   const paths = new Set([entryPath(revision), ...exchanges.flatMap((exchange) => streamEndpoint(exchange) ?? []).map((endpoint) => endpoint.split('?')[0]!)]);
   // stdio: every line the client wrote to the server's stdin is MCP traffic (servers/stdio/record.ts).
-  return exchanges.filter((exchange) => exchange.method === 'STDIN' || paths.has(pathOf(exchange)));
+  return exchanges.filter((exchange) => isStdioLine(exchange) || paths.has(pathOf(exchange)));
 }
 
 /**
@@ -324,14 +329,16 @@ export interface WireCancel {
  * Whether a call (the `nth` tools/call of `tool`) was cancelled on the wire as the revision says: legacy, a
  * `notifications/cancelled` naming its id that the server accepted (2xx: a notification reaching an ended session
  * cancels nothing); 2026-07-28, its response stream closed by the client and no `notifications/cancelled` POSTed (that
- * revision defines no client notification over Streamable HTTP: closing the stream is the cancel).
+ * revision defines no client notification over Streamable HTTP: closing the stream is the cancel). Over stdio, at every
+ * revision, a `notifications/cancelled` naming its id, written whole on the server's stdin (one channel, no streams).
  */
 export function wireCancelOf(revision: Revision, exchanges: readonly WireExchange[], tool: string, nth = 0): WireCancel {
   const call = toolCallExchanges(exchanges, tool)[nth];
   if (call === undefined) return { ok: false, inTime: false, done: false, detail: `no tools/call of ${tool} reached the server`, exchanges: [] };
   const id = idOf(call, 'tools/call');
   const notifications = cancelNotifications(exchanges);
-  if (isModern(revision)) {
+  const stdio = isStdioLine(call);
+  if (isModern(revision) && !stdio) {
     const closed = call.endedBy === 'client';
     const posted = notifications.map((n) => n.exchange);
     return {
@@ -352,9 +359,10 @@ export function wireCancelOf(revision: Revision, exchanges: readonly WireExchang
     };
   }
   const naming = notifications.filter((n) => n.requestId === id);
-  const accepted = naming.filter((n) => n.exchange.status !== undefined && n.exchange.status < 300);
+  // A line on stdin is received whole or not recorded at all; over HTTP the server has to accept the POST.
+  const accepted = naming.filter((n) => isStdioLine(n.exchange) || (n.exchange.status !== undefined && n.exchange.status < 300));
   const others = notifications.filter((n) => n.requestId !== id);
-  const decided = naming.some((n) => n.exchange.status !== undefined || n.exchange.endedBy !== undefined);
+  const decided = naming.some((n) => isStdioLine(n.exchange) || n.exchange.status !== undefined || n.exchange.endedBy !== undefined);
   return {
     ok: accepted.length > 0,
     inTime: accepted.length > 0 || (!decided && 'late'),

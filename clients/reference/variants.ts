@@ -32,7 +32,7 @@ export interface VariantSpec {
  * Rules with no broken variant yet: a variant is proof only with scenarios it fails, and the stdio scenarios are still
  * to come (issue 13). clients/reference/variants.test.ts shows each of them flipped on the wire meanwhile.
  */
-export const RULES_AWAITING_SCENARIOS: readonly RuleName[] = ['drainStderr', 'stderrNotAnError', 'closeStdinFirst', 'escalateToSigkill', 'killProcessTree'];
+export const RULES_AWAITING_SCENARIOS: readonly RuleName[] = [];
 
 /** The revisions from which `MCP-Protocol-Version` is required. */
 const WITH_VERSION_HEADER = ['2025-06-18', '2025-11-25'] as const satisfies readonly Revision[];
@@ -43,7 +43,7 @@ export const VARIANT_SPECS: readonly VariantSpec[] = [
     name: 'broken-skips-initialized',
     rule: 'sendInitializedNotification',
     description: 'Reference client that never sends notifications/initialized',
-    breaks: ['negotiation/handshake-order', 'stdio/handshake'],
+    breaks: ['negotiation/handshake-order', 'stdio/handshake-order'],
   },
   {
     name: 'broken-omits-version-header',
@@ -87,16 +87,31 @@ export const VARIANT_SPECS: readonly VariantSpec[] = [
     name: 'broken-probes-in-legacy-mode',
     rule: 'legacyModeNeverProbes',
     description: "Reference client that sends server/discover before initialize even in negotiation 'legacy' (seed 000)",
-    breaks: ['negotiation/legacy-mode-no-probe'],
+    breaks: ['negotiation/legacy-mode-no-probe', 'stdio/legacy-mode-no-probe'],
   },
   {
     name: 'broken-auto-tries-initialize-first',
     rule: 'autoProbesFirst',
     description: "Reference client whose 'auto' mode sends initialize first and probes only after a modern error, so a dual-era server ends up legacy",
-    breaks: ['negotiation/dual-era-prefers-modern', 'negotiation/auto-stays-modern', 'negotiation/era-cached', 'negotiation/no-fallback-on-failure'],
+    breaks: [
+      'negotiation/dual-era-prefers-modern',
+      'negotiation/auto-stays-modern',
+      'negotiation/era-cached',
+      'negotiation/no-fallback-on-failure',
+      // Over stdio its first line is initialize, not the probe (probe-first).
+      'stdio/probe-fallback-32601',
+      'stdio/probe-fallback-32602',
+      'stdio/probe-fallback-silence',
+      'stdio/probe-fallback-exit',
+      'stdio/probe-mutual-version',
+      'stdio/probe-no-mutual-version',
+      'stdio/probe-slow-start',
+      'stdio/era-per-process',
+    ],
     only: {
       'negotiation/era-cached': { at: M, why: 'sending initialize to a 2026-07-28 server breaks that revision’s message schemas' },
       'negotiation/no-fallback-on-failure': { at: M, why: 'sending initialize to a 2026-07-28 server breaks that revision’s message schemas' },
+      'stdio/era-per-process': { at: M, why: 'the dual-era server serves its opening initialize legacy: the calls are no modern ones (at 2025-11-25 the legacy era it opens is the right one)' },
     },
     unreached: {
       'negotiation/auto-falls-back': { at: L, why: 'a legacy server answers its opening initialize: it never probes, so no probe gets a legacy answer' },
@@ -108,7 +123,7 @@ export const VARIANT_SPECS: readonly VariantSpec[] = [
     name: 'broken-falls-back-only-on-method-not-found',
     rule: 'fallBackOnAnyLegacyAnswer',
     description: 'Reference client whose fallback to initialize hinges on one error code (-32601): other legacy answers to the probe fail the connect',
-    breaks: ['negotiation/auto-falls-back', 'negotiation/era-cached'],
+    breaks: ['negotiation/auto-falls-back', 'negotiation/era-cached', 'stdio/probe-fallback-32602', 'stdio/probe-fallback-silence'],
     only: {
       'negotiation/era-cached': { at: L, why: 'at 2026-07-28 its probe gets a discover result, so it caches the era correctly' },
     },
@@ -117,7 +132,7 @@ export const VARIANT_SPECS: readonly VariantSpec[] = [
     name: 'broken-falls-back-on-modern-error',
     rule: 'honourModernErrors',
     description: 'Reference client that falls back to initialize on -32020/-32021/-32022 instead of retrying a mutual version or surfacing the error',
-    breaks: ['negotiation/auto-stays-modern'],
+    breaks: ['negotiation/auto-stays-modern', 'stdio/probe-mutual-version', 'stdio/probe-no-mutual-version'],
   },
   {
     name: 'broken-falls-back-on-probe-failure',
@@ -297,7 +312,8 @@ export const VARIANT_SPECS: readonly VariantSpec[] = [
     name: 'broken-close-leaves-streams',
     rule: 'closeTearsDown',
     description: 'Reference client whose close() only DELETEs: calls in flight, response streams, the HTTP+SSE stream and resumption timers run on',
-    breaks: ['disposal/in-flight-settled', 'disposal/quiet-after-close', 'disposal/sse-stream-closed'],
+    // Over stdio its close() still ends the process (closing stdin): only the call in flight is left unsettled.
+    breaks: ['disposal/in-flight-settled', 'disposal/quiet-after-close', 'disposal/sse-stream-closed', 'stdio/in-flight-settled'],
   },
   {
     name: 'broken-connect-outlives-timeout',
@@ -310,13 +326,13 @@ export const VARIANT_SPECS: readonly VariantSpec[] = [
     name: 'broken-cancels-locally',
     rule: 'cancelOnTheWire',
     description: 'Reference client that cancels only locally: legacy sends no notifications/cancelled, 2026-07-28 POSTs one and leaves the stream open',
-    breaks: ['cancellation/legacy-notification', 'cancellation/modern-closes-stream', 'cancellation/timeout-cancels', 'disposal/in-flight-settled'],
+    breaks: ['cancellation/legacy-notification', 'cancellation/modern-closes-stream', 'cancellation/timeout-cancels', 'disposal/in-flight-settled', 'stdio/legacy-notification', 'stdio/timeout-cancels', 'stdio/in-flight-settled'],
   },
   {
     name: 'broken-cancels-initialize',
     rule: 'neverCancelInitialize',
     description: 'Reference client that sends notifications/cancelled for an initialize its connect gave up on',
-    breaks: ['cancellation/never-initialize', 'disposal/close-during-connect'],
+    breaks: ['cancellation/never-initialize', 'disposal/close-during-connect', 'stdio/never-initialize'],
     only: {
       'disposal/close-during-connect': { at: L, why: 'at 2026-07-28 the held request is the probe, not initialize' },
     },
@@ -325,7 +341,8 @@ export const VARIANT_SPECS: readonly VariantSpec[] = [
     name: 'broken-waits-after-cancel',
     rule: 'settleOnCancel',
     description: 'Reference client whose cancelled call keeps waiting and returns the late answer',
-    breaks: ['cancellation/late-response-ignored', 'cancellation/legacy-notification', 'cancellation/timeout-cancels'],
+    // Over stdio there is no stream to close: at 2026-07-28 too, the cancelled call waits.
+    breaks: ['cancellation/late-response-ignored', 'cancellation/legacy-notification', 'cancellation/timeout-cancels', 'stdio/late-response-ignored', 'stdio/legacy-notification', 'stdio/timeout-cancels'],
     only: {
       'cancellation/timeout-cancels': { at: L, why: 'at 2026-07-28 the closed stream settles the call anyway' },
     },
@@ -334,13 +351,13 @@ export const VARIANT_SPECS: readonly VariantSpec[] = [
     name: 'broken-cancels-all-calls',
     rule: 'cancelOnlyTheAbortedCall',
     description: 'Reference client for which aborting one call cancels every call in flight',
-    breaks: ['cancellation/concurrent-independent'],
+    breaks: ['cancellation/concurrent-independent', 'stdio/concurrent-independent'],
   },
   {
     name: 'broken-progress-extends-timeout',
     rule: 'enforceMaximumTimeout',
     description: 'Reference client whose request timeout restarts on every progress notification, with no maximum',
-    breaks: ['cancellation/progress-resets-timeout'],
+    breaks: ['cancellation/progress-resets-timeout', 'stdio/progress-resets-timeout'],
   },
   // — HTTP+SSE fallback —
   {
@@ -388,5 +405,36 @@ export const VARIANT_SPECS: readonly VariantSpec[] = [
     description: 'Reference client that never launches a 2026-07-28 server again after it crashed: every later call fails',
     breaks: ['stdio/crash-mid-call'],
     only: { 'stdio/crash-mid-call': { at: M, why: 'the restart is a 2026-07-28 rule (stdio › Unexpected Termination); the legacy revisions say nothing of it' } },
+  },
+  // — stdio: the shutdown sequence, the process tree, stderr —
+  {
+    name: 'broken-signals-before-stdin',
+    rule: 'closeStdinFirst',
+    description: "Reference client whose close() sends SIGTERM first and closes the server's stdin only a grace later",
+    breaks: ['stdio/shutdown-sequence'],
+  },
+  {
+    name: 'broken-never-sigkills',
+    rule: 'escalateToSigkill',
+    description: 'Reference client that stops at SIGTERM: a server that ignores it is left running',
+    breaks: ['stdio/shutdown-sequence'],
+  },
+  {
+    name: 'broken-kills-only-its-child',
+    rule: 'killProcessTree',
+    description: 'Reference client that signals only the process it spawned: the real server behind an npx-like launcher is left running',
+    breaks: ['stdio/process-tree'],
+  },
+  {
+    name: 'broken-leaves-stderr-unread',
+    rule: 'drainStderr',
+    description: "Reference client that never reads the server's stderr pipe: a server that logs more than the pipe holds blocks before it answers",
+    breaks: ['stdio/stderr'],
+  },
+  {
+    name: 'broken-stderr-is-an-error',
+    rule: 'stderrNotAnError',
+    description: 'Reference client that fails the connection on any output on stderr',
+    breaks: ['stdio/stderr'],
   },
 ];

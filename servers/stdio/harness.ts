@@ -57,8 +57,10 @@ export interface StdioReferenceServer {
   /** Makes the server write a message of its own on stdout (a ping, a notification, a late answer). */
   send(message: unknown, process?: StdioProcess): boolean;
   /**
-   * Waits, at most `ms`, until every process that has ended has its end in the record (its channel closed): a process
-   * killed a moment ago is seen so in a snapshot taken next, however busy the machine. Event-driven; never throws.
+   * Waits, at most `ms`, until every process that has ended has its end in the record (its channel closed), and every
+   * live one has reported all it read (a sync round trip on its channel: a line whose answer the client already has
+   * may not have reached the harness yet, the two travelling on different pipes). A snapshot taken next is whole,
+   * however busy the machine. Event-driven; never throws.
    */
   settle(ms: number): Promise<void>;
   /**
@@ -175,6 +177,29 @@ export async function startStdioServer(options: StdioServerOptions): Promise<Std
   const fixtures = new FixtureState();
   const runs = new Map<string, ToolRun>();
   const sockets = new Map<StdioProcess, Socket>();
+  /** The sync round trips in flight (`settle`), by id. */
+  const pendingSyncs = new Map<number, () => void>();
+  let syncs = 0;
+  /** Each live process answers `sync` after everything it reported before: then the record has every stdin byte it read. */
+  const sync = (ms: number) =>
+    Promise.all(
+      [...sockets]
+        .filter(([entry]) => entry.pid !== undefined && isAlive(entry.pid, entry.procStart))
+        .map(
+          ([, socket]) =>
+            new Promise<void>((resolve) => {
+              const id = ++syncs;
+              const done = () => {
+                clearTimeout(timer);
+                pendingSyncs.delete(id);
+                resolve();
+              };
+              const timer = setTimeout(done, ms);
+              pendingSyncs.set(id, done);
+              socket.write(`${JSON.stringify({ t: 'sync', id } satisfies ChannelCommand)}\n`);
+            }),
+        ),
+    ).then(() => {});
 
   const onEvent = (entry: StdioProcess, socket: Socket, event: ChannelEvent) => {
     record.ingest(entry, event);
@@ -193,6 +218,9 @@ export async function startStdioServer(options: StdioServerOptions): Promise<Std
         }
         break;
       }
+      case 'synced':
+        pendingSyncs.get(event.id)?.();
+        break;
       case 'sent':
         for (const message of Array.isArray(event.message) ? event.message : [event.message]) {
           const m = message as { id?: unknown; method?: unknown };
@@ -290,7 +318,10 @@ export async function startStdioServer(options: StdioServerOptions): Promise<Std
     command,
     send: (message, process) => command({ t: 'send', message }, process),
     settle: (ms) =>
-      record.waitFor(() => [...sockets.keys()].every((p) => p.pid === undefined || isAlive(p.pid, p.procStart)), 'the channels of ended processes to close', ms).catch(() => {}),
+      Promise.all([
+        record.waitFor(() => [...sockets.keys()].every((p) => p.pid === undefined || isAlive(p.pid, p.procStart)), 'the channels of ended processes to close', ms).catch(() => {}),
+        sync(ms),
+      ]).then(() => {}),
     close() {
       closed ??= close();
       return closed;

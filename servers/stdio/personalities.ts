@@ -34,6 +34,9 @@ export const STDIO_PERSONALITIES = {
   'utf8-split': {
     description: `every answer carries "${UTF8_SPLIT_CHARACTER}" (in its result's _meta) and every message is written in two writes cut inside a multi-byte character`,
   },
+  'answers-after-cancel': {
+    description: 'holds each notifications/cancelled until it has answered the request it names, then handles it: the cancelled call completes and its answer arrives after the cancel (the race of cancellation › Timing Considerations)',
+  },
   'crash-mid-call': { description: 'on a tools/call (option tool), once the tool has started: a stack trace on stderr and exit 1, never answering' },
   'close-stdout-and-exit': { description: 'on a tools/call (option tool), once the tool has started: closes stdout, then exits 0 (a server-initiated shutdown)' },
   'batch-answers': { description: '2025-03-26: every answer is written as a JSON-RPC batch (an array), with the notifications queued before it', eras: ['2025-03-26'] },

@@ -98,7 +98,9 @@ export type ChannelEvent =
   /** A personality's label on the exchange of a stdin line (or on the process, without one). */
   | { t: 'note'; at: number; label: string; line?: number }
   /** The process is about to end: with this code, or by this signal (re-raised after it was recorded). */
-  | { t: 'exit'; at: number; code: number | null; signal: string | null; reason: string };
+  | { t: 'exit'; at: number; code: number | null; signal: string | null; reason: string }
+  /** The answer to `sync`: every event the process reported before it (every stdin byte it read) is on the channel ahead of this. */
+  | { t: 'synced'; at: number; id: number };
 
 /** What the harness sends the program. */
 export type ChannelCommand =
@@ -111,7 +113,9 @@ export type ChannelCommand =
   /** Write this text to stderr. */
   | { t: 'stderr'; text: string }
   /** End the server: close stdout first when asked (the server-initiated shutdown), then exit with `code` (default 0). */
-  | { t: 'exit'; code?: number; closeStdout?: boolean };
+  | { t: 'exit'; code?: number; closeStdout?: boolean }
+  /** Answer `synced` with this id at once (the channel is one ordered stream: what was reported before arrives before it). */
+  | { t: 'sync'; id: number };
 
 /** The note on a stdin line a probe personality answered (as the HTTP probe answers note their exchange). */
 export const PROBE_ANSWER_NOTE = 'probe-answer';

@@ -33,9 +33,18 @@ export class LineTransport implements Transport {
   private readonly batches: { line: number; pending: Set<string>; answers: unknown[] }[] = [];
 
   private readonly io: ProgramIo;
+  /** Who waits for the answer to a request id to be written (answers-after-cancel), and the ids answered so far. */
+  private readonly awaitingAnswer = new Map<string, (() => void)[]>();
+  private readonly answeredIds = new Set<string>();
 
   constructor(io: ProgramIo) {
     this.io = io;
+  }
+
+  /** Resolves once the server has written its answer to the request `id` (or the transport closed). */
+  answered(id: Id): Promise<void> {
+    if (this.closed || this.answeredIds.has(key(id))) return Promise.resolve();
+    return new Promise((resolve) => this.awaitingAnswer.set(key(id), [...(this.awaitingAnswer.get(key(id)) ?? []), resolve]));
   }
 
   async start(): Promise<void> {}
@@ -75,12 +84,20 @@ export class LineTransport implements Transport {
         return this.io.send(batch.answers, batch.line);
       }
     }
-    return this.io.send(message, line);
+    await this.io.send(message, line);
+    if (m.method === undefined && m.id !== undefined) this.release(key(m.id));
+  }
+
+  private release(id: string): void {
+    this.answeredIds.add(id);
+    for (const resolve of this.awaitingAnswer.get(id) ?? []) resolve();
+    this.awaitingAnswer.delete(id);
   }
 
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    for (const id of [...this.awaitingAnswer.keys()]) this.release(id);
     this.onclose?.();
   }
 }
@@ -239,8 +256,16 @@ export async function serveEra(io: ProgramIo, channel: ProgramChannel, era: Stdi
     } catch {
       return void io.send(errorAnswer((value as { id?: unknown } | null)?.id, -32600, 'Invalid Request: not a JSON-RPC message'), line);
     }
-    const m = message as { id?: unknown; method?: unknown; params?: { name?: unknown } };
+    const m = message as { id?: unknown; method?: unknown; params?: { name?: unknown; requestId?: unknown } };
     if (await answerProbe(m, line)) return;
+    const requestId = m.params?.requestId;
+    if (m.method === 'notifications/cancelled' && has('answers-after-cancel') && (typeof requestId === 'string' || typeof requestId === 'number')) {
+      // The race of cancellation › Timing Considerations, made certain: the cancel reaches the server only once it has
+      // answered the request it names; later lines go on meanwhile.
+      io.note('held-cancel-until-answered', line);
+      void transport.answered(requestId).then(() => transport.receive(message, line));
+      return;
+    }
     if (m.method === 'tools/call' && m.id !== undefined) {
       for (const name of ['crash-mid-call', 'close-stdout-and-exit'] as const) {
         const spec = has(name);

@@ -36,24 +36,24 @@ export const concurrentIndependent = defineScenario({
   revisions: L_AND_M,
   requires: ['cancellation'],
   source: { spec: cancellation('2025-06-18', 'cancellation-flow', 'Cancellation Flow: a cancellation names the one request to cancel', 'SHOULD') },
-  async run({ connect, bounded, server, observe, time }) {
+  async run({ connect, bounded, wire, observe, time }) {
     const client = await connect();
     const controller = new AbortController();
     const first = new Watched(client.callTool('slow', { ms: msOf(time, 'first') }));
     const cancelled = new Watched(client.callTool('slow', { ms: msOf(time, 'cancelled') }, { signal: controller.signal }));
-    const third = await startCall(server.fixtures, bounded, client.callTool('slow', { ms: msOf(time, 'third') }), 'slow', 'three slow calls', 3);
+    const third = await startCall(wire.fixtures, bounded, client.callTool('slow', { ms: msOf(time, 'third') }), 'slow', 'three slow calls', 3);
     const calls: Record<Name, Watched> = { first, cancelled, third };
     const abortedAt = performance.now();
     controller.abort();
     await cancelled.within(time.ms.react);
     observe('cancelled', cancelled.since(abortedAt));
     // The cancelled call's cancellation reaching the server (event-driven)…
-    const cancelledId = idOf(exchangeOf(server.record.exchanges, 'cancelled', time), 'tools/call');
-    await runWithin(server.fixtures, (run) => run.requestId === cancelledId && run.abortedAt !== undefined, 'the cancelled call’s handler to abort', time.ms.react);
+    const cancelledId = idOf(exchangeOf(wire.record.exchanges, 'cancelled', time), 'tools/call');
+    await runWithin(wire.fixtures, (run) => run.requestId === cancelledId && run.abortedAt !== undefined, 'the cancelled call’s handler to abort', time.ms.react);
     // …then a quiet window in which the other two must run on: it ends early if either is touched.
     await holdsWithin(
-      server.record,
-      (record) => (['first', 'third'] as const).some((name) => touched({ exchanges: record.exchanges, toolRuns: server.fixtures.runs, time }, name).length > 0),
+      wire.record,
+      (record) => (['first', 'third'] as const).some((name) => touched({ exchanges: record.exchanges, toolRuns: wire.fixtures.runs, time }, name).length > 0),
       'another call to be cancelled',
       time.ms.quiet,
     );

@@ -29,19 +29,19 @@ export const lateResponseIgnored = defineScenario<{ late: AnswersAfterCancel }>(
     const late = answersAfterCancel(time.ms.operation);
     return { server: { personalities: [late] }, state: { late } };
   },
-  async run({ connect, bounded, server, observe, state, time }) {
+  async run({ connect, bounded, wire, observe, state, time }) {
     const answerAfterMs = answerAfterOf(time);
     const client = await connect();
     const controller = new AbortController();
-    const call = await startCall(server.fixtures, bounded, client.callTool('slow', { ms: answerAfterMs }, { signal: controller.signal }), 'slow', 'the slow call');
+    const call = await startCall(wire.fixtures, bounded, client.callTool('slow', { ms: answerAfterMs }, { signal: controller.signal }), 'slow', 'the slow call');
     const abortedAt = performance.now();
     observe('abortedAt', performance.now());
     controller.abort();
     await call.within(time.ms.react);
     observe('call', call.since(abortedAt));
     // The server answers the cancelled call anyway (its cancellation is held until then).
-    const callId = idOf(toolCallExchanges(server.record.exchanges, 'slow')[0], 'tools/call');
-    await holdsWithin(server.record, (record) => callId !== undefined && callId !== null && record.responseTo(callId) !== undefined, 'the late answer', answerAfterMs + time.ms.react);
+    const callId = idOf(toolCallExchanges(wire.record.exchanges, 'slow')[0], 'tools/call');
+    await holdsWithin(wire.record, (record) => callId !== undefined && callId !== null && record.responseTo(callId) !== undefined, 'the late answer', answerAfterMs + time.ms.react);
     const next = await bounded(client.callTool('echo', { text: 'the next call' }), 'the next call after the late answer');
     observe('next', next.content);
   },

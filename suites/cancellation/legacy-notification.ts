@@ -46,9 +46,9 @@ export const legacyNotification = defineScenario({
     });
     const wrongHeaders = slow === undefined ? [] : naming.filter((c) => mismatches(slow, c.exchange).length > 0);
     return [
-      callRunning(cancelOnTheWire(revision), evidence, slow),
+      callRunning(cancelOnTheWire(revision, 'SHOULD', evidence.stdio !== undefined), evidence, slow),
       clientCompleted(evidence, cancellation(revision, 'cancellation-flow', 'Cancellation Flow: the client cancels a call it issued', 'MUST')),
-      checkInTime(evidence.time, 'notification-sent', cancelOnTheWire(revision), wire.inTime, wire.detail, wire.exchanges),
+      checkInTime(evidence.time, 'notification-sent', cancelOnTheWire(revision, 'SHOULD', evidence.stdio !== undefined), wire.inTime, wire.detail, wire.exchanges),
       check(
         'names-an-issued-request',
         cancellation(revision, 'behavior-requirements', 'Behavior Requirements: cancellation notifications MUST only reference requests previously issued in the same direction and believed to still be in progress', 'MUST'),
@@ -71,7 +71,7 @@ export const legacyNotification = defineScenario({
             : wrongHeaders.map((c) => `${label(c.exchange)}: ${mismatches(slow!, c.exchange).join('; ')}`).join(', '),
         slow ? [slow, ...naming.map((c) => c.exchange)] : [],
       ),
-      handlerAborted(evidence.time, handlerSeesCancel(revision), run, slow),
+      handlerAborted(evidence.time, handlerSeesCancel(revision, 'SHOULD', evidence.stdio !== undefined), run, slow),
       callRejectedPromptly(cancellation(revision, 'behavior-requirements', 'Behavior Requirements: the sender of the cancellation SHOULD ignore any response that arrives afterward (the call ends when it is cancelled)', 'SHOULD'), evidence, slow),
     ];
   },

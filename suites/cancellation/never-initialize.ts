@@ -7,7 +7,8 @@ import { defineScenario, type Evidence } from '../scenario.ts';
 import { cancellation } from '../spec.ts';
 import { cancelNotifications, carrying, idOf, label, labels, noted } from '../wire.ts';
 
-function bounds(time: TimePolicy) {
+/** The connect's timeout, and how long the server holds initialize. */
+export function bounds(time: TimePolicy) {
   // The connect's own timeout, run out while the server holds initialize: what this client needs to start and connect
   // (calibrated per client), so even a proxy process (mcp-remote) has sent initialize before it gives up.
   const connectTimeoutMs = time.ms.startup;
@@ -25,19 +26,20 @@ export const neverInitialize = defineScenario({
   setup(_revision, time) {
     return { server: { personalities: [slowResponses({ method: 'initialize', ms: bounds(time).holdMs, count: 1 })] }, state: undefined };
   },
-  async run({ connect, server, observe, time }) {
+  async run({ connect, wire, observe, time }) {
     const { connectTimeoutMs } = bounds(time);
     observe('connect', await settle(connect({ timeoutMs: connectTimeoutMs })));
     // A cancellation is sent when the client gives up, or not at all: wait as long as a client takes to react (a loaded
     // machine delays a wrong one past a 200 ms quiet window), ending early if one comes.
-    const initializeId = idOf(carrying(server.record.exchanges, 'initialize')[0], 'initialize');
-    await holdsWithin(server.record, (record) => cancelNotifications(record.exchanges).some((c) => c.requestId === initializeId), 'notifications/cancelled for initialize', time.ms.react);
+    const initializeId = idOf(carrying(wire.record.exchanges, 'initialize')[0], 'initialize');
+    await holdsWithin(wire.record, (record) => cancelNotifications(record.exchanges).some((c) => c.requestId === initializeId), 'notifications/cancelled for initialize', time.ms.react);
   },
   judge(evidence) {
     const { revision } = evidence;
     const { connectTimeoutMs } = bounds(evidence.time);
     const initializes = carrying(evidence.exchanges, 'initialize');
-    const held = carrying(noted(evidence.exchanges, 'slowed'), 'initialize')[0];
+    // Over HTTP the personality notes the exchange it held; a stdio server in its slow start answers nothing.
+    const held = evidence.stdio !== undefined ? initializes.find((exchange) => exchange.responseMessages.length === 0) : carrying(noted(evidence.exchanges, 'slowed'), 'initialize')[0];
     const ids = new Set(initializes.map((exchange) => idOf(exchange, 'initialize')));
     const cancels = cancelNotifications(evidence.exchanges).filter((c) => ids.has(c.requestId as string | number));
     const rule = cancellation(revision, 'behavior-requirements', 'Behavior Requirements: the initialize request MUST NOT be cancelled by clients', 'MUST');

@@ -50,10 +50,10 @@ export const progressResetsTimeout = defineScenario({
   revisions: L,
   requires: ['request-timeout'],
   source: { spec: timeouts('2025-06-18', 'progress MAY reset the timeout clock; a maximum timeout SHOULD always be enforced, regardless of progress', 'SHOULD') },
-  async run({ connect, observe, server, time }) {
+  async run({ connect, observe, wire, time }) {
     const { intervalMs, timeoutMs, workMs } = bounds(time);
     const client = await connect();
-    observe('issuedAt', server.record.now());
+    observe('issuedAt', wire.record.now());
     const issuedAt = performance.now();
     const call = new Watched(client.callTool('progress', { steps: STEPS, intervalMs }, { timeoutMs }));
     // Long enough for the whole work: a client whose timeout progress keeps extending gets the answer.

@@ -3,7 +3,7 @@
 import type { ClientConnection } from '../../clients/adapter.ts';
 import type { ToolRun } from '../../servers/fixtures.ts';
 import type { Personality } from '../../servers/personality.ts';
-import type { WireExchange, WireRecord } from '../../servers/wire-record.ts';
+import type { ExchangeRecord, WireExchange, WireRecord } from '../../servers/wire-record.ts';
 import { checkInTime, precondition } from '../checks.ts';
 import { describeOutcome, holdsWithin, inFlightMs, outcomeOf, rejectedInTime, runWithin, startCall, type Outcome } from '../outcome.ts';
 import type { Check, Evidence, ScenarioContext, SpecRef } from '../scenario.ts';
@@ -50,20 +50,20 @@ export function answersAfterCancel(maxHoldMs: number): AnswersAfterCancel {
  * wire effect (`wireEffect`) and for the handler to see the abort.
  */
 export async function abortSlowCall(
-  { bounded, server, observe, time }: Pick<ScenarioContext, 'bounded' | 'server' | 'observe' | 'time'>,
+  { bounded, wire, observe, time }: Pick<ScenarioContext, 'bounded' | 'wire' | 'observe' | 'time'>,
   client: ClientConnection,
-  wireEffect: (record: WireRecord) => boolean,
+  wireEffect: (record: ExchangeRecord) => boolean,
   effectName: string,
 ): Promise<void> {
   const controller = new AbortController();
-  const call = await startCall(server.fixtures, bounded, client.callTool('slow', { ms: inFlightMs(time) }, { signal: controller.signal }), 'slow', 'the slow call');
+  const call = await startCall(wire.fixtures, bounded, client.callTool('slow', { ms: inFlightMs(time) }, { signal: controller.signal }), 'slow', 'the slow call');
   const abortedAt = performance.now();
   controller.abort();
   await call.within(time.ms.react);
   observe('call', call.since(abortedAt));
   await Promise.all([
-    holdsWithin(server.record, wireEffect, effectName, time.ms.react),
-    runWithin(server.fixtures, (run) => run.tool === 'slow' && run.abortedAt !== undefined, 'the slow handler to see the abort', time.ms.react),
+    holdsWithin(wire.record, wireEffect, effectName, time.ms.react),
+    runWithin(wire.fixtures, (run) => run.tool === 'slow' && run.abortedAt !== undefined, 'the slow handler to see the abort', time.ms.react),
   ]);
 }
 

@@ -3,7 +3,7 @@ import { isHttpSse, isModern, L_AND_M } from '../../protocol/revisions.ts';
 import { checkInTime, clientCompleted, precondition } from '../checks.ts';
 import { describeOutcome, holdsWithin, inFlightMs, outcomeOf, rejectedInTime, Watched } from '../outcome.ts';
 import { defineScenario, type Evidence } from '../scenario.ts';
-import { cancellation, timeouts } from '../spec.ts';
+import { cancellation, stdio, timeouts } from '../spec.ts';
 import { label, toolCallExchanges, wireCancelOf } from '../wire.ts';
 
 /** The per-request timeout the call is given: long enough that even a CPU-starved client has sent the call before it times out (a bound, scaled with the policy). */
@@ -15,7 +15,7 @@ export const timeoutCancels = defineScenario({
   revisions: L_AND_M,
   requires: ['request-timeout'],
   source: { spec: timeouts('2025-06-18', 'on a timeout the sender SHOULD issue a cancellation notification and stop waiting for a response', 'SHOULD') },
-  async run({ connect, server, observe, revision, time }) {
+  async run({ connect, wire, observe, revision, time }) {
     const client = await connect();
     const timeoutMs = timeoutOf(time);
     const issuedAt = performance.now();
@@ -23,7 +23,7 @@ export const timeoutCancels = defineScenario({
     await call.within(timeoutMs + time.ms.react);
     // Measured from the moment the timeout should have fired.
     observe('call', call.since(issuedAt + timeoutMs));
-    await holdsWithin(server.record, (record) => wireCancelOf(revision, record.exchanges, 'slow').done, 'the timed-out call to be cancelled on the wire', time.ms.react);
+    await holdsWithin(wire.record, (record) => wireCancelOf(revision, record.exchanges, 'slow').done, 'the timed-out call to be cancelled on the wire', time.ms.react);
   },
   judge(evidence) {
     const { revision } = evidence;
@@ -57,11 +57,13 @@ export const timeoutCancels = defineScenario({
         'cancelled-on-the-wire',
         isHttpSse(revision)
           ? cancellation(revision, 'cancellation-flow', 'Cancellation Flow and Lifecycle › Error Handling (timeouts): on a timeout the sender SHOULD issue a cancellation notification for the request', 'SHOULD')
-          : timeouts(
-              revision,
-              isModern(revision) ? 'on a timeout the sender SHOULD cancel: on Streamable HTTP, close the response stream' : 'on a timeout the sender SHOULD issue a cancellation notification for the request',
-              'SHOULD',
-            ),
+          : isModern(revision) && evidence.stdio !== undefined
+            ? stdio(revision, 'on a timeout the sender SHOULD cancel: over stdio, a notifications/cancelled referencing the request (there is no stream to close)', 'SHOULD', 'cancellation')
+            : timeouts(
+                revision,
+                isModern(revision) ? 'on a timeout the sender SHOULD cancel: on Streamable HTTP, close the response stream' : 'on a timeout the sender SHOULD issue a cancellation notification for the request',
+                'SHOULD',
+              ),
         wire.inTime,
         wire.detail,
         wire.exchanges,

@@ -38,16 +38,16 @@ export const closeDuringConnect = defineScenario<{ slow: SlowResponses }>({
     const slow = slowResponses({ method: firstRequest(revision), ms: bounds(time).holdMs, count: 1 });
     return { server: { personalities: [slow] }, state: { slow } };
   },
-  async run({ connect, server, observe, time }) {
+  async run({ connect, wire, observe, time }) {
     const { connectTimeoutMs, holdMs } = bounds(time);
     const started = performance.now();
     // Measured from the moment the connect should have given up.
     observe('connect', await settle(connect({ timeoutMs: connectTimeoutMs }), started + connectTimeoutMs));
     // Late traffic can only come once the hold is over: watch until then and a quiet window, ending early on anything late.
-    const gaveUpAtSeq = seqNow(server.record);
+    const gaveUpAtSeq = seqNow(wire.record);
     observe('gaveUpAtSeq', gaveUpAtSeq);
     const remaining = Math.max(0, holdMs + time.ms.quiet - (performance.now() - started));
-    await holdsWithin(server.record, (record) => after(record.exchanges, gaveUpAtSeq).length > 0, 'anything sent after the connect gave up', remaining);
+    await holdsWithin(wire.record, (record) => after(record.exchanges, gaveUpAtSeq).length > 0, 'anything sent after the connect gave up', remaining);
   },
   judge(evidence) {
     const { revision } = evidence;

@@ -2,7 +2,7 @@ import { isModern, L_AND_M } from '../../protocol/revisions.ts';
 import { checkInTime, clientCompleted, precondition } from '../checks.ts';
 import { describeOutcome, handlerAborted, holdsWithin, inFlightMs, outcomeOf, rejectedInTime, runWithin, startCall, type Outcome } from '../outcome.ts';
 import { defineScenario, type Evidence } from '../scenario.ts';
-import { cancelOnTheWire, handlerSeesCancel, shutdown } from '../spec.ts';
+import { cancelOnTheWire, handlerSeesCancel, shutdown, shutdownFor } from '../spec.ts';
 import { toolCallExchanges, wireCancelOf } from '../wire.ts';
 
 export const inFlightSettled = defineScenario({
@@ -11,9 +11,9 @@ export const inFlightSettled = defineScenario({
   revisions: L_AND_M,
   requires: ['cancellation'],
   source: { spec: shutdown('2025-06-18', 'closing ends every call in flight: it settles, and is cancelled on the wire', 'SHOULD') },
-  async run({ connect, bounded, server, observe, revision, time }) {
+  async run({ connect, bounded, wire, observe, revision, time }) {
     const client = await connect();
-    const call = await startCall(server.fixtures, bounded, client.callTool('slow', { ms: inFlightMs(time) }), 'slow', 'the slow call');
+    const call = await startCall(wire.fixtures, bounded, client.callTool('slow', { ms: inFlightMs(time) }), 'slow', 'the slow call');
     const closedAt = performance.now();
     const closing = bounded(client.close(), 'close');
     closing.catch(() => {});
@@ -22,11 +22,12 @@ export const inFlightSettled = defineScenario({
     await closing;
     // The cancel on the wire and its effect on the handler: event-driven, bounded for a client that never cancels.
     await Promise.all([
-      holdsWithin(server.record, (record) => wireCancelOf(revision, record.exchanges, 'slow').done, 'the call to be cancelled on the wire', time.ms.react),
-      runWithin(server.fixtures, (run) => run.tool === 'slow' && run.abortedAt !== undefined, 'the slow handler to see the abort', time.ms.react),
+      holdsWithin(wire.record, (record) => wireCancelOf(revision, record.exchanges, 'slow').done, 'the call to be cancelled on the wire', time.ms.react),
+      runWithin(wire.fixtures, (run) => run.tool === 'slow' && run.abortedAt !== undefined, 'the slow handler to see the abort', time.ms.react),
     ]);
   },
   judge(evidence) {
+    const shutdown = shutdownFor(evidence);
     const { revision } = evidence;
     const call = outcomeOf(evidence, 'call');
     const wire = wireCancelOf(revision, evidence.exchanges, 'slow');
@@ -50,8 +51,8 @@ export const inFlightSettled = defineScenario({
         `${describeOutcome(call, 'the call in flight')}; expected a rejection within ${promptly} ms of calling close()`,
         slow ? [slow] : [],
       ),
-      checkInTime(evidence.time, 'cancelled-on-the-wire', cancelOnTheWire(revision), wire.inTime, wire.detail, wire.exchanges),
-      handlerAborted(evidence.time, handlerSeesCancel(revision), run, slow, isModern(revision) ? 'its response stream stayed open' : 'no accepted notifications/cancelled reached the server'),
+      checkInTime(evidence.time, 'cancelled-on-the-wire', cancelOnTheWire(revision, 'SHOULD', evidence.stdio !== undefined), wire.inTime, wire.detail, wire.exchanges),
+      handlerAborted(evidence.time, handlerSeesCancel(revision, 'SHOULD', evidence.stdio !== undefined), run, slow, isModern(revision) && evidence.stdio === undefined ? 'its response stream stayed open' : 'no accepted notifications/cancelled reached the server'),
     ];
   },
   doctored: [

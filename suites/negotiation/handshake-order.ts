@@ -7,6 +7,8 @@ import { initializeAnsweredAt, isRequest, labels, sentMessages } from '../wire.t
 // No precondition: the rule is exactly "initialize first", so a client that sends nothing at all breaks it. The rules
 // about what follows the initialize result are exercised only once the server gave one.
 
+export const NO_HTTP_BEFORE_INITIALIZE = 'no-http-before-initialize';
+
 export const handshakeOrder: Scenario = {
   id: 'negotiation/handshake-order',
   title: '`initialize` first; `notifications/initialized` after its result and before any other request',
@@ -37,7 +39,7 @@ export const handshakeOrder: Scenario = {
     const initializeExchange = all[firstInitialize]?.exchange;
     const earlierHttp = evidence.exchanges.filter((x) => (initializeExchange === undefined || x.seq < initializeExchange.seq) && !x.requestMessages.some((m) => m.method === 'server/discover' || m.method === 'initialize'));
     const noHttpBeforeInitialize = check(
-      'no-http-before-initialize',
+      NO_HTTP_BEFORE_INITIALIZE,
       lifecycle(evidence.revision, 'initialization', 'Initialization: the initialization phase MUST be the first interaction (no stream GET or other request before the initialize POST)', 'MUST'),
       earlierHttp.length === 0,
       earlierHttp.length === 0
@@ -56,7 +58,8 @@ export const handshakeOrder: Scenario = {
         first ? `the first message was ${first.message.method ?? 'a response'}` : 'the client sent nothing',
         first ? [first.exchange] : [],
       ),
-      ...(isHttpSse(evidence.revision) ? [] : [noHttpBeforeInitialize]),
+      // Over stdio every line is a message, so initialize-first says it all.
+      ...(isHttpSse(evidence.revision) || evidence.stdio !== undefined ? [] : [noHttpBeforeInitialize]),
       // Without an initialize result the notification has nothing to follow: sent anyway, it is early; not sent, unexercised.
       checkIf(
         answered === undefined && initialized === undefined ? 'initialize was never answered with a result: nothing for notifications/initialized to follow' : undefined,
@@ -97,7 +100,7 @@ export const handshakeOrder: Scenario = {
   },
   doctored: [
     {
-      check: 'no-http-before-initialize',
+      check: NO_HTTP_BEFORE_INITIALIZE,
       how: 'a bodiless GET for a stream before the initialize POST',
       doctor: (e) => {
         const first = e.exchanges[0]!;

@@ -1,0 +1,31 @@
+// The scenarios written for HTTP whose rule does not depend on HTTP, run over stdio: the same script (it reads its
+// server through `context.wire`) and judge, the client launching the suite's stdio server (support.ts, overStdio).
+// Left over HTTP only: rules of sessions, headers, retries, HTTP+SSE, streams; close-during-connect, whose judge of a
+// given-up connect (its request's connection closed) is over stdio the shutdown of a process; and idempotent-close and
+// quiet-after-close, which over stdio no broken variant fails yet (the reference client's second close and its
+// close of an ended process have nothing to send), so they would prove nothing: the shutdown scenarios judge closing.
+import { bounds as neverInitializeBounds, neverInitialize } from '../cancellation/never-initialize.ts';
+import { concurrentIndependent } from '../cancellation/concurrent-independent.ts';
+import { lateResponseIgnored } from '../cancellation/late-response-ignored.ts';
+import { legacyNotification } from '../cancellation/legacy-notification.ts';
+import { progressResetsTimeout } from '../cancellation/progress-resets-timeout.ts';
+import { timeoutCancels } from '../cancellation/timeout-cancels.ts';
+import { inFlightSettled } from '../disposal/in-flight-settled.ts';
+import type { Scenario } from '../scenario.ts';
+import { stdioHandshake } from './handshake.ts';
+import { overStdio } from './support.ts';
+
+export const STDIO_TWINS: readonly Scenario[] = [
+  stdioHandshake,
+  overStdio(legacyNotification),
+  overStdio(timeoutCancels),
+  // The server handles the cancel only once it has answered the call it names: the answer arrives after the cancel.
+  overStdio(lateResponseIgnored, { setup: () => ({ stdio: { personalities: ['answers-after-cancel'] }, state: undefined }) }),
+  overStdio(concurrentIndependent),
+  overStdio(progressResetsTimeout),
+  // The server holds initialize by answering nothing until long after the connect's timeout (a slow start).
+  overStdio(neverInitialize, {
+    setup: (_revision, time) => ({ stdio: { personalities: [{ name: 'probe-slow-start', ms: neverInitializeBounds(time).holdMs }] }, state: undefined }),
+  }),
+  overStdio(inFlightSettled),
+];
