@@ -40,6 +40,7 @@ function slowToStart(inner: ClientAdapter): ClientAdapter {
 const CONNECT_BOUND: { id: string; revision: Revision }[] = [
   { id: 'disposal/close-during-connect', revision: '2025-11-25' },
   { id: 'cancellation/never-initialize', revision: '2025-11-25' },
+  { id: 'stdio/never-initialize', revision: '2025-11-25' },
   { id: 'negotiation/unsupported-answer', revision: '2025-11-25' },
   { id: 'negotiation/error-form', revision: '2025-11-25' },
 ];
@@ -56,6 +57,15 @@ describe('calibration', () => {
     expect(policy.calibratedStartupMs).toBe(measured);
     expect(policy.ms.startup).toBeGreaterThan(measured!);
     expect(policy.ms.operation).toBeGreaterThan(policy.ms.startup);
+  });
+
+  test('is measured per transport: over stdio the connect launches the server, and stdio cases are sized by that', async () => {
+    const [http, stdio] = await Promise.all([calibrate(slow, basePolicy()), calibrate(slow, basePolicy(), undefined, 'stdio')]);
+    expect(stdio).toBeGreaterThanOrEqual(START_MS);
+    // Memoized per transport: asked again, the same measurement.
+    expect(await calibrate(slow, basePolicy(), undefined, 'stdio')).toBe(stdio);
+    expect(await calibrate(slow, basePolicy())).toBe(http);
+    expect((await calibratedPolicy(slow, 'stdio')).calibratedStartupMs).toBe(stdio);
   });
 
   describe.concurrent.each(CONNECT_BOUND)('$id @ $revision', ({ id, revision }) => {

@@ -1,16 +1,19 @@
 // Calibration: what a client needs to start and connect, measured once per run against a plain server, so the
 // scenarios that bound a connect are sized for this client (a process, a JVM, a proxy that starts its own process)
 // and judge its behaviour, not its start-up. Measured twice (a first start pays for module loading and caches), the
-// slower of the two kept; config/time.ts turns it into the `startup` bound.
-import type { ClientAdapter, ClientUnderTest, Negotiation } from '../clients/adapter.ts';
+// slower of the two kept; config/time.ts turns it into the `startup` bound. Per transport: over stdio the connect
+// includes launching the server (a process that loads its SDK), so stdio cases are sized by a stdio connect.
+import type { ClientAdapter, ClientUnderTest, Negotiation, Transport } from '../clients/adapter.ts';
 import type { TimePolicy } from '../config/time.ts';
 import { REVISIONS, isModern, type Revision } from '../protocol/revisions.ts';
 import { startReferenceServer } from '../servers/server.ts';
+import { startStdioServer } from '../servers/stdio/harness.ts';
+import { stdioShutdownGraceMs } from './scenario.ts';
 
 /** Runs measured: the slower one counts. */
 const RUNS = 2;
 
-const measured = new WeakMap<ClientAdapter, Promise<number | undefined>>();
+const measured = new WeakMap<ClientAdapter, Map<Transport, Promise<number | undefined>>>();
 
 /** The revision and mode a plain connect uses: the newest legacy revision the client speaks, else 2026-07-28. */
 function plainCase(adapter: ClientAdapter): { revision: Revision; negotiation: Negotiation } | undefined {
@@ -33,17 +36,20 @@ const within = <T>(operation: Promise<T>, ms: number): Promise<T> =>
   });
 
 /** One start → connect → tools/list → close → dispose, in milliseconds; undefined when any step failed. */
-async function once(adapter: ClientAdapter, run: number, policy: TimePolicy, enter: Enter): Promise<number | undefined> {
+async function once(adapter: ClientAdapter, run: number, policy: TimePolicy, enter: Enter, transport: Transport): Promise<number | undefined> {
   const plain = plainCase(adapter);
   if (!plain) return undefined;
-  const server = await startReferenceServer({ era: plain.revision });
+  const server =
+    transport === 'stdio'
+      ? await startStdioServer({ era: plain.revision, policy }).then((stdio) => ({ target: stdio.target, close: () => stdio.close() }))
+      : await startReferenceServer({ era: plain.revision }).then((http) => ({ target: http.url, close: () => http.close() }));
   // One bound on the whole run: a client that hangs costs it once, and then keeps the base bounds.
   const bound = policy.ms.operation * 2;
   let client: ClientUnderTest | undefined;
   const started = performance.now();
   const steps = async () => {
     client = await enter(() => adapter.start(`calibration#${run}`));
-    const connection = await client.connect(server.url, { timeoutMs: bound, negotiation: plain.negotiation });
+    const connection = await client.connect(server.target, { timeoutMs: bound, negotiation: plain.negotiation, ...(transport === 'stdio' ? { shutdownGraceMs: stdioShutdownGraceMs(policy) } : {}) });
     await connection.listTools();
     await connection.close();
   };
@@ -63,20 +69,25 @@ async function once(adapter: ClientAdapter, run: number, policy: TimePolicy, ent
 /** Runs a call into the client where the runner traces what it leaves behind (its timers), as in a case. */
 export type Enter = <T>(call: () => T) => T;
 
-/** The client's measured start-up in ms (memoized per adapter for the run), or undefined when it could not be measured. */
-export function calibrate(adapter: ClientAdapter, policy: TimePolicy, enter: Enter = (call) => call()): Promise<number | undefined> {
-  let found = measured.get(adapter);
+/**
+ * The client's measured start-up in ms over a transport (memoized per adapter and transport for the run), or undefined
+ * when it could not be measured.
+ */
+export function calibrate(adapter: ClientAdapter, policy: TimePolicy, enter: Enter = (call) => call(), transport: Transport = 'http'): Promise<number | undefined> {
+  const byTransport = measured.get(adapter) ?? new Map<Transport, Promise<number | undefined>>();
+  measured.set(adapter, byTransport);
+  let found = byTransport.get(transport);
   if (!found) {
     found = (async () => {
       const runs: number[] = [];
       for (let run = 1; run <= RUNS; run++) {
-        const ms = await once(adapter, run, policy, enter);
+        const ms = await once(adapter, run, policy, enter, transport);
         if (ms === undefined) return undefined;
         runs.push(ms);
       }
       return Math.round(Math.max(...runs));
     })();
-    measured.set(adapter, found);
+    byTransport.set(transport, found);
   }
   return found;
 }

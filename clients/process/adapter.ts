@@ -284,6 +284,9 @@ class ProgramSupervisor {
     this.onEnd = onEnd;
     this.ended = new Promise((resolve) => (this.markEnded = resolve));
     this.label = `client ${JSON.stringify(commandLine(config.command, config.args))}`;
+    // The kill hooks go in before the spawn: a Ctrl-C arriving while it runs (the harness waits there for the exec) is
+    // then handled once it returns, with the new group known, instead of ending the harness and orphaning the program.
+    hold(this);
     this.child = spawn(config.command, [...(config.args ?? [])], {
       cwd: config.cwd,
       env: { ...process.env, ...config.env },
@@ -292,10 +295,8 @@ class ProgramSupervisor {
       detached: true,
     });
     this.pid = this.child.pid ?? -1;
-    if (this.pid > 0) {
-      liveGroups.add(this.pid);
-      hold(this);
-    }
+    if (this.pid > 0) liveGroups.add(this.pid);
+    else release(this);
     this.exited = new Promise((resolve) => {
       this.child.once('exit', () => {
         this.hasExited = true;
@@ -737,7 +738,7 @@ export async function processAdapter(config: ProcessAdapterConfig): Promise<Proc
     }
   };
 
-  const connectionFor = (target: ProgramSupervisor, caseKey: string, connection: string): ClientConnection => {
+  const connectionFor = (target: ProgramSupervisor, caseKey: string, connection: string, closeMs?: number): ClientConnection => {
     const on = { case: caseKey, connection };
     return {
       async info(): Promise<ConnectionInfo> {
@@ -772,7 +773,7 @@ export async function processAdapter(config: ProcessAdapterConfig): Promise<Proc
         return result as unknown as ToolResult;
       },
       async close(): Promise<void> {
-        await operation(target, 'close', on);
+        await operation(target, 'close', on, closeMs);
       },
     };
   };
@@ -816,7 +817,9 @@ export async function processAdapter(config: ProcessAdapterConfig): Promise<Proc
           const where = isStdioTarget(server) ? { target: server } : { url: server };
           const result = (await operation(target, 'connect', { case: caseKey, ...where, options }, options.timeoutMs)) as Record<string, unknown>;
           if (typeof result.connection !== 'string' || result.connection === '') throw invalidResult(label, 'connect', 'connection is not a non-empty string');
-          return connectionFor(target, caseKey, result.connection);
+          // Over stdio the program's close runs its shutdown sequence: up to a grace after closing stdin and one after SIGTERM.
+          const closeMs = isStdioTarget(server) && options.shutdownGraceMs !== undefined ? timeout + 2 * options.shutdownGraceMs : undefined;
+          return connectionFor(target, caseKey, result.connection, closeMs);
         },
         async dispose(): Promise<void> {
           try {
