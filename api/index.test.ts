@@ -142,3 +142,16 @@ test('listScenarios and planCases: the catalogue and the cases a selection plans
     { scenario: 'negotiation/handshake-order', revision: '2025-11-25' },
   ]);
 });
+
+test('a selection by transport: the stdio scenarios (the twins of HTTP ones named stdio/<name>) or the HTTP ones; an unknown transport is refused', () => {
+  expect(listScenarios().find((s) => s.id === 'stdio/handshake-order')).toMatchObject({ suite: 'stdio', transport: 'stdio', twinOf: 'negotiation/handshake-order' });
+  expect(listScenarios().find((s) => s.id === 'negotiation/handshake-order')).toMatchObject({ transport: 'http' });
+  const overStdio = planCases({ transports: ['stdio'] });
+  expect(overStdio.length).toBeGreaterThan(0);
+  expect(overStdio.every((c) => c.scenario.startsWith('stdio/'))).toBe(true);
+  expect(planCases({ transports: ['http'] }).some((c) => c.scenario.startsWith('stdio/'))).toBe(false);
+  // A filter naming the HTTP scenario selects only it; its name alone selects both transports.
+  expect(new Set(planCases({ scenarios: ['negotiation/handshake-order'] }).map((c) => c.scenario))).toEqual(new Set(['negotiation/handshake-order']));
+  expect(new Set(planCases({ scenarios: ['handshake-order'] }).map((c) => c.scenario))).toEqual(new Set(['negotiation/handshake-order', 'stdio/handshake-order']));
+  expect(() => planCases({ transports: ['pigeon' as never] })).toThrow(/unknown transport "pigeon"/);
+});

@@ -6,7 +6,7 @@
 // you pass is yours to shut down.
 import { existsSync } from 'node:fs';
 import { relative, resolve, isAbsolute } from 'node:path';
-import type { ClientAdapter, Feature } from '../clients/adapter.ts';
+import { TRANSPORTS, type ClientAdapter, type Feature, type Transport } from '../clients/adapter.ts';
 import { isModulePath, loadChosenAdapter, runnerOperationTimeoutMs } from '../clients/load.ts';
 import { basePolicy, settings } from '../config/settings.ts';
 import { ATTEMPT_GROWTH, MAX_ATTEMPTS } from '../config/time.ts';
@@ -28,7 +28,7 @@ import {
 } from '../suites/baselines.ts';
 import { explain } from '../suites/evidence.ts';
 import { SCENARIOS } from '../suites/index.ts';
-import { plannedCases } from '../suites/plan.ts';
+import { plannedCases, transportOf } from '../suites/plan.ts';
 import { bounded, runCase } from '../suites/runner.ts';
 import type { Scenario, ScenarioResult, Verdict } from '../suites/scenario.ts';
 import { PACKAGE_VERSION } from './package.ts';
@@ -67,6 +67,8 @@ export interface CaseSelection {
   scenarios?: readonly string[];
   /** Only these revisions. Default: every revision each scenario runs at. */
   revisions?: readonly Revision[];
+  /** Only the scenarios over these transports (`run --transport`). Default: both. */
+  transports?: readonly Transport[];
 }
 
 /** One case: a scenario at a revision. */
@@ -80,8 +82,14 @@ function select(selection: CaseSelection): { scenarios: Scenario[]; cases: { sce
   const filters = selection.scenarios ?? [];
   const unknown = (selection.revisions ?? []).filter((revision) => !(REVISIONS as readonly string[]).includes(revision));
   if (unknown.length > 0) throw new SelectionError(`unknown revision ${unknown.map((r) => `"${r}"`).join(', ')}; revisions: ${REVISIONS.join(', ')}`);
-  const scenarios = SCENARIOS.filter((s) => filters.length === 0 || filters.some((f) => s.id.includes(f)));
-  if (scenarios.length === 0) throw new SelectionError(`no scenario matches ${filters.map((f) => `"${f}"`).join(', ')}`);
+  const unknownTransports = (selection.transports ?? []).filter((transport) => !Object.hasOwn(TRANSPORTS, transport));
+  if (unknownTransports.length > 0) throw new SelectionError(`unknown transport ${unknownTransports.map((t) => `"${t}"`).join(', ')}; transports: ${Object.keys(TRANSPORTS).join(', ')}`);
+  const overTransport = (s: Scenario) => selection.transports === undefined || selection.transports.includes(transportOf(s));
+  const scenarios = SCENARIOS.filter((s) => (filters.length === 0 || filters.some((f) => s.id.includes(f))) && overTransport(s));
+  if (scenarios.length === 0) {
+    const over = selection.transports === undefined ? '' : ` over ${selection.transports.join(', ')}`;
+    throw new SelectionError(filters.length === 0 ? `no scenario runs${over}` : `no scenario${over} matches ${filters.map((f) => `"${f}"`).join(', ')}`);
+  }
   const cases = plannedCases(scenarios).filter(({ revision }) => selection.revisions === undefined || selection.revisions.includes(revision));
   if (cases.length === 0) throw new SelectionError(`the selected scenarios run at none of ${selection.revisions!.join(', ')}`);
   return { scenarios, cases };
@@ -306,7 +314,11 @@ function abortReason(signal: AbortSignal | undefined): string {
 export async function runConformance(options: RunOptions): Promise<ConformanceRun> {
   const started = performance.now();
   const cwd = options.cwd ?? process.cwd();
-  const selection: CaseSelection = { ...(options.scenarios !== undefined ? { scenarios: [...options.scenarios] } : {}), ...(options.revisions !== undefined ? { revisions: [...options.revisions] } : {}) };
+  const selection: CaseSelection = {
+    ...(options.scenarios !== undefined ? { scenarios: [...options.scenarios] } : {}),
+    ...(options.revisions !== undefined ? { revisions: [...options.revisions] } : {}),
+    ...(options.transports !== undefined ? { transports: [...options.transports] } : {}),
+  };
   const { scenarios, cases } = select(selection);
   const concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
   if (!Number.isInteger(concurrency) || concurrency < 1) throw new SelectionError(`concurrency must be a positive whole number, not ${concurrency}`);
@@ -403,6 +415,7 @@ export function resultsFile(run: ConformanceRun): MatrixResults {
         ...(filters.length > 0 ? { scenario: filters.join(',') } : {}),
         // So that a comparison does not count the revisions this run was not asked for as lost cells.
         ...(run.selection.revisions !== undefined ? { revisions: [...run.selection.revisions] } : {}),
+        ...(run.selection.transports !== undefined ? { transports: [...run.selection.transports] } : {}),
         suites: [...new Set(run.scenarios.map((id) => id.split('/')[0]!))],
       },
     },

@@ -156,6 +156,11 @@ export interface ClientAdapter {
   readonly features: readonly Feature[];
   /** How the client reaches servers (TRANSPORTS). Default: `['http']`, so a scenario over stdio is not applicable. */
   readonly transports?: readonly Transport[];
+  /**
+   * The revisions it speaks over stdio, when they are not `revisions` (an HTTP client of Streamable HTTP only whose
+   * stdio transport also speaks 2024-11-05, say). Default: `revisions`.
+   */
+  readonly stdioRevisions?: readonly Revision[];
   /** A fresh client instance for one test case; `caseId` names the case (for logs and out-of-process clients). */
   start(caseId: string): Promise<ClientUnderTest>;
   /** Ends whatever the adapter keeps for the whole run (a child process, say). */

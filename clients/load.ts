@@ -167,6 +167,7 @@ export function adapterProblems(value: unknown): string[] {
   problems.push(...listProblems(adapter, 'revisions', REVISIONS, 'revision'));
   problems.push(...listProblems(adapter, 'features', Object.keys(FEATURES), 'feature'));
   if (adapter.transports !== undefined) problems.push(...listProblems(adapter, 'transports', Object.keys(TRANSPORTS), 'transport'));
+  if (adapter.stdioRevisions !== undefined) problems.push(...listProblems(adapter, 'stdioRevisions', REVISIONS, 'revision'));
   if (adapter.start === undefined) problems.push('start is missing');
   else if (typeof adapter.start !== 'function') problems.push('start is not a function');
   if (adapter.shutdown !== undefined && typeof adapter.shutdown !== 'function') problems.push('shutdown is not a function');

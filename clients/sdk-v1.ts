@@ -9,7 +9,7 @@ import * as rootStdio from '@modelcontextprotocol/sdk/client/stdio.js';
 import * as rootStreamableHttp from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import * as rootTypes from '@modelcontextprotocol/sdk/types.js';
 import { installedPackage } from './installed.ts';
-import { STREAMABLE_REVISIONS, type Revision } from '../protocol/revisions.ts';
+import { L, STREAMABLE_REVISIONS, type Revision } from '../protocol/revisions.ts';
 import { isStdioTarget, stateless, type ClientAdapter, type ClientConnection, type Feature, type OperationOptions, type ServerTarget, type StdioTarget, type ToolResult } from './adapter.ts';
 
 export const CLIENT_INFO = { name: 'mcp-client-conformance', version: '0.1.0' };
@@ -96,6 +96,8 @@ function streamableHttpAdapter(name: string, label: string, sdk: SdkV1Modules): 
     revisions: accepted(sdk.types, STREAMABLE_REVISIONS),
     features,
     transports: ['http', 'stdio'],
+    // Its stdio transport has no HTTP era: it speaks every legacy revision the version accepts, 2024-11-05 too.
+    stdioRevisions: accepted(sdk.types, L),
     start: stateless<ServerTarget>(async (target, options) => {
       if (isStdioTarget(target)) return connectStdio(sdk, target, options.timeoutMs);
       const url = target;

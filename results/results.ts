@@ -2,8 +2,10 @@
 // the format is documented in docs/matrix-results.md and its JSON Schema (results/results.schema.json).
 // Every report (Markdown, JUnit XML, HTML) and the comparison of two runs are rendered from this alone.
 import { availableParallelism } from 'node:os';
+import type { Transport } from '../clients/adapter.ts';
 import type { Attempt, CheckOutcome, Level, Scenario, ScenarioResult, Verdict } from '../suites/scenario.ts';
 import { explain } from '../suites/evidence.ts';
+import { transportOfScenarioId } from '../suites/plan.ts';
 import type { Revision } from '../protocol/revisions.ts';
 
 export const RESULTS_FORMAT = 'mcp-client-conformance/matrix-results';
@@ -57,16 +59,22 @@ export interface Selection {
   scenario?: string;
   /** Only cases at these revisions (`run --revision`), when the run had such a filter. */
   revisions?: Revision[];
+  /** Only scenarios over these transports (`run --transport`), when the run had such a filter. */
+  transports?: Transport[];
   /** The suites (suite files) the run covered. */
   suites: string[];
 }
 
 export interface ScenarioInfo {
   id: string;
-  /** The first part of the id: negotiation, resume, retry, disposal, cancellation, security. */
+  /** The first part of the id: negotiation, resume, retry, disposal, cancellation, security, stdio. */
   suite: string;
   title: string;
   revisions: Revision[];
+  /** What its cases run over: the client connects to a URL (http) or launches the server (stdio). Absent in results written before stdio: http. */
+  transport?: Transport;
+  /** The scenario of another suite it runs over stdio with the same script and judge (its id is stdio/<that one's name>). */
+  twinOf?: string;
   spec: { url: string; section: string; level: Level };
   seed?: string;
 }
@@ -187,6 +195,8 @@ export function scenarioInfo(scenario: Scenario): ScenarioInfo {
     suite: scenario.id.split('/')[0]!,
     title: scenario.title,
     revisions: [...scenario.revisions],
+    transport: scenario.transport ?? 'http',
+    ...(scenario.twinOf !== undefined ? { twinOf: scenario.twinOf } : {}),
     spec: { ...scenario.source.spec },
     ...(scenario.source.seed !== undefined ? { seed: scenario.source.seed } : {}),
   };
@@ -215,12 +225,13 @@ export function selectsClient(selection: Pick<Selection, 'clients'>, client: str
  * Whether a run's selection (its clients, scenario filters and revisions: the user's own choices) covers a cell: a
  * comparison does not count as lost the cells of an earlier run that this one was not asked to run.
  */
-export function selects(selection: Pick<Selection, 'clients' | 'scenario' | 'revisions'>, cell: Pick<Cell, 'client' | 'scenario' | 'revision'>): boolean {
+export function selects(selection: Pick<Selection, 'clients' | 'scenario' | 'revisions' | 'transports'>, cell: Pick<Cell, 'client' | 'scenario' | 'revision'>): boolean {
   const scenarios = parts(selection.scenario);
   return (
     selectsClient(selection, cell.client) &&
     (scenarios.length === 0 || scenarios.some((text) => cell.scenario.includes(text))) &&
-    (selection.revisions === undefined || selection.revisions.includes(cell.revision))
+    (selection.revisions === undefined || selection.revisions.includes(cell.revision)) &&
+    (selection.transports === undefined || selection.transports.includes(transportOfScenarioId(cell.scenario)))
   );
 }
 

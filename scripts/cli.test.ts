@@ -95,6 +95,22 @@ describe('run and list', { timeout: 0 }, () => {
     const failing = await finished(start(['run', '--adapter', 'broken-skips-initialized', '--scenario', 'handshake']));
     expect(failing.code).toBe(1);
     expect(failing.stdout).toMatch(/^negotiation\/handshake-order\s+2025-06-18\s+fail\s/m);
+    // Each scenario's transport; --transport narrows list and run to one.
+    expect(list.stdout).toMatch(/^negotiation\/handshake-order\n.*\n  transport: http$/m);
+    expect(list.stdout).toMatch(/^stdio\/handshake-order\n.*\n  transport: stdio \(negotiation\/handshake-order run over stdio\)$/m);
+    const [overStdio, stdioRun, badTransport] = await Promise.all([
+      finished(start(['list', '--transport', 'stdio'])),
+      finished(start(['run', '--adapter', 'reference', '--transport', 'stdio', '--scenario', 'handshake-order', '--revision', '2025-11-25'])),
+      finished(start(['run', '--adapter', 'reference', '--transport', 'pigeon'])),
+    ]);
+    const listed = [...overStdio.stdout.matchAll(/^(\S+)$/gm)].map((m) => m[1]!);
+    expect(listed.length).toBeGreaterThan(0);
+    expect(listed.every((id) => id.startsWith('stdio/'))).toBe(true);
+    expect(stdioRun.code, stdioRun.stderr).toBe(0);
+    expect(stdioRun.stdout).toMatch(/^stdio\/handshake-order\s+2025-11-25\s+pass\s/m);
+    expect(stdioRun.stdout).not.toMatch(/^negotiation\/handshake-order/m);
+    expect(badTransport).toMatchObject({ code: 2 });
+    expect(badTransport.stderr).toMatch(/unknown transport "pigeon"; transports: http, stdio/);
     const missing = await finished(start(['run', '--adapter', 'nope']));
     expect(missing.code).toBe(2);
     expect(missing.stderr).toMatch(/no built-in adapter named "nope"/);
@@ -227,7 +243,7 @@ describe('run for CI', { timeout: 0 }, () => {
   });
 
   test('<command> --help prints that command\'s usage and options; --version the package version', async () => {
-    const expected = { list: [], adapters: [], run: ['--adapter', '--baseline', '--write-baseline', '--json', '--junit', '--scenario', '--revision'], matrix: ['--config', '--clients', '--resume'], compare: ['--markdown'], serve: ['--era', '--personality', '--port'] };
+    const expected = { list: ['--transport'], adapters: [], run: ['--adapter', '--baseline', '--write-baseline', '--json', '--junit', '--scenario', '--revision', '--transport'], matrix: ['--config', '--clients', '--resume'], compare: ['--markdown'], serve: ['--era', '--personality', '--port'] };
     const helps = await Promise.all(Object.keys(expected).map((name) => finished(start([name, '--help']))));
     Object.keys(expected).forEach((name, index) => {
       const { code, stdout } = helps[index]!;

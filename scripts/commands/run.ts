@@ -4,6 +4,7 @@
 import { mkdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { ConformanceRun } from '../../api/index.ts';
+import type { Transport } from '../../clients/adapter.ts';
 import type { Revision } from '../../protocol/revisions.ts';
 import type { ScenarioResult, Verdict } from '../../suites/scenario.ts';
 import { attemptsNote } from '../../results/results.ts';
@@ -122,6 +123,7 @@ export const run = defineCommand({
     'adapter-command': { type: 'string' },
     scenario: { type: 'string', multiple: true },
     revision: { type: 'string', multiple: true },
+    transport: { type: 'string', multiple: true },
     strict: { type: 'boolean' },
     verbose: { type: 'boolean' },
     json: { type: 'string' },
@@ -141,6 +143,7 @@ export const run = defineCommand({
         ['--adapter-command <c>', 'a client program speaking the line protocol (docs/line-protocol.md), e.g.\n"python3 clients/drivers/python/driver.py"; its deadlines: MCP_CONFORMANCE_OPERATION_TIMEOUT_MS,\nMCP_CONFORMANCE_HELLO_TIMEOUT_MS'],
         ['--scenario <text>', 'only scenarios whose id contains <text> (repeatable)'],
         ['--revision <rev>', 'only cases at this revision (repeatable)'],
+        ['--transport <http|stdio>', 'only scenarios over this transport (repeatable): stdio cases have the client launch the\nsuite\'s stdio server'],
         ['--strict', 'SHOULD violations fail instead of warning (also MCP_CONFORMANCE_STRICT=1)'],
         ['--baseline <file>', 'your baseline (its format: baseline.schema.json, in suites/baselines/ of the package): exit 0 when every result matches\nit, 1 on a regression or a stale entry, 2 when it cannot be read or is invalid'],
         ['--write-baseline <file>', 'write a baseline from this run, keeping the reasons and spec URLs of the entries the\nfile (or --baseline) has; a new failing check gets an entry whose reason you replace'],
@@ -193,7 +196,11 @@ export const run = defineCommand({
     let progress: Progress | undefined;
     let outcome: ConformanceRun;
     try {
-      const selection = { ...(values.scenario !== undefined ? { scenarios: values.scenario } : {}), ...(values.revision !== undefined ? { revisions: values.revision as Revision[] } : {}) };
+      const selection = {
+        ...(values.scenario !== undefined ? { scenarios: values.scenario } : {}),
+        ...(values.revision !== undefined ? { revisions: values.revision as Revision[] } : {}),
+        ...(values.transport !== undefined ? { transports: values.transport as Transport[] } : {}),
+      };
       outcome = await runConformance({
         adapter: values.adapter ?? { command: values['adapter-command']! },
         cwd: fromUser('.'),

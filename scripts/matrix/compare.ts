@@ -185,8 +185,8 @@ export function compare(previous: MatrixResults, current: MatrixResults, options
   const incompleteCurrent = incompleteLine(current);
   if (incompleteCurrent !== undefined) comparison.notes.push(`the current run is an ${incompleteCurrent}: those cells are lost cells; matrix --resume on its reports folder runs them, then compare again`);
   if (comparison.unselectedCells > 0) {
-    const { clients, scenario, revisions } = current.run.selection;
-    const selection = [clients !== undefined ? `--clients ${clients}` : undefined, scenario !== undefined ? `--scenario ${scenario}` : undefined, revisions !== undefined ? `--revision ${revisions.join(',')}` : undefined].filter(Boolean).join(' ');
+    const { clients, scenario, revisions, transports } = current.run.selection;
+    const selection = [clients !== undefined ? `--clients ${clients}` : undefined, scenario !== undefined ? `--scenario ${scenario}` : undefined, revisions !== undefined ? `--revision ${revisions.join(',')}` : undefined, transports !== undefined ? `--transport ${transports.join(',')}` : undefined].filter(Boolean).join(' ');
     comparison.notes.push(`${plural(comparison.unselectedCells, 'cell')} of the previous run ${comparison.unselectedCells === 1 ? 'is' : 'are'} outside the current run's selection (${selection}): not compared`);
   }
   for (const pattern of allowLost) {
