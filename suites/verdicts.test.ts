@@ -10,7 +10,14 @@ import { progressResetsTimeout } from './cancellation/progress-resets-timeout.ts
 import { sdkV1StreamableHttp } from '../clients/sdk-v1.ts';
 import { legacyNotification } from './cancellation/legacy-notification.ts';
 import { calibratedPolicy, notApplicable, runCase, runScenario } from './runner.ts';
-import { verdictOf, type Check, type Level } from './scenario.ts';
+import { verdictOf, type Check, type Evidence, type Level } from './scenario.ts';
+import { HEADERS } from '../protocol/http.ts';
+import type { TimePolicy } from '../config/time.ts';
+import { explain } from './evidence.ts';
+import { autoFallsBack } from './negotiation/auto-falls-back.ts';
+import { connectBound } from './negotiation/support.ts';
+import { expired404 } from './resume/expired-404.ts';
+import { sessionLoss } from './resume/support.ts';
 
 const checkAt = (level: Level, ok: boolean): Check => ({ name: `${level}-${ok}`, spec: { url: 'u', section: 's', level }, outcome: ok ? 'pass' : 'fail', detail: '', exchanges: [] });
 
@@ -137,5 +144,42 @@ describe('what more time cannot cure', () => {
     expect(result.verdict).toBe('inconclusive');
     expect(result.checks.find((c) => c.name === 'progress-during-call')).toMatchObject({ outcome: 'inconclusive', lasting: true });
     expect(result.attempts).toBeUndefined();
+  });
+});
+
+describe('a stale request that may have been in flight', () => {
+  // The reference client's session loss, then doctored: a request carrying the dead id arriving after the 404.
+  const withResent = (evidence: Evidence, method: 'GET' | 'POST', afterMs: number): Evidence => {
+    const { lost, dead } = sessionLoss(evidence, { status: 404 });
+    const learnedAt = lost!.headersAt ?? lost!.startedAt;
+    const resent = { ...lost!, seq: lost!.seq + 0.5, method, requestMessages: method === 'GET' ? [] : lost!.requestMessages, responseMessages: [], status: 404, startedAt: learnedAt + afterMs, requestHeaders: { ...lost!.requestHeaders, [HEADERS.session]: dead! } };
+    return { ...evidence, exchanges: [...evidence.exchanges, resent].sort((a, b) => a.seq - b.seq) };
+  };
+  const deadIdCheck = (evidence: Evidence) => expired404.judge(evidence).find((c) => c.name === 'dead-id-never-sent-again')!;
+
+  test('a stream GET with the dead id right after the 404 cannot be told from one sent before it: inconclusive; a POST, or a GET well after, fails', async () => {
+    const result = await runScenario(expired404, referenceClient, '2025-11-25');
+    expect(result.verdict, explain(result)).toBe('pass');
+    const evidence = result.evidence!;
+    const react = evidence.time.ms.react;
+    expect(deadIdCheck(withResent(evidence, 'GET', 1))).toMatchObject({ outcome: 'inconclusive' });
+    expect(deadIdCheck(withResent(evidence, 'GET', 1)).detail).toContain('may have sent before it read that answer');
+    expect(deadIdCheck(withResent(evidence, 'POST', 1))).toMatchObject({ outcome: 'fail' });
+    expect(deadIdCheck(withResent(evidence, 'GET', react + 1))).toMatchObject({ outcome: 'fail' });
+  });
+});
+
+describe('a fallback whose connect ran out of time', () => {
+  test('is "time ran out" on a provisional run and a failure on the last, never a plain fail on the first', async () => {
+    const result = await runScenario(autoFallsBack, referenceClient, '2025-11-25');
+    expect(result.verdict, explain(result)).toBe('pass');
+    const evidence = result.evidence!;
+    // The era case's client sent its probe, got the legacy answer, and gave up at the bound without an initialize.
+    const boundMs = connectBound(evidence.time);
+    const timedOut = { ...(evidence.observed['case:era'] as object), connect: { state: 'rejected', afterMs: boundMs, detail: 'Error: connect timed out' } };
+    const doctored = { ...evidence, observed: { ...evidence.observed, 'case:era': timedOut }, exchanges: evidence.exchanges.filter((x) => !x.requestMessages.some((m) => m.method === 'initialize' || m.method === 'tools/list')) };
+    const judged = (time: TimePolicy) => autoFallsBack.judge({ ...doctored, time }).find((c) => c.name === 'falls-back-on-every-legacy-answer')!;
+    expect(judged(provisionally(evidence.time, true))).toMatchObject({ outcome: 'inconclusive' });
+    expect(judged(provisionally(evidence.time, false))).toMatchObject({ outcome: 'fail' });
   });
 });

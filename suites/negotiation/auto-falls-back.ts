@@ -3,8 +3,8 @@ import { ANSWERS, probeAnswers, type ProbeAnswer } from '../../servers/personali
 import { clientCompleted } from '../checks.ts';
 import { defineScenario, type Evidence } from '../scenario.ts';
 import { versioning } from '../spec.ts';
-import { answerTo, carrying, labels, requests, servedResult } from '../wire.ts';
-import { acrossCases, caseExchanges, caseOutcome, connectBound, connectCase, describeCase, ranOutOfTime, serverName, type CaseJudgement } from './support.ts';
+import { labels } from '../wire.ts';
+import { acrossCases, caseExchanges, caseOutcome, connectBound, connectCase, fallbackBroken, fallbackLate, fallbackOf, fallbackUnreached, serverName, type CaseJudgement } from './support.ts';
 
 // Legacy answers a probe can get, each from its own server of the revision under test (so each connect is a
 // first contact with its origin). `era` is the server's own answer: 400 -32000 "Mcp-Session-Id header is
@@ -46,29 +46,19 @@ export const autoFallsBack = defineScenario<undefined>({
     );
     const cases = CASES.map((c, index) => {
       const exchanges = exchangesOf(evidence, index);
-      const probes = carrying(exchanges, 'server/discover');
-      const firstProbe = probes[0];
-      const initializes = firstProbe ? requests(exchanges, 'initialize').filter((r) => r.exchange.seq > firstProbe.seq) : [];
-      const handshake = initializes.some((r) => answerTo(exchanges, r)?.result !== undefined);
       const outcome = caseOutcome(evidence, c.name);
-      const working = handshake && servedResult(exchanges, 'tools/list');
-      // A client that fell back (initialize after the probe) but whose connect ran out of its bound before the session
-      // worked was still under way: more time is what it needed, not a verdict.
-      const unreached =
-        firstProbe === undefined
-          ? `no probe reached it (${requests(exchanges, 'initialize').length > 0 ? 'the client opened with initialize' : describeCase(outcome)})`
-          : firstProbe.status === undefined
-            ? 'its probe was never answered'
-            : !working && initializes.length > 0 && ranOutOfTime(outcome, connectBound(evidence.time))
-              ? `it fell back (${labels(initializes.map((r) => r.exchange))}), but the connect bound of ${connectBound(evidence.time)} ms ran out first (${describeCase(outcome)})`
-              : undefined;
-      return { ...c, what: `${c.what} (${serverName(index - 1)})`, probes, initialize: initializes[0], outcome, unreached, working };
+      const fallback = fallbackOf(exchanges);
+      // Over HTTP a probe was answered when its response head was written.
+      const unreached = fallbackUnreached(fallback, exchanges, outcome, connectBound(evidence.time), (probe) => probe.status !== undefined);
+      const late = fallbackLate(fallback, outcome, connectBound(evidence.time));
+      return { ...c, what: `${c.what} (${serverName(index - 1)})`, probes: fallback.probes, broken: late === undefined ? fallbackBroken(fallback, outcome) : undefined, late, unreached };
     });
     const fallsBack = (group: typeof cases): CaseJudgement[] =>
       group.map((c) => ({
         what: c.what,
         ...(c.unreached !== undefined ? { unreached: c.unreached } : {}),
-        ...(c.working ? {} : { broken: `${c.initialize ? 'initialize was sent, but no working session' : 'no initialize followed'} — ${describeCase(c.outcome)}` }),
+        ...(c.broken !== undefined ? { broken: c.broken } : {}),
+        ...(c.late !== undefined ? { late: c.late } : {}),
         exchanges: c.probes.slice(0, 1),
       }));
     const held = (group: typeof cases) => `every probe's legacy answer led to initialize and a working session (${group.map((c) => c.what).join('; ')})`;
@@ -76,12 +66,13 @@ export const autoFallsBack = defineScenario<undefined>({
     const bodyless = cases.filter((c) => c.bodyless);
     return [
       clientCompleted(evidence, fallback),
-      acrossCases('falls-back-on-every-legacy-answer', fallback, fallsBack(plain), held(plain)),
+      acrossCases('falls-back-on-every-legacy-answer', fallback, fallsBack(plain), held(plain), evidence.time),
       acrossCases(
         'falls-back-on-bodyless-answer',
         versioning(BACKWARD, 'Backward Compatibility: anything else (here a 2xx without any JSON-RPC answer) identifies a legacy server', 'SHOULD'),
         fallsBack(bodyless),
         held(bodyless),
+        evidence.time,
       ),
       acrossCases(
         'at-most-one-probe',

@@ -8,7 +8,7 @@ import { ordinaryRejection } from '../outcome.ts';
 import { defineScenario, type Check, type Evidence } from '../scenario.ts';
 import { lifecycle, newSessionAfter404, protocolVersionHeader } from '../spec.ts';
 import { after, initializeResult, label, labels, operatingTraffic, withThrowawaySession } from '../wire.ts';
-import { revisionSwitch, sessionLoss, sessionLost, sessionNeverLost, type RevisionSwitch, withHeader } from './support.ts';
+import { onlyInFlight, revisionSwitch, sessionLoss, sessionLost, sessionNeverLost, staleAfter, type RevisionSwitch, withHeader } from './support.ts';
 
 const SEED = 'seed 002 (the negotiated version went stale after a session expired and was re-initialized)';
 
@@ -94,9 +94,10 @@ export const negotiatedVersionAfterExpiry = defineScenario<{ switcher: RevisionS
     // revision this scenario switches to defines it), so it is cited at that revision.
     const later = replacement ? after(operatingTraffic(evidence), replacement.seq) : [];
     const wrong = later.filter((exchange) => exchange.requestHeaders[HEADERS.version] !== answered);
+    const wrongInFlight = replacement ? onlyInFlight(staleAfter(wrong, replacement, evidence), 'another version', replacement) : undefined;
     checks.push(
       checkIf(
-        unreplaced ?? (later.length === 0 ? `${handshake}, and the client sent nothing after it` : undefined),
+        unreplaced ?? (later.length === 0 ? `${handshake}, and the client sent nothing after it` : wrongInFlight),
         'header-follows',
         protocolVersionHeader(next, `the version negotiated by the latest handshake; ${SEED}`, 'MUST'),
         () => answered !== undefined && wrong.length === 0,

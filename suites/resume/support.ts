@@ -12,7 +12,7 @@ import type { ReferenceServer } from '../../servers/reference-server.ts';
 import { startReferenceServer } from '../../servers/server.ts';
 import { SseParser } from '../../servers/sse.ts';
 import type { WireExchange } from '../../servers/wire-record.ts';
-import { check, clientCompleted, precondition, unexercised } from '../checks.ts';
+import { check, checkIf, clientCompleted, precondition, unexercised } from '../checks.ts';
 import { ordinaryRejection } from '../outcome.ts';
 import type { Check, DoctoredProof, Evidence, ScenarioContext, SpecRef } from '../scenario.ts';
 import { after, callsTool, carries, initializeResult, label, labels, operatingSession, operatingTraffic, sessionOf } from '../wire.ts';
@@ -94,6 +94,26 @@ export function sessionLost(evidence: Evidence, spec: SpecRef, trigger: SessionL
   );
 }
 
+/**
+ * Requests carrying what an answer made stale (a dead session id, an old version), split by whether the client can
+ * have known better. A GET for the standalone SSE stream that reached the server within a reaction time of that answer
+ * may have been sent before the client read it: the client reconnects it on its own timer, on another connection, and
+ * on a loaded machine it arrives after. Every other stale request (a POST, or a GET well after) is the client's doing.
+ */
+export function staleAfter(stale: readonly WireExchange[], answer: WireExchange, evidence: Evidence): { late: WireExchange[]; inFlight: WireExchange[] } {
+  const learnedAt = answer.headersAt ?? answer.startedAt;
+  const inFlight = stale.filter((x) => x.method === 'GET' && x.startedAt < learnedAt + evidence.time.ms.react);
+  return { late: stale.filter((x) => !inFlight.includes(x)), inFlight };
+}
+
+/** Why a stale-request rule is not judged when its only stale requests may have been in flight (`staleAfter`); else undefined. */
+export function onlyInFlight({ late, inFlight }: ReturnType<typeof staleAfter>, what: string, answer: WireExchange): string | undefined {
+  if (late.length > 0 || inFlight.length === 0) return undefined;
+  const learnedAt = answer.headersAt ?? answer.startedAt;
+  const gaps = inFlight.map((x) => `${label(x)} ${Math.max(0, Math.round(x.startedAt - learnedAt))} ms after`).join(', ');
+  return `only ${gaps} ${label(answer)} carried ${what}: a stream reconnect the client may have sent before it read that answer, which a wire record cannot tell from a stale one`;
+}
+
 export function judgeSessionLoss(evidence: Evidence, rules: SessionLossRules): Check[] {
   const { dead, lost, following, reinit, replacement, newId } = sessionLoss(evidence, rules.trigger);
   const checks: Check[] = [sessionLost(evidence, rules.recover, rules.trigger, rules.answer), clientCompleted(evidence, rules.completed)];
@@ -137,10 +157,13 @@ export function judgeSessionLoss(evidence: Evidence, rules: SessionLossRules): C
   );
   const later = replacement ? after(operatingTraffic(evidence), replacement.seq) : [];
   const notNew = later.filter((exchange) => sessionOf(exchange) !== newId);
+  const notNewInFlight = replacement ? onlyInFlight(staleAfter(notNew, replacement, evidence), 'another id than the new one', replacement) : undefined;
   const spec = reinit ? rules.restart : rules.recover;
   checks.push(
     replacement !== undefined && later.length === 0
       ? unexercised('new-id-adopted', spec, `the server issued ${newId} on ${label(replacement)}, and the client sent nothing after it`, [replacement])
+      : notNewInFlight !== undefined
+        ? unexercised('new-id-adopted', spec, notNewInFlight, [replacement!, ...notNew])
       : check(
           'new-id-adopted',
           spec,
@@ -155,11 +178,12 @@ export function judgeSessionLoss(evidence: Evidence, rules: SessionLossRules): C
   );
   const resent = following.filter((exchange) => sessionOf(exchange) === dead);
   checks.push(
-    check(
+    checkIf(
+      onlyInFlight(staleAfter(resent, lost, evidence), 'the dead id', lost),
       'dead-id-never-sent-again',
       rules.recover,
-      resent.length === 0,
-      resent.length === 0 ? `no request after ${label(lost)} carried the dead id ${dead}` : `the dead id ${dead} was sent again on ${labels(resent)}`,
+      () => resent.length === 0,
+      () => (resent.length === 0 ? `no request after ${label(lost)} carried the dead id ${dead}` : `the dead id ${dead} was sent again on ${labels(resent)}`),
       [lost, ...resent],
     ),
   );
