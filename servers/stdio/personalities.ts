@@ -44,7 +44,7 @@ export const STDIO_PERSONALITIES = {
   'probe-invalid-params': { description: 'answers server/discover with -32602 Invalid params, as some legacy servers do' },
   'probe-silence': { description: 'never answers server/discover (the client must fall back within a bound)' },
   'probe-exit': { description: 'exits (code 1, a line on stderr) when server/discover arrives, as a legacy server that dies on an unknown method' },
-  'probe-slow-start': { description: 'reads and records stdin from the start but handles nothing until ms after it started (default: the time policy\'s react bound; 1 s when run by hand): a slow start' },
+  'probe-slow-start': { description: 'reads and records stdin from the start but handles nothing until ms after it started (its hello) (default: the time policy\'s react bound; 1 s when run by hand): a slow start' },
   'probe-corrective-version': {
     description: 'answers the first server/discover with -32022 naming 2026-07-28 (a mutual version), then lets the era answer',
     eras: ['2026-07-28', 'dual'],

@@ -29,6 +29,8 @@ export async function main(programFile: string): Promise<void> {
   const wrapper = personalities.find((p) => p.name === 'wrapper');
   const io = new ProgramIo(channel, personalities);
   io.watchSignals();
+  // A slow start counts from here: the moment the record says the process started (its hello).
+  const helloAt = performance.now();
   channel.report({
     t: 'hello',
     at: epochNow(),
@@ -52,12 +54,12 @@ export async function main(programFile: string): Promise<void> {
     void io.exit({ signal }, `${signal} received`);
   });
   // Nothing is handled before the harness said which launch this is (a personality may be bound to one), nor during
-  // a slow start, counted from the program's start (performance.now() is the time since then).
+  // a slow start, counted from the hello (the record's start of the process).
   io.hold(
     channel.welcome.then(async (launch) => {
       io.setLaunch(launch);
       const slow = io.has('probe-slow-start');
-      const left = (slow ? (slow.ms ?? 1_000) : 0) - performance.now();
+      const left = (slow ? (slow.ms ?? 1_000) : 0) - (performance.now() - helloAt);
       if (slow && left > 0) await new Promise((resolve) => setTimeout(resolve, left));
     }),
   );
