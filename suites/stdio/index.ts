@@ -1,5 +1,8 @@
 import type { Scenario } from '../scenario.ts';
 import { stdioHandshake } from './handshake.ts';
+import { stdioProcessTree } from './process-tree.ts';
+import { stdioShutdownSequence } from './shutdown-sequence.ts';
+import { stdioStderr } from './stderr.ts';
 
-/** The stdio transport's scenarios (issue 13): the smoke scenario for now. */
-export const STDIO: readonly Scenario[] = [stdioHandshake];
+/** The stdio transport's scenarios (issue 13): the smoke scenario, then the rules of stdio itself. */
+export const STDIO: readonly Scenario[] = [stdioHandshake, stdioShutdownSequence, stdioProcessTree, stdioStderr];
