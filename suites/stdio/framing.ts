@@ -4,7 +4,7 @@
 // UTF-8) and the call as the server parsed it.
 import { isModern, L_AND_M, specUrl, type Revision } from '../../protocol/revisions.ts';
 import type { JsonRpcMessage } from '../../servers/wire-record.ts';
-import { check, checkIf, clientCompleted } from '../checks.ts';
+import { checkIf, clientCompleted } from '../checks.ts';
 import { defineScenario, type Evidence } from '../scenario.ts';
 import { spec, stdio } from '../spec.ts';
 import { isStdioLine, noted } from '../wire.ts';
@@ -111,15 +111,17 @@ export const stdioFraming = defineScenario({
         () => (notUtf8.length === 0 ? 'every line was valid UTF-8' : `${notUtf8.length} lines were not valid UTF-8: ${described(notUtf8)}`),
         notUtf8,
       ),
-      check(
+      checkIf(
+        call === undefined ? 'the script never got to the echo call' : undefined,
         'argument-intact',
         stdio(revision, 'a newline inside a string travels escaped (\\n) inside its one line: the tool’s argument reaches the server as the caller gave it', 'MUST'),
-        intact.length > 0,
-        intact.length > 0
-          ? 'the echo call reached the server with its argument intact, and the tool ran'
-          : calls.length === 0
-            ? `no tools/call of echo reached the server as a message${call ? ` (the call ${call.state}${call.misframed ? '; the server read lines that were no message' : ''})` : ''}`
-            : `the echo tool was given ${arrived.map((text) => JSON.stringify(text)).join(', ') || 'no text'}, not ${JSON.stringify(ECHO_TEXT)}`,
+        () => intact.length > 0,
+        () =>
+          intact.length > 0
+            ? 'the echo call reached the server with its argument intact, and the tool ran'
+            : calls.length === 0
+              ? `no tools/call of echo reached the server as a message (the call ${call!.state}${call!.misframed ? '; the server read lines that were no message' : ''})`
+              : `the echo tool was given ${arrived.map((text) => JSON.stringify(text)).join(', ') || 'no text'}, not ${JSON.stringify(ECHO_TEXT)}`,
         intact.length > 0 ? intact : calls,
       ),
     ];
