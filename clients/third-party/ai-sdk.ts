@@ -4,7 +4,7 @@
 // from the Streamable HTTP row, with a `StdioMCPTransport` from `@ai-sdk/mcp/mcp-stdio` (it launches the server).
 import { createMCPClient, type MCPClientConfig } from '@ai-sdk/mcp';
 import { StdioMCPTransport } from '@ai-sdk/mcp/mcp-stdio';
-import { STREAMABLE_REVISIONS } from '../../protocol/revisions.ts';
+import { L, STREAMABLE_REVISIONS } from '../../protocol/revisions.ts';
 import { isStdioTarget, stateless, type ClientAdapter, type ConnectOptions, type OperationOptions, type ServerTarget, type StdioTarget, type ToolResult } from '../adapter.ts';
 import { installedLabel, localServer, readOptions, type ThirdPartyOptions } from './support.ts';
 
@@ -37,9 +37,10 @@ export default function aiSdkAdapter(options?: Partial<ThirdPartyOptions>): Clie
   return {
     name,
     description: `${installedLabel(PACKAGE)} createMCPClient, ${http ? 'http transport (Streamable HTTP) or StdioMCPTransport (stdio)' : 'sse transport (HTTP+SSE)'}`,
-    // `http` offers 2026-07-28 to `server/discover` and accepts 2025-03-26 … 2025-11-25 from `initialize`. Over stdio
-    // the client would also take 2024-11-05, which one list for both transports cannot say: those cells are n/a.
+    // `http` offers 2026-07-28 to `server/discover` and accepts 2025-03-26 … 2025-11-25 from `initialize`; over stdio,
+    // which has no HTTP era, its `initialize` accepts 2024-11-05 too.
     revisions: http ? [...STREAMABLE_REVISIONS, '2026-07-28'] : ['2024-11-05'],
+    ...(http ? { stdioRevisions: [...L, '2026-07-28'] as const } : {}),
     // No `resume`: reattaching without a new initialize needs `initialInitializeResult` (the earlier session's whole
     // InitializeResult) besides `initialSessionId` and `initialProtocolVersion`; a session id and a version cannot.
     // Over stdio too: the negotiation switch, the AbortSignal and the timeout are the client's, not the transport's.

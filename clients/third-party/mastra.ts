@@ -6,7 +6,7 @@
 // `url` is launched over stdio (the SDK's StdioClientTransport), with the same `protocolVersion` modes.
 import { randomUUID } from 'node:crypto';
 import type { MastraMCPServerDefinition, MCPClientProtocolVersion, SerializableMCPToolDefinition } from '@mastra/mcp';
-import { STREAMABLE_REVISIONS } from '../../protocol/revisions.ts';
+import { L, STREAMABLE_REVISIONS } from '../../protocol/revisions.ts';
 import { isStdioTarget, stateless, type ClientAdapter, type ConnectOptions, type Negotiation, type ServerTarget, type ToolResult } from '../adapter.ts';
 import { installedLabel, localServer, readOptions, type ThirdPartyOptions } from './support.ts';
 
@@ -54,6 +54,8 @@ export default async function mastraAdapter(options?: Partial<ThirdPartyOptions>
     name,
     description: `${installedLabel(PACKAGE)} MCPClient (Streamable HTTP or stdio; protocolVersion omitted = auto, 'legacy', '2026-07-28'), over ${installedLabel('@modelcontextprotocol/client', PACKAGE)}`,
     revisions: [...STREAMABLE_REVISIONS, '2026-07-28'],
+    // Over stdio, which has no HTTP era, the SDK's `initialize` accepts 2024-11-05 too.
+    stdioRevisions: [...L, '2026-07-28'],
     // The modes and the AbortSignal are the client's over either transport.
     features: ['mode-legacy', 'mode-auto', 'mode-pin', 'cancellation'],
     transports: ['http', 'stdio'],

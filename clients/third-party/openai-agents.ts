@@ -4,7 +4,7 @@
 // (the v2 Client in `auto` over its StdioClientTransport: it launches the server, and probes on a sibling process);
 // `connect()`, `listTools()`, `callToolResult()`, `close()`.
 import { getLogger, MCPServerSSE, MCPServerStdio, MCPServerStreamableHttp, setTracingDisabled } from '@openai/agents-core';
-import { STREAMABLE_REVISIONS } from '../../protocol/revisions.ts';
+import { L, STREAMABLE_REVISIONS } from '../../protocol/revisions.ts';
 import { isStdioTarget, stateless, type ClientAdapter, type ServerTarget, type ToolResult } from '../adapter.ts';
 import { installedLabel, localServer, readOptions, type ThirdPartyOptions } from './support.ts';
 
@@ -25,6 +25,8 @@ export default function openAiAgentsAdapter(options?: Partial<ThirdPartyOptions>
     name,
     description: `${installedLabel(PACKAGE)} ${http ? 'MCPServerStreamableHttp or MCPServerStdio' : 'MCPServerSSE'} over ${installedLabel('@modelcontextprotocol/client', PACKAGE)}`,
     revisions: http ? [...STREAMABLE_REVISIONS, '2026-07-28'] : ['2024-11-05'],
+    // Over stdio, which has no HTTP era, the SDK's `initialize` accepts 2024-11-05 too.
+    ...(http ? { stdioRevisions: [...L, '2026-07-28'] as const } : {}),
     // Negotiation is fixed: `auto` for Streamable HTTP, `initialize` for HTTP+SSE. The per-call AbortSignal reaches the
     // v2 Client's request; its timeouts are per server (`timeout`, `clientSessionTimeoutSeconds`), not per call. No
     // `resume` or `keep-session`: the `sessionId` option takes no negotiated version and close() always ends the session.
