@@ -43,7 +43,7 @@ export const REFERENCE_SERVER_INFO = { name: 'mcp-client-conformance-reference',
 // every zod schema each time was most of its cost (allocation and garbage collection).
 const INPUT_SCHEMAS = {
   echo: z.object({ text: z.string().default('') }),
-  slow: z.object({ ms: z.number().int().min(0).max(120_000).default(SLOW_DEFAULT_MS) }),
+  slow: z.object({ ms: z.number().int().min(0).max(3_600_000).default(SLOW_DEFAULT_MS) }),
   none: z.object({}),
   progress: z.object({
     steps: z.number().int().min(1).max(1_000).default(3),

@@ -1,7 +1,7 @@
 import { HEADERS } from '../../protocol/http.ts';
 import { isHttpSse, L } from '../../protocol/revisions.ts';
 import type { WireExchange } from '../../servers/wire-record.ts';
-import { check, checkInTime, clientCompleted } from '../checks.ts';
+import { check, checkIf, checkInTime, clientCompleted } from '../checks.ts';
 import { handlerAborted } from '../outcome.ts';
 import { defineScenario, type Evidence } from '../scenario.ts';
 import { cancellation, cancelOnTheWire, handlerSeesCancel, sessionManagement, transports } from '../spec.ts';
@@ -18,6 +18,8 @@ function mismatches(call: WireExchange, cancel: WireExchange): string[] {
   if (call.path !== cancel.path) differ.push(`POSTed to ${cancel.path} instead of ${call.path}`);
   return differ;
 }
+
+export const SAME_SESSION = 'same-session-and-headers';
 
 export const legacyNotification = defineScenario({
   id: 'cancellation/legacy-notification',
@@ -58,19 +60,24 @@ export const legacyNotification = defineScenario({
           : `notifications/cancelled naming no request in progress: ${stray.map((c) => `${label(c.exchange)} → ${JSON.stringify(c.requestId)}`).join(', ')}`,
         stray.map((c) => c.exchange),
       ),
-      check(
-        'same-session-and-headers',
-        isHttpSse(revision)
-          ? transports(revision, 'http-with-sse', 'HTTP with SSE: every client message is POSTed to the endpoint the server named', 'MUST')
-          : sessionManagement(revision, 'the session id (and from 2025-06-18 MCP-Protocol-Version) on every subsequent request, the notification included', 'MUST'),
-        naming.length > 0 && wrongHeaders.length === 0,
-        naming.length === 0
-          ? 'no notification named the call'
-          : wrongHeaders.length === 0
-            ? `the notification went where the call went, with the same session and version headers (${labels(naming.map((c) => c.exchange))})`
-            : wrongHeaders.map((c) => `${label(c.exchange)}: ${mismatches(slow!, c.exchange).join('; ')}`).join(', '),
-        slow ? [slow, ...naming.map((c) => c.exchange)] : [],
-      ),
+      // HTTP: where the notification went, and with which headers. Over stdio there is one channel and no headers.
+      ...(evidence.stdio !== undefined
+        ? []
+        : [
+            checkIf(
+              naming.length === 0 ? 'no notification named the call, so none went anywhere (notification-sent judges that)' : undefined,
+              SAME_SESSION,
+              isHttpSse(revision)
+                ? transports(revision, 'http-with-sse', 'HTTP with SSE: every client message is POSTed to the endpoint the server named', 'MUST')
+                : sessionManagement(revision, 'the session id (and from 2025-06-18 MCP-Protocol-Version) on every subsequent request, the notification included', 'MUST'),
+              () => wrongHeaders.length === 0,
+              () =>
+                wrongHeaders.length === 0
+                  ? `the notification went where the call went, with the same session and version headers (${labels(naming.map((c) => c.exchange))})`
+                  : wrongHeaders.map((c) => `${label(c.exchange)}: ${mismatches(slow!, c.exchange).join('; ')}`).join(', '),
+              slow ? [slow, ...naming.map((c) => c.exchange)] : [],
+            ),
+          ]),
       handlerAborted(evidence.time, handlerSeesCancel(revision, 'SHOULD', evidence.stdio !== undefined), run, slow),
       callRejectedPromptly(cancellation(revision, 'behavior-requirements', 'Behavior Requirements: the sender of the cancellation SHOULD ignore any response that arrives afterward (the call ends when it is cancelled)', 'SHOULD'), evidence, slow),
     ];
@@ -88,7 +95,7 @@ export const legacyNotification = defineScenario({
       }),
     },
     {
-      check: 'same-session-and-headers',
+      check: SAME_SESSION,
       how: 'the notification POSTed without the session header to another path',
       doctor: (e: Evidence) => ({
         ...e,
