@@ -12,10 +12,15 @@ import { explain } from '../evidence.ts';
 import { failOnLeakedHandles } from '../leaks.ts';
 import { handshakeOrder } from '../negotiation/handshake-order.ts';
 import { plannedCases, transportOf } from '../plan.ts';
-import { CLEANUP_CHECKS, notApplicable, runScenario } from '../runner.ts';
+import { CLEANUP_CHECKS, notApplicable, runCase, runScenario } from '../runner.ts';
 import { defineScenario, stdioShutdownGraceMs } from '../scenario.ts';
 import { stdioHandshake } from './handshake.ts';
 import { STDIO } from './index.ts';
+import { stdioFraming } from './framing.ts';
+import { stdioMergedWrites, stdioSplitWrites, stdioUtf8Split } from './reading.ts';
+import { stdioCloseStdoutAndExit, stdioCrashMidCall } from './server-exits.ts';
+import { BROKEN_ADAPTERS } from '../../clients/index.ts';
+import type { ScenarioResult } from '../scenario.ts';
 
 failOnLeakedHandles();
 
@@ -139,5 +144,59 @@ describe('processes the client leaves behind', () => {
     expect(server.signals.map((s) => s.signal)).toEqual(['SIGTERM']);
     expect(server.exit).toMatchObject({ inferred: true, signal: 'SIGKILL' });
     expect(result.evidence!.stdio!.survivors).toEqual([]);
+  });
+});
+
+// One case at a time: each launches processes, and several at once on a loaded machine push a 2026-07-28 server's start
+// past the probe's timeout.
+describe('stdio/framing, reading and a server that goes away mid-call', () => {
+  const variant = (name: string): ClientAdapter => BROKEN_ADAPTERS.find((v) => v.name === name)!;
+  const failed = (result: ScenarioResult) => result.checks.filter((c) => c.outcome === 'fail').map((c) => c.name);
+  const launches = (result: ScenarioResult) => result.evidence!.stdio!.processes.filter((p) => p.role === 'server').map((p) => p.launch);
+
+  test.each([
+    { scenario: stdioFraming, revision: '2025-11-25' as const },
+    { scenario: stdioFraming, revision: '2026-07-28' as const },
+    { scenario: stdioSplitWrites, revision: '2026-07-28' as const },
+    { scenario: stdioMergedWrites, revision: '2024-11-05' as const },
+    { scenario: stdioUtf8Split, revision: '2025-06-18' as const },
+    { scenario: stdioCloseStdoutAndExit, revision: '2025-11-25' as const },
+  ].map((c) => ({ ...c, title: `${c.scenario.id} @ ${c.revision}` })))('the reference client passes $title, every check judged', async ({ scenario, revision }) => {
+    const result = await runCase(scenario, referenceClient, revision, { strict: true });
+    expect(result.verdict, explain(result)).toBe('pass');
+    expect(result.checks.filter((c) => c.outcome !== 'pass')).toEqual([]);
+  });
+
+  test('a client that writes a string’s newline raw fails framing: the server read two lines that are no message, and the tool never ran', async () => {
+    const result = await runCase(stdioFraming, variant('broken-raw-newlines'), '2025-11-25', { strict: true });
+    // Its lines that are no message are no schema's messages either.
+    expect(failed(result).sort()).toEqual(['argument-intact', 'messages-match-schema', 'one-message-per-line']);
+    expect(result.evidence!.exchanges.filter((x) => x.notes.includes('stdin-not-json')).map((x) => x.requestBody)).toEqual([
+      expect.stringMatching(/"text":"line one$/),
+      expect.stringMatching(/^line two ✓/),
+    ]);
+    expect(result.evidence!.toolRuns).toEqual([]);
+  });
+
+  test('a crash at 2026-07-28: the reference client restarts the server, and the fresh process answers the next call', async () => {
+    const result = await runCase(stdioCrashMidCall, referenceClient, '2026-07-28', { strict: true });
+    expect(result.verdict, explain(result)).toBe('pass');
+    expect(launches(result)).toEqual([1, 2]);
+    expect(result.evidence!.stdio!.processes[0]!.exit).toMatchObject({ code: 1, reason: 'crash-mid-call' });
+    expect(result.evidence!.observed['next']).toMatchObject({ state: 'resolved' });
+  });
+
+  test('without the restart, the next call is refused at once (next-call-settles holds) and restarted fails', async () => {
+    const result = await runCase(stdioCrashMidCall, variant('broken-no-restart-after-crash'), '2026-07-28', { strict: true });
+    expect(failed(result)).toEqual(['restarted']);
+    expect(launches(result)).toEqual([1]);
+    expect(result.evidence!.observed['next']).toMatchObject({ state: 'rejected' });
+  });
+
+  test('a client whose calls go on waiting when the server exits: time ran out on the earlier runs, and pending-call-settled fails on the last', async () => {
+    const result = await runCase(stdioCloseStdoutAndExit, variant('broken-leaves-calls-pending-on-exit'), '2025-11-25', { strict: true });
+    expect(failed(result)).toEqual(['pending-call-settled']);
+    expect(result.attempts?.map((a) => a.verdict)).toEqual(['inconclusive', 'inconclusive']);
+    expect(result.checks.find((c) => c.name === 'next-call-settles')!.outcome).toBe('pass');
   });
 });
