@@ -8,7 +8,7 @@ import { L_AND_M } from '../../protocol/revisions.ts';
 import { checkIf, clientCompleted, precondition } from '../checks.ts';
 import { defineScenario, stdioShutdownGraceMs, type Check, type Evidence } from '../scenario.ts';
 import { stdioShutdown } from '../spec.ts';
-import { processesGone, processName } from './processes.ts';
+import { CLOSE_CALLED, closeNotReached, processesGone, processName } from './processes.ts';
 import { serverRecorded, serverRecordedProof } from './support.ts';
 
 const REAL_SERVER_LAUNCHED = 'real-server-launched';
@@ -24,9 +24,10 @@ export const stdioProcessTree = defineScenario({
   transport: 'stdio',
   source: { spec: stdioShutdown('2025-11-25', 'the shutdown terminates the server, whatever launched it', 'SHOULD'), seed: '../shared/docs/stdio-notes.md (npx/uvx wrappers left running by real hosts)' },
   setup: () => ({ stdio: { personalities: ['wrapper', 'ignores-stdin-eof'] }, state: undefined }),
-  async run({ connect, bounded, stdio, time }) {
+  async run({ connect, bounded, observe, stdio, time }) {
     const client = await connect();
     await bounded(client.callTool('echo', { text: 'hello' }), 'tools/call echo');
+    observe(CLOSE_CALLED, stdio.record.now());
     await bounded(client.close(), 'close', time.ms.operation + 2 * stdioShutdownGraceMs(time));
     await processesGone(stdio, time.ms.react);
   },
@@ -54,7 +55,7 @@ export const stdioProcessTree = defineScenario({
       ),
       clientCompleted(evidence, rule(evidence, 'the client connects, calls and closes: close() returns')),
       checkIf(
-        launched ? undefined : 'no wrapper with its server was launched: there was no tree to end',
+        closeNotReached(evidence) ?? (launched ? undefined : 'no wrapper with its server was launched: there was no tree to end'),
         'no-descendant-survives',
         rule(evidence, 'the shutdown terminates the server and every process it started: none is left running'),
         () => left.length === 0,

@@ -14,6 +14,14 @@ export function processName(p: StdioProcessState): string {
   return `${p.role === 'wrapper' ? 'the wrapper' : p.parent !== undefined ? 'the wrapper’s server' : 'the server'} (process ${p.index}, pid ${p.pid ?? '?'}, launch ${p.launch})`;
 }
 
+/** What the script observes when it calls close(): the shutdown under test is the one close() starts. */
+export const CLOSE_CALLED = 'closeCalledAt';
+
+/** Why the shutdown was never exercised (the client failed before the script called close()), or undefined. */
+export function closeNotReached(evidence: Evidence): string | undefined {
+  return typeof evidence.observed[CLOSE_CALLED] === 'number' ? undefined : `the script never called close(): the client failed before (${evidence.clientError ?? 'no error recorded'})`;
+}
+
 /** Milliseconds, rounded, for a detail. */
 export const ms = (value: number): string => `${Math.round(value)} ms`;
 

@@ -5,8 +5,11 @@
 // sibling it reaps on its own too, since it is as much the client's subprocess as the session's.
 //
 // The gaps are measured on the server's side. A loaded server reads its EOF and a signal late, possibly in one turn
-// of its event loop: a gap shorter than the bound (or an order reversed by less) is "time ran out" ('late') until the
-// last run, whose larger bounds give a correct client's waits room; a gap that cannot come from load fails at once.
+// of its event loop: a gap shorter than the bound is "time ran out" ('late') until the last run, whose larger bounds
+// give a correct client's waits room; a gap that cannot come from load fails at once. An order reversed by less than
+// the bound is not the record's to tell: stdin-closed-first leaves it to waited-before-sigterm, which fails such a gap.
+// The script calls close() once the call is done; a client that failed before that is judged by client-completed, not
+// by a shutdown the script never asked for.
 // A server that exits on EOF by itself is not judged here: under load it may take longer than the client's grace
 // to go, so a signal to it proves nothing, and a signal too soon is what waited-before-sigterm already catches.
 import type { TimePolicy } from '../../config/time.ts';
@@ -15,7 +18,7 @@ import type { StdioProcessState } from '../../servers/stdio/harness.ts';
 import { checkIf, checkInTime, clientCompleted, precondition, unexercised, type InTime } from '../checks.ts';
 import { defineScenario, stdioShutdownGraceMs, type Check, type Evidence, type SpecRef } from '../scenario.ts';
 import { stdioShutdown } from '../spec.ts';
-import { ms, processesGone, processName, serverProcesses } from './processes.ts';
+import { CLOSE_CALLED, closeNotReached, ms, processesGone, processName, serverProcesses } from './processes.ts';
 import { serverRecorded, serverRecordedProof } from './support.ts';
 
 const SERVER_HELD_ON = 'server-held-on';
@@ -29,15 +32,16 @@ export const sigtermWaitMs = (time: TimePolicy): number => Math.round(time.ms.re
  */
 export const sigkillWaitMs = (time: TimePolicy): number => Math.round(time.ms.react / 4);
 
-/** What one process shows about a rule, and whether it held. */
+/** What one process shows about a rule, and whether it held ('unclear': the record cannot tell). */
 interface Finding {
-  held: InTime;
+  held: InTime | 'unclear';
   detail: string;
 }
 
-function combined(findings: readonly Finding[]): InTime {
+function combined(findings: readonly Finding[]): InTime | 'unclear' {
   if (findings.some((f) => f.held === false)) return false;
-  return findings.some((f) => f.held === 'late') ? 'late' : true;
+  if (findings.some((f) => f.held === 'late')) return 'late';
+  return findings.some((f) => f.held === 'unclear') ? 'unclear' : true;
 }
 
 /** The findings that decided: the ones that did not hold, else all. */
@@ -64,8 +68,11 @@ function stdinFirst(p: StdioProcessState, wait: number): Finding {
   }
   const early = p.signals.find((s) => s.at < eof);
   if (early === undefined) return { held: true, detail: `${name}: stdin closed at ${ms(eof)}, ${first ? `before ${first.signal} at ${ms(first.at)}` : 'no signal'}` };
-  // Read in one turn of a busy server's event loop, a signal and the EOF may come out in either order.
-  return { held: eof - early.at >= wait ? false : 'late', detail: `${name} got ${early.signal} at ${ms(early.at)}, ${ms(eof - early.at)} before its stdin closed` };
+  // Closer than a wait, the order is not the record's to tell (a busy server reads both in one turn of its loop, and a
+  // client that signals in the same breath as it closes stdin may have either arrive first): waited-before-sigterm
+  // judges such a gap, deterministically.
+  if (eof - early.at < wait) return { held: 'unclear', detail: `${name} got ${early.signal} ${ms(eof - early.at)} before its stdin closed: too close to tell which the client did first (waited-before-sigterm judges the gap)` };
+  return { held: false, detail: `${name} got ${early.signal} at ${ms(early.at)}, ${ms(eof - early.at)} before its stdin closed` };
 }
 
 /** SIGTERM came, after a wait since stdin closed. */
@@ -102,9 +109,10 @@ export const stdioShutdownSequence = defineScenario({
   transport: 'stdio',
   source: { spec: stdioShutdown('2025-11-25', 'close stdin, wait, SIGTERM, wait, SIGKILL', 'SHOULD') },
   setup: () => ({ stdio: { personalities: ['ignores-stdin-eof', 'ignores-sigterm'] }, state: undefined }),
-  async run({ connect, bounded, stdio, time }) {
+  async run({ connect, bounded, observe, stdio, time }) {
     const client = await connect();
     await bounded(client.callTool('echo', { text: 'hello' }), 'tools/call echo');
+    observe(CLOSE_CALLED, stdio.record.now());
     // Its grace twice over (after stdin, after SIGTERM), on top of the operation bound: a client's own fixed waits
     // (the SDK's 2 s + 2 s) fit.
     await bounded(client.close(), 'close', time.ms.operation + 2 * stdioShutdownGraceMs(time));
@@ -113,12 +121,14 @@ export const stdioShutdownSequence = defineScenario({
   judge(evidence: Evidence): Check[] {
     const { revision, time } = evidence;
     const servers = serverProcesses(evidence);
-    const none = servers.length === 0 ? 'the client launched no server process: there was no shutdown to judge' : undefined;
+    // A client that failed before close() shut nothing down at the script's request (client-completed judges it).
+    const none = closeNotReached(evidence) ?? (servers.length === 0 ? 'the client launched no server process: there was no shutdown to judge' : undefined);
     /** A rule judged over every server process: each must hold; one too close to call under load makes it 'late'. */
     const rule = (name: string, ruleSpec: SpecRef, finding: (p: StdioProcessState) => Finding) => {
       if (none !== undefined) return unexercised(name, ruleSpec, none);
       const findings = servers.map(finding);
-      return checkInTime(time, name, ruleSpec, combined(findings), described(findings));
+      const held = combined(findings);
+      return held === 'unclear' ? unexercised(name, ruleSpec, described(findings)) : checkInTime(time, name, ruleSpec, held, described(findings));
     };
     const byItself = servers.filter((p) => p.exit !== undefined && !p.exit.inferred && p.exit.signal === null);
     const alive = (evidence.stdio?.processes ?? []).filter((p) => p.alive);
