@@ -1,11 +1,10 @@
-import { META } from '../../protocol/http.ts';
 import { M, MODERN_REVISION } from '../../protocol/revisions.ts';
 import { ANSWERS, PROBE_ANSWER_NOTE, probeAnswers, type ProbeAnswer } from '../../servers/personalities/probe-answers.ts';
-import { checkIf, clientCompleted } from '../checks.ts';
+import { clientCompleted } from '../checks.ts';
 import { defineScenario, type Evidence } from '../scenario.ts';
-import { streamableHttp, versioning } from '../spec.ts';
-import { carrying, envelopeOf, labels, noted, requests, servedResult } from '../wire.ts';
-import { acrossCases, caseExchanges, caseOutcome, connectCase, describeCase, serverName } from './support.ts';
+import { streamableHttp } from '../spec.ts';
+import { carrying, labels, noted } from '../wire.ts';
+import { acrossCases, caseExchanges, caseOutcome, connectCase, describeCase, retriesMutualVersion, serverName } from './support.ts';
 
 // A 2026-07-28 server answers the first probe of each case with a recognised modern error (once: a retry reaches
 // the era). Each case has its own server, so each connect is a first contact with its origin.
@@ -59,25 +58,10 @@ export const autoStaysModern = defineScenario<undefined>({
         }));
 
     const mutual = cases[0]!;
-    const afterRefusal = mutual.refused ? requests(mutual.exchanges).filter((r) => r.exchange.seq > mutual.refused!.seq) : [];
-    const retry = afterRefusal.find((r) => r.message.method !== 'initialize');
-    const retriedVersion = retry ? envelopeOf(retry.message)?.[META.version] : undefined;
-    const retried = retry !== undefined && retriedVersion === MODERN_REVISION && mutual.initializes.length === 0 && servedResult(mutual.exchanges, 'tools/list');
-
     const tension = cases[4]!;
     return [
       clientCompleted(evidence, noFallback),
-      checkIf(
-        mutual.refused === undefined ? `${mutual.what}: ${mutual.unreached ?? 'the server never gave its modern error'}` : undefined,
-        'retries-mutual-version',
-        versioning('protocol-version-negotiation', 'Protocol Version Negotiation: the client SHOULD select a mutually supported version from `supported` and retry', 'SHOULD'),
-        () => retried,
-        () =>
-          retried
-            ? `after ${mutual.what} the client retried declaring ${MODERN_REVISION} and stayed modern (${describeCase(mutual.outcome)})`
-            : `after ${mutual.what}: ${retry ? `the next request declared ${String(retriedVersion)}` : 'no modern request followed'}; ${mutual.initializes.length > 0 ? `it fell back (${labels(mutual.initializes)}); ` : ''}${describeCase(mutual.outcome)}`,
-        [mutual.refused, retry?.exchange].filter((e) => e !== undefined),
-      ),
+      retriesMutualVersion(mutual.what, mutual.exchanges, mutual.refused, mutual.initializes, mutual.outcome, mutual.unreached),
       acrossCases('no-fallback-on-modern-error', noFallback, fallbacks(['mutual', 'unknown-version', 'header-mismatch', 'missing-capability']), 'no modern error led to initialize'),
       acrossCases(
         'no-fallback-on-legacy-only-list',

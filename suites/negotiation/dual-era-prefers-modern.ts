@@ -1,9 +1,9 @@
-import { META } from '../../protocol/http.ts';
 import { M, MODERN_REVISION } from '../../protocol/revisions.ts';
 import { check, checkIf, clientCompleted, precondition } from '../checks.ts';
 import type { Check, Scenario } from '../scenario.ts';
 import { versioning } from '../spec.ts';
-import { carrying, envelopeOf, labels, requests } from '../wire.ts';
+import { carrying, labels } from '../wire.ts';
+import { operationsDeclaring } from './support.ts';
 
 // The `dual` server serves 2026-07-28 and sessionful 2025-11-25 on one URL, choosing per request (an initialize
 // selects legacy). A dual-era client in auto mode that speaks 2026-07-28 should end modern: its newest revision.
@@ -32,8 +32,7 @@ export const dualEraPrefersModern: Scenario = {
       'SHOULD',
     );
     const handshakes = carrying(evidence.exchanges, 'initialize');
-    const operations = requests(evidence.exchanges).filter(({ message }) => message.method === 'tools/list' || message.method === 'tools/call');
-    const legacyOperations = operations.filter(({ message }) => envelopeOf(message)?.[META.version] !== MODERN_REVISION);
+    const { operations, others: legacyOperations } = operationsDeclaring(evidence.exchanges, MODERN_REVISION);
     const era = evidence.observed.era;
     const version = evidence.observed.negotiatedVersion;
     // How the client opens is the behaviour under test: the case says something once its connect reached the server.

@@ -1,16 +1,23 @@
 // What is truly the negotiation suite's: running one connect that may be meant to fail (several cases, each on its own
-// server) with what it came to observed, judging a rule over such cases, and the per-era answers to initialize the
-// scenarios script. Citations are suites/spec.ts's, wire queries suites/wire.ts's, outcomes suites/outcome.ts's.
+// server) with what it came to observed, judging a rule over such cases, what a probe's answer led to (a fallback, a
+// retry with a mutual version), and the per-era answers to initialize the scenarios script. The same judgements serve
+// the HTTP scenarios and their stdio counterparts (suites/stdio/probe-*.ts), where the connection a message went over
+// is a process. Citations are suites/spec.ts's, wire queries suites/wire.ts's, outcomes suites/outcome.ts's.
 import type { ConnectOptions } from '../../clients/adapter.ts';
 import type { TimePolicy } from '../../config/time.ts';
-import { isHttpSse, type Revision } from '../../protocol/revisions.ts';
+import { META } from '../../protocol/http.ts';
+import { isHttpSse, MODERN_REVISION, type Revision } from '../../protocol/revisions.ts';
 import { initializeAnswers } from '../../servers/personalities/initialize-answers.ts';
 import { ANSWERS, probeAnswers } from '../../servers/personalities/probe-answers.ts';
 import type { Personality } from '../../servers/personality.ts';
-import type { WireExchange } from '../../servers/wire-record.ts';
-import { check, unexercised } from '../checks.ts';
+import { PROBE_ANSWER_NOTE } from '../../servers/stdio/protocol.ts';
+import type { StdioExchange } from '../../servers/stdio/record.ts';
+import type { ExchangeRecord, SentMessage, WireExchange } from '../../servers/wire-record.ts';
+import { check, checkIf, checkInTime, unexercised, type InTime } from '../checks.ts';
 import { settle, type Outcome } from '../outcome.ts';
 import type { Check, ConnectTarget, Evidence, ScenarioContext, SpecRef } from '../scenario.ts';
+import { stdio, versioning } from '../spec.ts';
+import { answerTo, carrying, envelopeOf, labels, requests, sentMessages, servedResult } from '../wire.ts';
 
 // — time —
 
@@ -49,12 +56,18 @@ export const settledAt = (outcome: CaseOutcome): number => outcome.startedAt + o
 /**
  * Connects (to `target.server`, default the scenario's server), records what the connect came to under `case:<name>`,
  * and when it connected asks `info()`, lists the tools and closes. A failed or hung connect is an outcome, not a client
- * error: the judge decides. So is a failed `info()` or `tools/list`; a close that fails is the client's error.
+ * error: the judge decides. So is a failed `info()` or `tools/list`; a close that fails is the client's error. `record`
+ * is the one whose clock `startedAt` reads: the server's (a stdio scenario passes its stdio server's).
  */
-export async function connectCase(context: ScenarioContext<unknown>, name: string, options: Partial<ConnectOptions>, target: ConnectTarget = {}): Promise<CaseOutcome> {
-  const server = target.server ?? context.server;
+export async function connectCase(
+  context: ScenarioContext<unknown>,
+  name: string,
+  options: Partial<ConnectOptions>,
+  target: ConnectTarget = {},
+  record: ExchangeRecord = (target.server ?? context.server).record,
+): Promise<CaseOutcome> {
   const since = performance.now();
-  const startedAt = server.record.now();
+  const startedAt = record.now();
   let connection: Awaited<ReturnType<typeof context.connect>> | undefined;
   const outcome: CaseOutcome = {
     connect: await settle(context.connect(options, target).then((connected) => (connection = connected)), since),
@@ -112,6 +125,8 @@ export interface CaseJudgement {
   unreached?: string;
   /** What broke the rule in this case, or undefined when it held. */
   broken?: string;
+  /** Why the case had not held yet when its bound ran out (a slow start looks the same): a missed deadline, not a break (`acrossCases` with `time`). */
+  late?: string;
   /** How it held, for the detail (when the rule reads better with it). */
   held?: string;
   /** The exchanges that show it. */
@@ -123,15 +138,185 @@ export interface CaseJudgement {
  * every case reached it and it held there (`held` says how), and is otherwise not exercised, naming the cases that
  * never got there. One case the suite could not drive never hides another case's failure.
  */
-export function acrossCases(name: string, spec: SpecRef, cases: readonly CaseJudgement[], held: string): Check {
+export function acrossCases(name: string, spec: SpecRef, cases: readonly CaseJudgement[], held: string, time?: TimePolicy): Check {
   const reached = cases.filter((c) => c.unreached === undefined);
   const broken = reached.filter((c) => c.broken !== undefined);
   if (broken.length > 0) return check(name, spec, false, broken.map((c) => `${c.what}: ${c.broken}`).join('; '), broken.flatMap((c) => c.exchanges ?? []));
+  // Out of time: "time ran out" on a provisional run (the case runs again with larger bounds), a failure on the last.
+  const late = reached.filter((c) => c.late !== undefined);
+  if (late.length > 0) {
+    if (time === undefined) throw new Error(`acrossCases(${name}): a late case is judged against the case's time policy, and none was given`);
+    return checkInTime(time, name, spec, 'late', late.map((c) => `${c.what}: ${c.late}`).join('; '), late.flatMap((c) => c.exchanges ?? []));
+  }
   const unreached = cases.filter((c) => c.unreached !== undefined);
   if (unreached.length > 0 || cases.length === 0) {
     return unexercised(name, spec, cases.length === 0 ? 'no case reached the rule' : unreached.map((c) => `${c.what}: ${c.unreached}`).join('; '));
   }
   return check(name, spec, true, held, reached.flatMap((c) => c.exchanges ?? []));
+}
+
+// — the connection a message went over —
+
+/** The stdio process (its `index` in `evidence.stdio.processes`) whose stdin carried the exchange; undefined over HTTP. */
+export function processOf(exchange: WireExchange): number | undefined {
+  return (exchange as Partial<StdioExchange>).process;
+}
+
+/**
+ * The exchanges that went over the connection `exchange` went over: over stdio the lines of its process (one process,
+ * one conversation with the server); over HTTP every exchange (which session each belongs to is the HTTP scenarios' business).
+ */
+export function sameConnection(exchanges: readonly WireExchange[], exchange: WireExchange): WireExchange[] {
+  const index = processOf(exchange);
+  return index === undefined ? [...exchanges] : exchanges.filter((x) => processOf(x) === index);
+}
+
+// — what a probe's answer led to —
+
+/** How a connect went on after its probe: its probes, the initializes after the first, and whether a session worked. */
+export interface Fallback {
+  probes: WireExchange[];
+  /** The initialize requests after the first probe, in arrival order. */
+  initializes: SentMessage[];
+  /** An initialize after the probe was answered with a result, and a tools/list with a result over the same connection. */
+  working: boolean;
+}
+
+export function fallbackOf(exchanges: readonly WireExchange[]): Fallback {
+  const probes = carrying(exchanges, 'server/discover');
+  const first = probes[0];
+  const initializes = first ? requests(exchanges, 'initialize').filter((r) => r.exchange.seq > first.seq) : [];
+  // Over stdio the session is the process the handshake ran on: a tools/list to another one (the probe's, which died) is no session.
+  const working = initializes.some((r) => answerTo(exchanges, r)?.result !== undefined && servedResult(sameConnection(exchanges, r.exchange), 'tools/list'));
+  return { probes, initializes, working };
+}
+
+/**
+ * Why a case never reached the fallback rule, or undefined when it did: no probe reached the server, its probe never got
+ * the answer the case is about (`answered`), or the client fell back but its connect ran out of `boundMs` before the
+ * session worked (still under way: more time is what it needed, not a verdict).
+ */
+export function fallbackUnreached(fallback: Fallback, exchanges: readonly WireExchange[], outcome: CaseOutcome | undefined, boundMs: number, answered: (probe: WireExchange) => boolean): string | undefined {
+  const first = fallback.probes[0];
+  if (first === undefined) return `no probe reached it (${requests(exchanges, 'initialize').length > 0 ? 'the client opened with initialize' : describeCase(outcome)})`;
+  if (!answered(first)) return 'its probe was never answered';
+  if (!fallback.working && fallback.initializes.length > 0 && ranOutOfTime(outcome, boundMs)) {
+    return `it fell back (${labels(fallback.initializes.map((r) => r.exchange))}), but the connect bound of ${boundMs} ms ran out first (${describeCase(outcome)})`;
+  }
+  return undefined;
+}
+
+/**
+ * A case whose probe was answered but whose connect ran out of its bound before any initialize: a client that waits on
+ * a legacy answer, or one too slow to start on a loaded machine — a missed deadline (CaseJudgement.late), not a break.
+ */
+export function fallbackLate(fallback: Fallback, outcome: CaseOutcome | undefined, boundMs: number): string | undefined {
+  if (fallback.working || fallback.initializes.length > 0 || !ranOutOfTime(outcome, boundMs)) return undefined;
+  return `no initialize followed within the connect bound of ${boundMs} ms — ${describeCase(outcome)}`;
+}
+
+/** What broke the fallback in a case that reached it, or undefined when it held: no initialize followed, or no session worked. */
+export function fallbackBroken(fallback: Fallback, outcome: CaseOutcome | undefined): string | undefined {
+  if (fallback.working) return undefined;
+  return `${fallback.initializes.length > 0 ? 'initialize was sent, but no working session' : 'no initialize followed'} — ${describeCase(outcome)}`;
+}
+
+/**
+ * `retries-mutual-version`: after the probe was refused with -32022 naming a version the client speaks (`refused`, the
+ * exchange that carried the refusal; `what` names it), the client's next request other than initialize declares
+ * 2026-07-28 in its `_meta`, no initialize followed (`initializes`), and tools/list was answered: it stayed modern.
+ */
+export function retriesMutualVersion(
+  what: string,
+  exchanges: readonly WireExchange[],
+  refused: WireExchange | undefined,
+  initializes: readonly WireExchange[],
+  outcome: CaseOutcome | undefined,
+  unreached: string | undefined,
+): Check {
+  const afterRefusal = refused ? requests(exchanges).filter((r) => r.exchange.seq > refused.seq) : [];
+  const retry = afterRefusal.find((r) => r.message.method !== 'initialize');
+  const retriedVersion = retry ? envelopeOf(retry.message)?.[META.version] : undefined;
+  const retried = retry !== undefined && retriedVersion === MODERN_REVISION && initializes.length === 0 && servedResult(exchanges, 'tools/list');
+  return checkIf(
+    refused === undefined ? `${what}: ${unreached ?? 'the server never gave its modern error'}` : undefined,
+    'retries-mutual-version',
+    versioning('protocol-version-negotiation', 'Protocol Version Negotiation: the client SHOULD select a mutually supported version from `supported` and retry', 'SHOULD'),
+    () => retried,
+    () =>
+      retried
+        ? `after ${what} the client retried declaring ${MODERN_REVISION} and stayed modern (${describeCase(outcome)})`
+        : `after ${what}: ${retry ? `the next request declared ${String(retriedVersion)}` : 'no modern request followed'}; ${initializes.length > 0 ? `it fell back (${labels(initializes)}); ` : ''}${describeCase(outcome)}`,
+    [refused, retry?.exchange].filter((e) => e !== undefined),
+  );
+}
+
+/** The tools/list and tools/call requests, and those of them whose `_meta` declares no `version` (operations of another era). */
+export function operationsDeclaring(exchanges: readonly WireExchange[], version: string): { operations: SentMessage[]; others: SentMessage[] } {
+  const operations = requests(exchanges).filter(({ message }) => message.method === 'tools/list' || message.method === 'tools/call');
+  return { operations, others: operations.filter(({ message }) => envelopeOf(message)?.[META.version] !== version) };
+}
+
+// — the probe over stdio (2026-07-28 stdio › Backward Compatibility) —
+
+/** The stdio binding's section on the probe and its fallback, cited at 2026-07-28 whatever revision the server speaks. */
+export const stdioBackward = (section: string, level: SpecRef['level']): SpecRef => stdio(MODERN_REVISION, `Backward Compatibility: ${section}`, level, 'backward-compatibility');
+
+/** When the server wrote its answer to the request on this stdin line, if it did. */
+export function answerAt(line: WireExchange): number | undefined {
+  return line.responseMessages.find(({ message }) => message.method === undefined)?.at;
+}
+
+/**
+ * A probe over stdio got the answer a case is about: a probe personality acted on its line (an error, the silence, the
+ * exit), or the server answered it (the era's own answer).
+ */
+export function stdioProbeAnswered(probe: WireExchange): boolean {
+  return probe.notes.includes(PROBE_ANSWER_NOTE) || answerAt(probe) !== undefined;
+}
+
+/**
+ * How long a dual-era client over stdio waits for its probe's answer at the least before taking silence for a legacy
+ * server, as this suite judges it: two reaction bounds past the server reading the probe, room for a server that starts
+ * slowly (the copilot-cli race: a probe timeout of 0.6 s against a server answering 1.4 s after its launch).
+ */
+export const reasonableProbeWaitMs = (time: TimePolicy): number => 2 * time.ms.react;
+
+/**
+ * The connect timeout of a stdio case whose server is (or may be) modern: twice the operation bound, so that a
+ * reasonable probe timeout within it outlasts the start of a server on a loaded machine — an initialize sent to a modern
+ * server there is the client's choice, not the load's (and would break the revision's schemas beyond any rerun).
+ */
+export const modernConnectMs = (time: TimePolicy): number => 2 * time.ms.operation;
+
+/**
+ * Whether an initialize after the probe is the client's reaction to the probe's answer (undefined: the server read it
+ * after writing that answer), or came before any answer: the client gave up on the probe first, taking it for silence.
+ * How long it waited the record cannot say (a server still starting reads both lines at once), only that it was no
+ * longer than from the connect's start (`connectStartedAt`, the record's clock) to the initialize: less than
+ * `reasonableProbeWaitMs`, a probe timeout too short to wait out a start (false); else perhaps a server slower than the
+ * machine should make it — 'late', for a run with larger bounds to judge.
+ */
+export function earlyFallback(probe: WireExchange, initialize: WireExchange, time: TimePolicy, connectStartedAt: number): InTime | undefined {
+  const answered = answerAt(probe);
+  if (answered !== undefined && initialize.startedAt >= answered) return undefined;
+  return initialize.startedAt - connectStartedAt >= reasonableProbeWaitMs(time) ? 'late' : false;
+}
+
+/**
+ * `probe-first`: a dual-era client's first line, on whatever process it launched first (a sibling it probes on is one),
+ * is server/discover. A client that wrote nothing because its connect ran out of time may be a slow starter: 'late'.
+ */
+export function probeFirst(evidence: Evidence): Check {
+  const first = sentMessages(evidence).find(({ message }) => message.method !== undefined);
+  return checkInTime(
+    evidence.time,
+    'probe-first',
+    stdioBackward('a client that supports both eras SHOULD probe with server/discover before sending any other request', 'SHOULD'),
+    first === undefined ? evidence.clientTimedOut === true && 'late' : first.message.method === 'server/discover',
+    first ? `the first line on the server's stdin was ${first.message.method}${processOf(first.exchange) !== undefined ? ` (process ${processOf(first.exchange)})` : ''}` : 'the client wrote nothing',
+    first ? [first.exchange] : [],
+  );
 }
 
 // — era-appropriate answers to initialize —
