@@ -1,22 +1,27 @@
 import type { Scenario } from '../scenario.ts';
+import { eraPerProcess } from './era-per-process.ts';
 import { stdioFraming } from './framing.ts';
-import { stdioHandshake } from './handshake.ts';
+import { PROBE_FALLBACK } from './probe-fallback.ts';
+import { PROBE_MODERN } from './probe-modern.ts';
 import { stdioProcessTree } from './process-tree.ts';
 import { stdioMergedWrites, stdioSplitWrites, stdioUtf8Split } from './reading.ts';
 import { stdioCloseStdoutAndExit, stdioCrashMidCall } from './server-exits.ts';
 import { stdioShutdownSequence } from './shutdown-sequence.ts';
 import { stdioStderr } from './stderr.ts';
+import { STDIO_TWINS } from './twins.ts';
 
-/** The stdio transport's scenarios (issue 13): the smoke scenario, then the rules of stdio itself. */
-export const STDIO: readonly Scenario[] = [
-  stdioHandshake,
-  stdioShutdownSequence,
-  stdioProcessTree,
-  stdioStderr,
+/**
+ * The stdio transport's scenarios (issue 13): the scenarios of the other suites whose rule does not depend on HTTP,
+ * run over stdio (twins.ts), then the rules of stdio itself.
+ */
+export const STDIO: readonly Scenario[] = [...STDIO_TWINS, ...PROBE_FALLBACK, ...PROBE_MODERN, eraPerProcess,
   stdioFraming,
   stdioSplitWrites,
   stdioMergedWrites,
   stdioUtf8Split,
   stdioCrashMidCall,
   stdioCloseStdoutAndExit,
+  stdioShutdownSequence,
+  stdioProcessTree,
+  stdioStderr,
 ];

@@ -11,16 +11,27 @@ import { isAlive } from '../../servers/stdio/harness.ts';
 import { explain } from '../evidence.ts';
 import { failOnLeakedHandles } from '../leaks.ts';
 import { handshakeOrder } from '../negotiation/handshake-order.ts';
-import { plannedCases, transportOf } from '../plan.ts';
+import { plannedCases, transportOf, transportOfScenarioId } from '../plan.ts';
 import { CLEANUP_CHECKS, notApplicable, runCase, runScenario } from '../runner.ts';
 import { defineScenario, stdioShutdownGraceMs } from '../scenario.ts';
 import { stdioHandshake } from './handshake.ts';
 import { STDIO } from './index.ts';
+import { SCENARIOS } from '../index.ts';
 import { stdioFraming } from './framing.ts';
 import { stdioMergedWrites, stdioSplitWrites, stdioUtf8Split } from './reading.ts';
 import { stdioCloseStdoutAndExit, stdioCrashMidCall } from './server-exits.ts';
 import { BROKEN_ADAPTERS } from '../../clients/index.ts';
-import type { ScenarioResult } from '../scenario.ts';
+import { basePolicy } from '../../config/settings.ts';
+import { provisionally } from '../../config/time.ts';
+import { STDERR_FLOOD_BYTES } from '../../servers/stdio/personalities.ts';
+import type { Evidence, ScenarioResult } from '../scenario.ts';
+import { stdioProcessTree } from './process-tree.ts';
+import { sigtermWaitMs, stdioShutdownSequence } from './shutdown-sequence.ts';
+import { stdioStderr } from './stderr.ts';
+
+import { eraPerProcess } from './era-per-process.ts';
+import { PROBE_FALLBACK } from './probe-fallback.ts';
+import { PROBE_MODERN } from './probe-modern.ts';
 
 failOnLeakedHandles();
 
@@ -56,10 +67,21 @@ describe('which adapters a stdio scenario applies to', () => {
     expect(notApplicable(stdioHandshake, versionOne, '2025-11-25')).toBe('reference does not declare the stdio transport');
   });
 
+  test('every stdio scenario is in the stdio suite and only they are (results tell a cell’s transport by its id)', () => {
+    for (const scenario of SCENARIOS) expect(transportOfScenarioId(scenario.id), scenario.id).toBe(transportOf(scenario));
+    // A twin runs its HTTP scenario's script and judge: the same revisions, its id stdio/<that one's name>.
+    for (const twin of SCENARIOS.filter((s) => s.twinOf !== undefined)) {
+      const original = SCENARIOS.find((s) => s.id === twin.twinOf)!;
+      expect(twin.id).toBe(`stdio/${original.id.split('/')[1]}`);
+      expect(transportOf(original)).toBe('http');
+    }
+    expect(new Set(SCENARIOS.map((s) => s.id)).size).toBe(SCENARIOS.length);
+  });
+
   test('the plan knows each scenario’s transport', () => {
     expect(transportOf(handshakeOrder)).toBe('http');
     expect(transportOf(stdioHandshake)).toBe('stdio');
-    expect(plannedCases([handshakeOrder, ...STDIO], { transport: 'stdio' }).map((c) => c.scenario.id)).toEqual(stdioHandshake.revisions.map(() => 'stdio/handshake'));
+    expect(plannedCases([handshakeOrder, ...STDIO], { transport: 'stdio' }).map((c) => c.scenario.id)).toEqual(stdioHandshake.revisions.map(() => 'stdio/handshake-order'));
     expect(plannedCases([handshakeOrder, ...STDIO], { transport: 'http' }).every((c) => c.scenario === handshakeOrder)).toBe(true);
   });
 
@@ -77,7 +99,8 @@ describe('the smoke scenario, the handshake over stdio', () => {
     { adapter: sdkV2Legacy, revision: '2025-06-18' as const },
     { adapter: sdkV2Auto, revision: '2025-11-25' as const },
   ].map((c) => ({ ...c, title: `${c.adapter.name} @ ${c.revision}` })))('passes on $title, judged from the stdio record', async ({ adapter, revision }) => {
-    const result = await runScenario(stdioHandshake, adapter, revision, { strict: true });
+    // As the suites run it: calibrated, and run again with larger bounds when time ran out (a loaded machine).
+    const result = await runCase(stdioHandshake, adapter, revision, { strict: true });
     expect(result.verdict, explain(result)).toBe('pass');
     const evidence = result.evidence!;
     // The record in the HTTP record's shape: one exchange per stdin line, answers attached to their request's.
@@ -144,6 +167,167 @@ describe('processes the client leaves behind', () => {
     expect(server.signals.map((s) => s.signal)).toEqual(['SIGTERM']);
     expect(server.exit).toMatchObject({ inferred: true, signal: 'SIGKILL' });
     expect(result.evidence!.stdio!.survivors).toEqual([]);
+  });
+});
+
+// — the rules of stdio itself: the shutdown sequence, the process tree, stderr —
+
+/** The broken variant of the reference client that turns `rule` off. */
+const brokenOn = (rule: string): ClientAdapter => BROKEN_ADAPTERS.find((variant) => variant.rule === rule)!;
+const failing = (result: ScenarioResult) => result.checks.filter((c) => c.outcome === 'fail').map((c) => c.name);
+const serversOf = (result: ScenarioResult) => result.evidence!.stdio!.processes.filter((p) => p.role === 'server');
+
+describe('stdio/shutdown-sequence: stdin closed, a wait, SIGTERM, a wait, SIGKILL', () => {
+  test.each([
+    { adapter: referenceClient, revision: '2025-11-25' as const },
+    { adapter: referenceClient, revision: '2026-07-28' as const },
+    { adapter: sdkV1StreamableHttp, revision: '2025-11-25' as const },
+    { adapter: sdkV2Legacy, revision: '2025-06-18' as const },
+  ].map((c) => ({ ...c, title: `${c.adapter.name} @ ${c.revision}` })))('passes on $title: the server saw each step in order, and nothing is left', async ({ adapter, revision }) => {
+    const result = await runScenario(stdioShutdownSequence, adapter, revision, { strict: true });
+    expect(result.verdict, explain(result)).toBe('pass');
+    const [server, ...others] = serversOf(result);
+    expect(others).toEqual([]);
+    expect(server!.signals.map((s) => s.signal)).toEqual(['SIGTERM']);
+    expect(server!.stdinEofAt).toBeLessThan(server!.signals[0]!.at);
+    expect(server!.exit).toMatchObject({ inferred: true, signal: 'SIGKILL' });
+    expect(result.evidence!.stdio!.survivors).toEqual([]);
+  });
+
+  test('a client that signals before it closes stdin fails stdin-closed-first and waited-before-sigterm at once (no rerun needed)', async () => {
+    const result = await runScenario(stdioShutdownSequence, brokenOn('closeStdinFirst'), '2025-11-25', { strict: true, time: provisionally(basePolicy(), true) });
+    expect(failing(result)).toEqual(['stdin-closed-first', 'waited-before-sigterm']);
+    const [server] = serversOf(result);
+    expect(server!.signals[0]!.at).toBeLessThan(server!.stdinEofAt!);
+  });
+
+  test('a client that stops at SIGTERM fails sigkill-after-sigterm and server-gone: the server was still running', async () => {
+    const result = await runScenario(stdioShutdownSequence, brokenOn('escalateToSigkill'), '2025-11-25', { strict: true });
+    expect(failing(result)).toEqual(['sigkill-after-sigterm', 'server-gone', CLEANUP_CHECKS.processes]);
+    const [server] = serversOf(result);
+    expect(result.evidence!.stdio!.survivors).toEqual([server!.pid]);
+  });
+
+  test('sdk-v2-auto reaps its probe sibling with SIGTERM in the same breath as closing its stdin: waited-before-sigterm fails (baselined), the session process passes', async () => {
+    const result = await runScenario(stdioShutdownSequence, sdkV2Auto, '2025-11-25');
+    expect(failing(result)).toEqual(['waited-before-sigterm']);
+    const [sibling, session] = serversOf(result);
+    expect([sibling!.launch, session!.launch]).toEqual([1, 2]);
+    // The sibling: EOF and SIGTERM within a wait of each other (in either order), then SIGKILL; the session: the full sequence.
+    expect(Math.abs(sibling!.signals[0]!.at - sibling!.stdinEofAt!)).toBeLessThan(sigtermWaitMs(result.evidence!.time));
+    expect(session!.signals[0]!.at - session!.stdinEofAt!).toBeGreaterThanOrEqual(sigtermWaitMs(result.evidence!.time));
+    for (const server of [sibling!, session!]) expect(server.exit).toMatchObject({ inferred: true, signal: 'SIGKILL' });
+  });
+
+  test('a SIGTERM 1 ms after stdin closed is "time ran out" on a provisional run and a fail on the last', () => {
+    const time = provisionally(basePolicy(), true);
+    const server = { index: 1, launch: 1, role: 'server', pid: 4242, personalities: [], argv: [], connectedAt: 0, stdin: [], stdout: [], stderr: [], signals: [{ at: 1001, signal: 'SIGTERM' }], stdinEofAt: 1000, children: [], notes: [], stdoutErrors: [], exit: { at: 2500, code: null, signal: 'SIGKILL', reason: 'inferred', inferred: true as const }, alive: false } as const;
+    const evidence = { revision: '2025-11-25', time, exchanges: [], otherServers: [], issuedSessions: [], toolRuns: [], observed: { closeCalledAt: 900 }, stdio: { era: '2025-11-25', personalities: [], shutdownGraceMs: stdioShutdownGraceMs(time), processes: [server], survivors: [] } } as unknown as Evidence;
+    const waited = (e: Evidence) => stdioShutdownSequence.judge(e).find((c) => c.name === 'waited-before-sigterm')!;
+    expect(waited(evidence).outcome).toBe('inconclusive');
+    expect(waited({ ...evidence, time: provisionally(time, false) })).toMatchObject({ outcome: 'fail', detail: expect.stringContaining('SIGTERM 1 ms after its stdin closed') });
+  });
+});
+
+describe('stdio/process-tree: a launcher that does not forward signals, in front of a server that ignores stdin EOF', () => {
+  test('the reference client ends the whole tree (its own process group)', async () => {
+    const result = await runScenario(stdioProcessTree, referenceClient, '2025-11-25', { strict: true });
+    expect(result.verdict, explain(result)).toBe('pass');
+    const processes = result.evidence!.stdio!.processes;
+    expect(processes.map((p) => p.role)).toEqual(['wrapper', 'server']);
+    expect(processes[1]!.parent).toBe(processes[0]!.index);
+    expect(processes.every((p) => !p.alive)).toBe(true);
+  });
+
+  test.each([
+    { adapter: brokenOn('killProcessTree'), revision: '2025-11-25' as const },
+    { adapter: sdkV1StreamableHttp, revision: '2025-11-25' as const },
+  ].map((c) => ({ ...c, title: c.adapter.name })))('$title signals the launcher only: the launcher dies, its server lives on (no-descendant-survives)', async ({ adapter, revision }) => {
+    const result = await runScenario(stdioProcessTree, adapter, revision, { strict: true });
+    expect(failing(result)).toEqual(['no-descendant-survives', CLEANUP_CHECKS.processes]);
+    const [wrapper, server] = result.evidence!.stdio!.processes;
+    expect(wrapper).toMatchObject({ role: 'wrapper', alive: false, exit: { signal: 'SIGTERM' } });
+    expect(server).toMatchObject({ role: 'server', alive: true });
+    expect(result.checks.find((c) => c.name === 'no-descendant-survives')!.detail).toContain(`pid ${server!.pid}`);
+    // The runner killed it at the end of the case.
+    expect(isAlive(server!.pid, server!.procStart)).toBe(false);
+  });
+});
+
+describe('stdio/stderr: a 1 MiB flood before the first answer, and an "Error:" line at start-up', () => {
+  test.each([
+    { adapter: referenceClient, revision: '2024-11-05' as const },
+    { adapter: referenceClient, revision: '2026-07-28' as const },
+    { adapter: sdkV2Legacy, revision: '2025-11-25' as const },
+  ].map((c) => ({ ...c, title: `${c.adapter.name} @ ${c.revision}` })))('passes on $title: the flood was written whole, then the answer', async ({ adapter, revision }) => {
+    const result = await runScenario(stdioStderr, adapter, revision, { strict: true });
+    expect(result.verdict, explain(result)).toBe('pass');
+    const [server] = serversOf(result);
+    const flood = server!.stderr.filter((w) => w.head.startsWith('stderr-flood:'));
+    expect(flood.reduce((sum, w) => sum + w.bytes, 0)).toBeGreaterThanOrEqual(STDERR_FLOOD_BYTES);
+    const errorLine = server!.stderr.find((w) => w.head.startsWith('Error:'))!;
+    const firstAnswer = Math.min(...result.evidence!.exchanges.flatMap((x) => x.responseMessages.map((m) => m.at)));
+    expect(errorLine.doneAt).toBeLessThan(firstAnswer);
+    expect(Math.max(...flood.map((w) => w.doneAt))).toBeLessThanOrEqual(firstAnswer);
+  });
+
+  test('a client that never reads the pipe fails stderr-drained at once, even on a provisional run: the flood stayed blocked', async () => {
+    const result = await runScenario(stdioStderr, brokenOn('drainStderr'), '2025-11-25', { strict: true, time: provisionally(basePolicy(), true) });
+    expect(result.verdict, explain(result)).toBe('fail');
+    expect(failing(result)).toContain('stderr-drained');
+    expect(result.checks.find((c) => c.name === 'stderr-not-an-error')!.outcome).toBe('inconclusive');
+    const [server] = serversOf(result);
+    expect(server!.stderr.filter((w) => w.head.startsWith('stderr-flood:')).reduce((sum, w) => sum + w.bytes, 0)).toBeLessThan(STDERR_FLOOD_BYTES);
+  });
+
+  test('a client that takes stderr output for an error fails stderr-not-an-error (SHOULD NOT from 2025-11-25; before, the connect failing fails the case)', async () => {
+    const modern = await runScenario(stdioStderr, brokenOn('stderrNotAnError'), '2025-11-25', { strict: true });
+    expect(failing(modern)).toEqual(expect.arrayContaining(['client-completed', 'stderr-not-an-error']));
+    expect(modern.checks.find((c) => c.name === 'stderr-not-an-error')!.spec.level).toBe('SHOULD');
+    const early = await runScenario(stdioStderr, brokenOn('stderrNotAnError'), '2024-11-05');
+    expect(early.verdict, explain(early)).toBe('fail');
+    expect(early.checks.find((c) => c.name === 'stderr-not-an-error')).toMatchObject({ outcome: 'fail', spec: { level: 'MAY' } });
+  });
+});
+
+describe.concurrent('the era probe over stdio: probe first, the fallback, no fallback on a modern error, the era per process', () => {
+  const byId = (id: string) => [...PROBE_FALLBACK, ...PROBE_MODERN, eraPerProcess].find((s) => s.id === id)!;
+  /** What each process of the record read, line by line (methods; `response` for an answer the client wrote). */
+  const linesByProcess = (evidence: Evidence) =>
+    evidence.stdio!.processes.filter((p) => p.role === 'server').map((p) => evidence.exchanges.filter((x) => (x as { process?: number }).process === p.index && x.method === 'STDIN').map((x) => x.requestMessages[0]?.method ?? 'response'));
+
+  test.each(
+    [...PROBE_FALLBACK, ...PROBE_MODERN, eraPerProcess].flatMap((scenario) => scenario.revisions.map((revision) => ({ scenario, revision, title: `${scenario.id} @ ${revision}` }))),
+  )('$title passes on the reference client', async ({ scenario, revision }) => {
+    const result = await runCase(scenario, referenceClient, revision, { strict: true });
+    expect(result.verdict, explain(result)).toBe('pass');
+    // Nothing left once the client was disposed (a failed connect's process may still be shutting down when the script ends).
+    expect(result.checks.map((c) => c.name)).not.toContain(CLEANUP_CHECKS.processes);
+  });
+
+  test('a server that exits on the probe: the reference client initializes on a process it launches anew', async () => {
+    const result = await runCase(byId('stdio/probe-fallback-exit'), referenceClient, '2025-11-25', { strict: true });
+    expect(result.verdict, explain(result)).toBe('pass');
+    const [first, second] = result.evidence!.stdio!.processes.filter((p) => p.role === 'server');
+    expect(first!.exit).toMatchObject({ code: 1, reason: 'probe-exit' });
+    expect(second!.launch).toBeGreaterThan(first!.launch);
+    expect(linesByProcess(result.evidence!).slice(0, 2)).toEqual([['server/discover'], ['initialize', 'notifications/initialized', 'tools/list']]);
+  });
+
+  test('a silent probe: the reference client falls back on the same process, whose late answer never comes', async () => {
+    const result = await runCase(byId('stdio/probe-fallback-silence'), referenceClient, '2025-11-25', { strict: true });
+    expect(result.verdict, explain(result)).toBe('pass');
+    expect(linesByProcess(result.evidence!)).toEqual([['server/discover', 'initialize', 'notifications/initialized', 'tools/list']]);
+    expect(result.checks.find((c) => c.name === 'falls-back-in-time')?.outcome).toBe('pass');
+  });
+
+  test('the SDK v2 auto mode probes on a sibling process and opens its session on another, in either era', async () => {
+    const legacy = await runCase(byId('stdio/probe-fallback-32601'), sdkV2Auto, '2025-11-25', { strict: true });
+    expect(legacy.verdict, explain(legacy)).toBe('pass');
+    expect(linesByProcess(legacy.evidence!)).toEqual([['server/discover'], ['initialize', 'notifications/initialized', 'tools/list']]);
+    const modern = await runCase(eraPerProcess, sdkV2Auto, '2026-07-28', { strict: true });
+    expect(modern.verdict, explain(modern)).toBe('pass');
+    expect(linesByProcess(modern.evidence!)).toEqual([['server/discover'], ['tools/list', 'tools/call', 'tools/call', 'tools/call', 'tools/list']]);
   });
 });
 
