@@ -102,7 +102,7 @@ export class StdioSession implements Session {
     this.restarting ??= (async () => {
       await this.relaunch();
       if (this.closed) throw new ConnectionClosedError();
-      const outcome = await this.probe([this.version!], signal);
+      const outcome = await this.probe([this.version!], signal, { waitForAnswer: true });
       if (outcome.era === 'legacy') throw new ProtocolError(`the restarted server is a legacy server (${outcome.reason})`);
       this.becomeModern(outcome.version);
     })().finally(() => {
@@ -136,7 +136,8 @@ export class StdioSession implements Session {
       return this.handshake(mode.handshake, signal);
     }
     if (mode.kind === 'modern') {
-      const outcome = await this.probe([mode.pin], signal);
+      // Pinned, there is nothing to fall back to: a slow server is waited for until the connect's own timeout.
+      const outcome = await this.probe([mode.pin], signal, { waitForAnswer: true });
       if (outcome.era === 'legacy') throw new ProtocolError(`pinned to ${mode.pin}, but the server is a legacy server (${outcome.reason})`);
       return this.becomeModern(outcome.version);
     }
@@ -165,13 +166,15 @@ export class StdioSession implements Session {
    * retried once with it, anything else surfaced); any other error, silence within the probe timeout, or the server
    * exiting on it → legacy (never keyed to one error code).
    */
-  private async probe(versions: readonly string[], signal: AbortSignal): Promise<ProbeOutcome> {
+  private async probe(versions: readonly string[], signal: AbortSignal, options: { waitForAnswer?: boolean } = {}): Promise<ProbeOutcome> {
     const { rules } = this.ctx;
     let version = versions[0]!;
     for (let retried = false; ; retried = true) {
       let answer: JsonRpcMessage;
       try {
-        answer = await this.exchange('server/discover', { _meta: modernEnvelope(version, rules) }, signal, { silenceMs: this.options.probeTimeoutMs });
+        // Silence means legacy only to a client that may fall back; one that may not waits as long as its signal lets it.
+        const silenceMs = options.waitForAnswer ? undefined : this.options.probeTimeoutMs;
+        answer = await this.exchange('server/discover', { _meta: modernEnvelope(version, rules) }, signal, silenceMs === undefined ? {} : { silenceMs });
       } catch (error) {
         if (signal.aborted) throw error;
         if (error instanceof Silence) {
