@@ -1,10 +1,11 @@
 // The server's stderr (Transports › stdio): the server MAY write to it for logging, the client MAY capture, forward or
 // ignore it, and (2025-11-25 on) SHOULD NOT take what it says for an error. The server here does both things real
 // servers do (servers/stdio/personalities.ts): at start-up it writes warnings and an "Error:"-looking line
-// (stderr-chatter), and before its first answer it writes 1 MiB (stderr-flood), each write blocking until the client
-// has read enough of the pipe. The client connects and calls. A client that never reads the pipe (ignoring stderr
-// by not reading it is not ignoring it) leaves the server blocked before it can answer; one that reads the log as a
-// failure gives up on a server that is fine.
+// (stderr-chatter), and before its first answer it writes 1 MiB (stderr-flood), each write pending until the client
+// has read enough of the pipe (the answer waits for the flood). The client connects and calls. A client that never
+// reads the pipe (ignoring stderr by not reading it is not ignoring it) leaves the server stalled before it can answer;
+// one that reads the log as a failure gives up on a server that is fine.
+import type { TimePolicy } from '../../config/time.ts';
 import { L_AND_M, type Revision } from '../../protocol/revisions.ts';
 import type { StdioProcessState } from '../../servers/stdio/harness.ts';
 import { STDERR_FLOOD_BYTES } from '../../servers/stdio/personalities.ts';
@@ -31,8 +32,9 @@ function notAnErrorRule(revision: Revision) {
 }
 
 /**
- * One process's flood: whole, cut (the process ended by itself mid-flood: it ran, so it was not blocked — its stdin
- * closed under it), or blocked at the end (held false or 'late' by how long).
+ * One process's flood: whole; cut short (the client shut the server down while a write was pending, too soon after the
+ * last one went through to say the pipe was not being read); or blocked (a write pending for longer than a reaction
+ * time while the server lived on): held false or 'late' by how long.
  */
 interface Flood {
   process: StdioProcessState;
@@ -41,24 +43,28 @@ interface Flood {
   detail: string;
 }
 
-function floodOf(p: StdioProcessState, endedAt: number | undefined, reactMs: number): Flood | undefined {
+function floodOf(p: StdioProcessState, endedAt: number | undefined, time: TimePolicy): Flood | undefined {
   const writes = p.stderr.filter((w) => w.head.startsWith(FLOOD_HEAD));
   if (writes.length === 0) return undefined;
   const bytes = writes.reduce((sum, w) => sum + w.bytes, 0);
   const lastDoneAt = Math.max(...writes.map((w) => w.doneAt));
   const name = processName(p);
   if (bytes >= STDERR_FLOOD_BYTES) return { process: p, state: 'whole', held: true, detail: `${name} wrote its ${bytes} bytes, the last write done at ${ms(lastDoneAt)}` };
-  // A write blocked on a full pipe runs no JavaScript: a process that reported its own exit was not blocked then.
-  if (p.exit !== undefined && !p.exit.inferred) return { process: p, state: 'cut', held: true, detail: `${name} wrote ${bytes} of its ${STDERR_FLOOD_BYTES} bytes, then ended by itself (${p.exit.reason})` };
-  // Still blocked: for how long, until it was killed or the script ended. A client that reads the pipe frees a blocked
-  // write at once; one stuck a reaction time is not being read (shorter: a loaded machine, or a kill mid-flood).
-  const until = p.exit?.at ?? endedAt;
-  const stuck = until === undefined ? 0 : until - lastDoneAt;
+  // Its next write was pending from the last one's end until the server read its EOF or ended (the client shutting it
+  // down), or else until the script ended.
+  const ends = [p.stdinEofAt, p.exit?.at].filter((at) => at !== undefined);
+  const until = ends.length > 0 ? Math.min(...ends) : endedAt;
+  const pending = until === undefined ? 0 : until - lastDoneAt;
+  const written = `${name} wrote ${bytes} of its ${STDERR_FLOOD_BYTES} bytes`;
+  // A client that reads the pipe frees a pending write at once: shut down that soon after, the flood was cut short.
+  if (pending < time.ms.react) return { process: p, state: 'cut', held: true, detail: `${written}, then was shut down ${ms(pending)} after its last write went through: cut short, not blocked` };
   return {
     process: p,
     state: 'blocked',
-    held: stuck >= reactMs ? false : 'late',
-    detail: `${name} wrote ${bytes} of its ${STDERR_FLOOD_BYTES} bytes: its next write was blocked from ${ms(lastDoneAt)} for ${ms(stuck)}${p.exit ? ' until it was killed' : ''}, the pipe not read, and it never answered`,
+    // Stalled for half an operation bound, the pipe was not being read; between a reaction time and that, a loaded
+    // client may have been slow to read: the larger bounds of the next run decide.
+    held: pending >= time.ms.operation / 2 ? false : 'late',
+    detail: `${written}: its next write was pending for ${ms(pending)} from ${ms(lastDoneAt)}${ends.length > 0 ? ' until the client shut it down' : ', until the script ended'} — the pipe not read — and it never answered`,
   };
 }
 
@@ -93,7 +99,7 @@ export const stdioStderr = defineScenario({
     const servers = serverProcesses(evidence);
     const ended = evidence.observed[SCRIPT_ENDED];
     const endedAt = typeof ended === 'number' ? ended : undefined;
-    const floods = servers.map((p) => floodOf(p, endedAt, time.ms.react)).filter((f) => f !== undefined);
+    const floods = servers.map((p) => floodOf(p, endedAt, time)).filter((f) => f !== undefined);
     const blocked = floods.filter((f) => f.state === 'blocked');
     const whole = floods.filter((f) => f.state === 'whole');
     const errorLines = servers.flatMap((p) => p.stderr.filter((w) => w.head.startsWith(ERROR_HEAD)).map((w) => ({ process: p, write: w })));
