@@ -15,7 +15,6 @@ import {
   acrossCases,
   caseOutcome,
   type CaseOutcome,
-  connectBound,
   connectCase,
   describeCase,
   fallbackBroken,
@@ -54,11 +53,12 @@ const ANSWERS: readonly LegacyAnswer[] = [
 ];
 
 /**
- * The connect's timeout: silence is judged against a bound shorter than the runner's (startup, calibrated over stdio,
- * and a few reactions: a client that waits on it fails within it); the other answers get the client's own operation
- * bound, room for a second launch (a sibling to probe on, or a process launched anew after the exit).
+ * The connect's timeout: silence is judged against the client's start-up (calibrated over stdio: its server's launch
+ * and a handshake, with headroom) and a reasonable probe wait, so a client that spends it all on the probe misses it
+ * (and each of the case's runs stays short: such a client waits it out three times, ×1, ×2, ×4); the other answers get
+ * the client's own operation bound, room for a second launch (a sibling to probe on, or a process launched anew).
  */
-const boundOf = (time: TimePolicy, silence: boolean) => (silence ? connectBound(time) : time.ms.operation);
+const boundOf = (time: TimePolicy, silence: boolean) => (silence ? time.ms.startup + reasonableProbeWaitMs(time) : time.ms.operation);
 
 const fallbackRule = (what: string) =>
   stdioBackward(
