@@ -21,11 +21,12 @@ import { callsTool, label, labels } from '../wire.ts';
 import { streamCutter, type StreamCutter } from './support.ts';
 
 /**
- * The `retry:` of the 2025-11-25 priming events here: a quiet window, so an immediate reconnect (a few milliseconds,
- * more on a loaded machine) cannot pass for a wait. The judge holds the client to the interval the server actually
- * sent (read from the wire): that threshold is the rule, not scaled.
+ * The `retry:` of the 2025-11-25 priming events here: two reaction times, so an immediate reconnect (a few
+ * milliseconds, several hundred on a loaded machine: 272 ms at load 21 passed a 200 ms interval) cannot pass for a
+ * wait. The judge holds the client to the interval the server actually sent (read from the wire): that threshold is
+ * the rule, not scaled.
  */
-const retryMs = (time: TimePolicy) => time.ms.quiet;
+const retryMs = (time: TimePolicy) => 2 * time.ms.react;
 /**
  * The gap is measured from the last event the cut stream delivered, which the client saw before it could learn of the
  * stream's end: so it is never shorter than the client's wait, but for a millisecond timer firing up to 1 ms early.
