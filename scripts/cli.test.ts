@@ -118,7 +118,7 @@ describe('run and list', { timeout: 0 }, () => {
 
   test('an inconclusive case is marked "? inconclusive" with its reason, counted, said, and does not fail the run', async () => {
     const dead = adapterModule('dead-client', `interrupted: () => 'the client process exited with code 1 before this case'`);
-    const run = await finished(start(['run', '--adapter', dead, '--scenario', 'handshake-order']));
+    const run = await finished(start(['run', '--adapter', dead, '--scenario', 'negotiation/handshake-order']));
     expect(run.code, run.stderr).toBe(0);
     const rows = run.stdout.split('\n').filter((line) => line.startsWith('negotiation/handshake-order'));
     expect(rows).toHaveLength(4);
@@ -132,7 +132,7 @@ describe('run and list', { timeout: 0 }, () => {
     const signal = join(work, 'held');
     const held = adapterModule('held-client', `async start(caseId) { if (caseId.includes('@2025-06-18')) { writeFileSync(${JSON.stringify(signal)}, ''); await new Promise(() => {}); } return referenceClient.start(caseId); }`);
     const [json, junit] = [join(work, 'interrupted.json'), join(work, 'interrupted.xml')];
-    const child = start(['run', '--adapter', held, '--scenario', 'handshake-order', '--concurrency', '1', '--json', json, '--junit', junit], { [SETTINGS_ENV.operationTimeout]: String(3_600_000) });
+    const child = start(['run', '--adapter', held, '--scenario', 'negotiation/handshake-order', '--concurrency', '1', '--json', json, '--junit', junit], { [SETTINGS_ENV.operationTimeout]: String(3_600_000) });
     const exit = finished(child);
     let ended = false;
     void exit.then(() => (ended = true));

@@ -159,8 +159,15 @@ function inTimeCheck(evidence: Evidence): Check {
 const fallbackProofs: readonly DoctoredProof[] = [
   {
     check: 'falls-back-to-initialize',
-    how: 'every initialize line removed',
-    doctor: (e) => ({ ...e, exchanges: e.exchanges.filter((x) => !x.requestMessages.some((m) => m.method === 'initialize')) }),
+    how: 'every initialize line removed (and the probe read at once: a loaded run\'s slow read would leave the case under way)',
+    doctor: (e) => {
+      const startedAt = caseOutcome(e, PROBE_CASE)?.startedAt ?? 0;
+      const probe = e.exchanges.find((x) => x.requestMessages.some((m) => m.method === 'server/discover'));
+      return {
+        ...e,
+        exchanges: e.exchanges.filter((x) => !x.requestMessages.some((m) => m.method === 'initialize')).map((x) => (x === probe ? { ...x, startedAt } : x)),
+      };
+    },
   },
   {
     check: 'at-most-one-probe',

@@ -4,7 +4,7 @@
 import { expect, test } from 'vitest';
 import type { Revision } from '../../../protocol/revisions.ts';
 import { explain } from '../../../suites/evidence.ts';
-import { runCase } from '../../../suites/runner.ts';
+import { CLEANUP_CHECKS, runCase } from '../../../suites/runner.ts';
 import type { Scenario } from '../../../suites/scenario.ts';
 import { stdioHandshake } from '../../../suites/stdio/handshake.ts';
 import type { ClientAdapter } from '../../adapter.ts';
@@ -30,7 +30,7 @@ export function smokeCases(cases: readonly SmokeCase[]): void {
 /**
  * stdio/handshake-order (negotiation/handshake-order over stdio) on the adapter, as the suites run it: it passes, the
  * initialize came in on the stdin of a server the client launched (which reported on its side channel, so the target's
- * env reached it), and every process launched from the target has ended, none left for the runner to kill.
+ * env reached it), and every process launched from the target had ended after dispose, none left for the runner to kill.
  */
 export async function expectStdioHandshake(adapter: ClientAdapter, revision: Revision = '2025-11-25'): Promise<void> {
   const result = await runCase(stdioHandshake, adapter, revision);
@@ -40,6 +40,7 @@ export async function expectStdioHandshake(adapter: ClientAdapter, revision: Rev
   expect(lines.some((line) => line.requestMessages.some((message) => message.method === 'initialize')), explain(result)).toBe(true);
   const servers = evidence.stdio!.processes.filter((launched) => launched.role === 'server');
   expect(servers.length, explain(result)).toBeGreaterThan(0);
-  expect(servers.filter((server) => server.alive).map((server) => server.pid), explain(result)).toEqual([]);
-  expect(evidence.stdio!.survivors, explain(result)).toEqual([]);
+  // Ended by the time the client was disposed (a close() may return as it signals, before the process is gone): the
+  // runner found none to kill.
+  expect(result.checks.map((check) => check.name), explain(result)).not.toContain(CLEANUP_CHECKS.processes);
 }
