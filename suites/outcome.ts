@@ -105,6 +105,35 @@ export class Watched {
   }
 }
 
+/**
+ * Watches this process's event loop until `stop()`: the longest it went without running a timer, in whole ms. A process
+ * starved that long (a loaded machine) runs a timer that expired and a message that arrived meanwhile in an order no
+ * client chose: a timing check in that window cannot tell a right client from a wrong one. For an in-process client this
+ * is the client's own loop; for one in another process, a sign of how busy the machine was.
+ */
+export function watchStalls(periodMs = 10): { stop(): number } {
+  let last = performance.now();
+  let longest = 0;
+  const tick = () => {
+    const now = performance.now();
+    longest = Math.max(longest, now - last - periodMs);
+    last = now;
+  };
+  const timer = setInterval(tick, periodMs);
+  timer.unref();
+  let stopped: number | undefined;
+  return {
+    stop() {
+      if (stopped === undefined) {
+        clearInterval(timer);
+        tick();
+        stopped = Math.max(0, Math.round(longest));
+      }
+      return stopped;
+    },
+  };
+}
+
 const elapsed = (since: number) => Math.round(performance.now() - since);
 
 function textOf(value: unknown): string {

@@ -284,12 +284,15 @@ export async function runScenario(scenario: Scenario, adapter: ClientAdapter, re
       const boundMs = connectOptions.timeoutMs + 2 * time.ms.react;
       pendingConnects.set(connecting, performance.now() + boundMs);
       void connecting.catch(noop).finally(() => pendingConnects.delete(connecting));
-      return bounded(connecting, 'connect', boundMs).catch((error: unknown) => {
+      const connection = await bounded(connecting, 'connect', boundMs).catch((error: unknown) => {
         // Given up at (or past) its own timeout, or by the runner's bound: the connect ran out of time.
         const late = error instanceof ClientHung || (!(error instanceof ClientMisbehaved) && performance.now() - connectStarted >= connectOptions.timeoutMs);
         if (late && typeof error === 'object' && error !== null) timedOut.add(error);
         throw error;
       });
+      // Over stdio the script goes on once the server it launched is up: its start-up is the suite's, not the client's.
+      if (stdioServer !== undefined && target.server === undefined) await stdioServer.serving(time.ms.startup);
+      return connection;
     },
     async startServer(setup) {
       const other = await serve(setup);

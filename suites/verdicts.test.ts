@@ -147,6 +147,35 @@ describe('what more time cannot cure', () => {
   });
 });
 
+describe('a maximum timeout on a busy machine', () => {
+  // The reference client's run, then doctored: it stopped at its timeout, as a restarting timer starved of the progress
+  // would have too.
+  const maximum = (evidence: Evidence) => progressResetsTimeout.judge(evidence).find((c) => c.name === 'maximum-timeout-holds')!;
+
+  test('a stop judged a maximum only when the progress came steadily and the client was awake to read it', async () => {
+    const result = await runScenario(progressResetsTimeout, referenceClient, '2025-06-18', { time: timePolicy() });
+    expect(result.checks.find((c) => c.name === 'maximum-timeout-holds')?.outcome, explain(result)).toBe('pass');
+    const evidence = result.evidence!;
+    const timeoutMs = 6 * Math.round(evidence.time.ms.quiet / 4);
+    // Starved for the whole timeout: its expired timer fired before it read what came meanwhile.
+    const stalled = maximum({ ...evidence, observed: { ...evidence.observed, stalledMs: timeoutMs } });
+    expect(stalled).toMatchObject({ outcome: 'inconclusive' });
+    expect(stalled.detail).toContain('without running a timer');
+    // A starved server: one progress at the start, then none until the call gave up three timeouts later, as a
+    // restarting timer does in such a gap.
+    let kept = false;
+    const gapped: Evidence = {
+      ...evidence,
+      observed: { ...evidence.observed, call: { ...(evidence.observed['call'] as object), afterMs: 3 * timeoutMs } },
+      exchanges: evidence.exchanges.map((x) => ({
+        ...x,
+        responseMessages: x.responseMessages.flatMap((m) => (m.message.method !== 'notifications/progress' ? [m] : kept ? [] : ((kept = true), [{ ...m, at: x.startedAt + 1 }]))),
+      })),
+    };
+    expect(maximum(gapped)).toMatchObject({ outcome: 'inconclusive', detail: expect.stringContaining('a starved server') });
+  });
+});
+
 describe('a stale request that may have been in flight', () => {
   // The reference client's session loss, then doctored: a request carrying the dead id arriving after the 404.
   const withResent = (evidence: Evidence, method: 'GET' | 'POST', afterMs: number): Evidence => {

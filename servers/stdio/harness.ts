@@ -64,6 +64,13 @@ export interface StdioReferenceServer {
    */
   settle(ms: number): Promise<void>;
   /**
+   * Waits, at most `ms`, until a server process launched from the target is alive and has said hello (from then on its
+   * stdin is read and recorded). A client whose connect needs no round trip on its session's process (2026-07-28 after a
+   * probe on a sibling) returns while that process is still starting: a script's timed request must not be charged
+   * with the suite's own start-up. Event-driven; never throws.
+   */
+  serving(ms: number): Promise<void>;
+  /**
    * Ends the case: kills (SIGKILL) every process of the target still alive and notes it (record.cleanup, each process's
    * killedByHarness), closes the channel and removes its socket and directory. Safe to call twice.
    */
@@ -322,6 +329,11 @@ export async function startStdioServer(options: StdioServerOptions): Promise<Std
         record.waitFor(() => [...sockets.keys()].every((p) => p.pid === undefined || isAlive(p.pid, p.procStart)), 'the channels of ended processes to close', ms).catch(() => {}),
         sync(ms),
       ]).then(() => {}),
+    serving: (ms) =>
+      record.waitFor(() => record.processes.some((p) => p.role === 'server' && alive(p)), 'a live server process', ms).then(
+        () => {},
+        () => {},
+      ),
     close() {
       closed ??= close();
       return closed;

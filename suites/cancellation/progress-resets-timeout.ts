@@ -1,7 +1,7 @@
 import type { TimePolicy } from '../../config/time.ts';
 import { L } from '../../protocol/revisions.ts';
 import { check, checkIf, clientCompleted, precondition } from '../checks.ts';
-import { describeOutcome, outcomeOf, Watched } from '../outcome.ts';
+import { describeOutcome, outcomeOf, Watched, watchStalls } from '../outcome.ts';
 import { defineScenario, type Evidence } from '../scenario.ts';
 import { timeouts } from '../spec.ts';
 import { answerOf, label, requests } from '../wire.ts';
@@ -55,10 +55,13 @@ export const progressResetsTimeout = defineScenario({
     const client = await connect();
     observe('issuedAt', wire.record.now());
     const issuedAt = performance.now();
+    const stalls = watchStalls();
     const call = new Watched(client.callTool('progress', { steps: STEPS, intervalMs }, { timeoutMs }));
+    void call.settled.then(() => stalls.stop());
     // Long enough for the whole work: a client whose timeout progress keeps extending gets the answer.
     await call.within(workMs + time.ms.react);
     observe('call', call.since(issuedAt));
+    observe('stalledMs', stalls.stop());
   },
   judge(evidence) {
     const { revision } = evidence;
@@ -72,9 +75,13 @@ export const progressResetsTimeout = defineScenario({
     const gaveUp = call?.state === 'rejected' && (answeredAt === undefined || (endedAt ?? Infinity) < answeredAt);
     const cancelled = run?.abortedAt !== undefined && call?.state !== 'resolved';
     const stopped = gaveUp || cancelled;
-    // A call that lived on is a reset without a maximum only if progress came often enough to reset it each time; with a
-    // longer gap (a starved server) a late timer and a reset look alike.
+    // Judged only when progress came often enough to reset the timeout each time: with a longer gap (a starved server) a
+    // restarting timer runs out as a maximum does, and a late timer lives on as a reset does. And only when the client
+    // could have read that progress: a process starved for most of the timeout fires its expired timer before it reads
+    // what arrived meanwhile, a restarting timer as much as a maximum.
     const steady = longestGap < timeoutMs;
+    const stalledMs = typeof evidence.observed['stalledMs'] === 'number' ? evidence.observed['stalledMs'] : 0;
+    const awake = stalledMs < timeoutMs - intervalMs;
     const reset = call !== undefined && call.state !== 'pending' && (lived ?? 0) > timeoutMs + intervalMs;
     const seen = `${progress.length} progress notifications reached the wire`;
     return [
@@ -95,7 +102,13 @@ export const progressResetsTimeout = defineScenario({
       ),
       clientCompleted(evidence, timeouts(revision, 'a request with a timeout', 'MUST')),
       checkIf(
-        stopped || steady ? undefined : `the call lived on, but progress came with a gap of ${Math.round(longestGap)} ms, longer than its ${timeoutMs} ms timeout (a starved server): a reset cannot be told from a late timer`,
+        !awake
+          ? `the client's process went ${stalledMs} ms without running a timer during the call (a busy machine), most of its ${timeoutMs} ms timeout: a maximum that held cannot be told from a restarting timer that expired before the progress was read`
+          : steady
+            ? undefined
+            : stopped
+              ? `progress came with a gap of ${Math.round(longestGap)} ms, longer than the call's ${timeoutMs} ms timeout (a starved server): a maximum that held cannot be told from a restarting timer that ran out in the gap`
+              : `the call lived on, but progress came with a gap of ${Math.round(longestGap)} ms, longer than its ${timeoutMs} ms timeout (a starved server): a reset cannot be told from a late timer`,
         'maximum-timeout-holds',
         timeouts(revision, 'implementations SHOULD always enforce a maximum timeout, regardless of progress notifications', 'SHOULD'),
         () => stopped,

@@ -148,7 +148,7 @@ describe('processes the client leaves behind', () => {
   });
 
   test('are reported (MAY, processes-released) and killed by the runner: none outlives the case', async () => {
-    const result = await runScenario(stubborn, neverKills, '2025-11-25');
+    const result = await runCase(stubborn, neverKills, '2025-11-25');
     // The verdict is the judge's (the handshake was fine); the finding informs.
     expect(result.verdict, explain(result)).toBe('pass');
     const finding = result.checks.find((c) => c.name === CLEANUP_CHECKS.processes);
@@ -162,7 +162,7 @@ describe('processes the client leaves behind', () => {
   });
 
   test('the spec-correct client leaves none: SIGKILL after SIGTERM', async () => {
-    const result = await runScenario(stubborn, referenceClient, '2025-11-25');
+    const result = await runCase(stubborn, referenceClient, '2025-11-25');
     expect(result.verdict, explain(result)).toBe('pass');
     expect(result.checks.map((c) => c.name)).not.toContain(CLEANUP_CHECKS.processes);
     const server = result.evidence!.stdio!.processes.find((p) => p.role === 'server')!;
@@ -186,7 +186,7 @@ describe('stdio/shutdown-sequence: stdin closed, a wait, SIGTERM, a wait, SIGKIL
     { adapter: sdkV1StreamableHttp, revision: '2025-11-25' as const },
     { adapter: sdkV2Legacy, revision: '2025-06-18' as const },
   ].map((c) => ({ ...c, title: `${c.adapter.name} @ ${c.revision}` })))('passes on $title: the server saw each step in order, and nothing is left', async ({ adapter, revision }) => {
-    const result = await runScenario(stdioShutdownSequence, adapter, revision, { strict: true });
+    const result = await runCase(stdioShutdownSequence, adapter, revision, { strict: true });
     expect(result.verdict, explain(result)).toBe('pass');
     const [server, ...others] = serversOf(result);
     expect(others).toEqual([]);
@@ -211,13 +211,17 @@ describe('stdio/shutdown-sequence: stdin closed, a wait, SIGTERM, a wait, SIGKIL
   });
 
   test('sdk-v2-auto reaps its probe sibling with SIGTERM in the same breath as closing its stdin: waited-before-sigterm fails (baselined), the session process passes', async () => {
-    const result = await runScenario(stdioShutdownSequence, sdkV2Auto, '2025-11-25');
+    // runCase: a loaded run's late signal is "time ran out" and runs again, as the matrix judges it.
+    const result = await runCase(stdioShutdownSequence, sdkV2Auto, '2025-11-25');
     expect(failing(result)).toEqual(['waited-before-sigterm']);
     const [sibling, session] = serversOf(result);
     expect([sibling!.launch, session!.launch]).toEqual([1, 2]);
-    // The sibling: EOF and SIGTERM within a wait of each other (in either order), then SIGKILL; the session: the full sequence.
-    expect(Math.abs(sibling!.signals[0]!.at - sibling!.stdinEofAt!)).toBeLessThan(sigtermWaitMs(result.evidence!.time));
-    expect(session!.signals[0]!.at - session!.stdinEofAt!).toBeGreaterThanOrEqual(sigtermWaitMs(result.evidence!.time));
+    // The sibling: EOF and SIGTERM close together (in either order), then SIGKILL; the session: the full sequence, its
+    // SIGTERM a whole wait after EOF. Compared with each other, not with a clock: a loaded server reads both late.
+    const siblingGap = Math.abs(sibling!.signals[0]!.at - sibling!.stdinEofAt!);
+    const sessionGap = session!.signals[0]!.at - session!.stdinEofAt!;
+    expect(siblingGap).toBeLessThan(sessionGap);
+    expect(sessionGap).toBeGreaterThanOrEqual(sigtermWaitMs(result.evidence!.time) / 2);
     for (const server of [sibling!, session!]) expect(server.exit).toMatchObject({ inferred: true, signal: 'SIGKILL' });
   });
 
@@ -233,7 +237,7 @@ describe('stdio/shutdown-sequence: stdin closed, a wait, SIGTERM, a wait, SIGKIL
 
 describe('stdio/process-tree: a launcher that does not forward signals, in front of a server that ignores stdin EOF', () => {
   test('the reference client ends the whole tree (its own process group)', async () => {
-    const result = await runScenario(stdioProcessTree, referenceClient, '2025-11-25', { strict: true });
+    const result = await runCase(stdioProcessTree, referenceClient, '2025-11-25', { strict: true });
     expect(result.verdict, explain(result)).toBe('pass');
     const processes = result.evidence!.stdio!.processes;
     expect(processes.map((p) => p.role)).toEqual(['wrapper', 'server']);
@@ -262,7 +266,7 @@ describe('stdio/stderr: a 1 MiB flood before the first answer, and an "Error:" l
     { adapter: referenceClient, revision: '2026-07-28' as const },
     { adapter: sdkV2Legacy, revision: '2025-11-25' as const },
   ].map((c) => ({ ...c, title: `${c.adapter.name} @ ${c.revision}` })))('passes on $title: the flood was written whole, then the answer', async ({ adapter, revision }) => {
-    const result = await runScenario(stdioStderr, adapter, revision, { strict: true });
+    const result = await runCase(stdioStderr, adapter, revision, { strict: true });
     expect(result.verdict, explain(result)).toBe('pass');
     const [server] = serversOf(result);
     const flood = server!.stderr.filter((w) => w.head.startsWith('stderr-flood:'));
