@@ -19,7 +19,7 @@ import { calibrate } from './calibration.ts';
 import { check, precondition, timeMayCure } from './checks.ts';
 import { ClientHung, ClientMisbehaved, describeError, describeValue } from './outcome.ts';
 import { transportOf } from './plan.ts';
-import { shutdown } from './spec.ts';
+import { shutdown, stdioShutdown } from './spec.ts';
 import { schemaCheck } from './schema.ts';
 import { reasonOf, stdioCloseBoundMs, stdioShutdownGraceMs, verdictOf, type Attempt, type Check, type Evidence, type Scenario, type ScenarioContext, type ScenarioResult, type ServerSetup } from './scenario.ts';
 
@@ -532,7 +532,7 @@ async function cleanUp({ revision, servers, stdioServer, traces, connections, cl
     ),
   );
   const findings: Check[] = [];
-  const finding = (name: string, section: string, detail: string) => findings.push(check(name, shutdown(revision, section, 'MAY'), false, detail));
+  const finding = (name: string, section: string, detail: string, rule = shutdown) => findings.push(check(name, rule(revision, section, 'MAY'), false, detail));
   const left = (await Promise.all(servers.map((s) => connectionsClosed(s.url, time.ms.drain, heldOpen)))).flat();
   if (left.length > 0) finding(CLEANUP_CHECKS.connections, 'shutdown is closing the HTTP connections: none stays open after the client is disposed', describeLeftOpen(left, servers.length, time.ms.drain));
   if (stdioServer !== undefined) {
@@ -540,8 +540,9 @@ async function cleanUp({ revision, servers, stdioServer, traces, connections, cl
     if (left.length > 0) {
       finding(
         CLEANUP_CHECKS.processes,
-        'stdio: a disposed client leaves no process of the server it launched running',
+        'a disposed client leaves no process of the server it launched running',
         `the client left ${left.length} process${left.length === 1 ? '' : 'es'} of the server running ${time.ms.react} ms after dispose (pid${left.length === 1 ? '' : 's'} ${left.join(', ')}), killed by the runner`,
+        stdioShutdown,
       );
     }
   }

@@ -63,6 +63,7 @@ export interface ReferenceRules {
   killProcessTree: boolean;
   settleOnServerExit: boolean;
   restartAfterCrash: boolean;
+  stayClosed: boolean;
 }
 
 export type RuleName = keyof ReferenceRules;
@@ -283,6 +284,10 @@ export const RULES: Record<RuleName, RuleDoc> = {
   restartAfterCrash: {
     does: 'stdio, 2026-07-28: a server that exited unexpectedly (an error exit or a signal the client did not cause) is launched again, and probed, for the next call; a server that shut down itself (exit 0) is not',
     source: '2026-07-28 basic/transports/stdio.mdx › Unexpected Termination (SHOULD restart it)',
+  },
+  stayClosed: {
+    does: 'stdio: the exit close() caused is no crash: a closed connection launches no server again',
+    source: `${STDIO_SHUTDOWN} (the client closes the input stream and waits for the server to exit); basic/lifecycle.mdx › Shutdown`,
   },
 };
 

@@ -356,6 +356,16 @@ export class StdioSession implements Session {
   async close(): Promise<void> {
     this.closed = true;
     await this.process.shutdown(this.options.graceMs);
+    // The habit stayClosed rules out: a supervisor that launches its server again whenever it exits, close() included.
+    if (!this.ctx.rules.stayClosed) void this.reopen().catch(() => {});
+  }
+
+  /** The broken supervisor's relaunch: a fresh process, opened in the era the connection had (nothing ever closes it). */
+  private async reopen(): Promise<void> {
+    await this.launch();
+    const signal = new AbortController().signal;
+    if (this.currentEra === 'modern') await this.probe([this.version!], signal, { waitForAnswer: true });
+    else await this.handshake({ offer: this.version ?? this.ctx.config.legacyRevisions[0]!, pinned: false }, signal);
   }
 
   abandon(): void {

@@ -20,7 +20,7 @@ import { unknownSession400 } from '../../servers/personalities/unknown-session-4
 import type { ReferenceClient } from './client.ts';
 import { SCENARIOS } from '../../suites/index.ts';
 import { brokenVariants, referenceClient, REFERENCE_FEATURES, RULES, RULES_AWAITING_SCENARIOS, SPEC_RULES, VARIANT_SPECS, withRuleBroken, type RuleName } from './index.ts';
-import { BOUND_MS, carrying, CONNECT, errorFor, header, isMethod, methods, newClient, POLICY, rejection, running, scripted, serve, settled, STDIO_CONNECT, stdioServer } from './test-support.ts';
+import { BOUND_MS, carrying, CONNECT, errorFor, eventually, header, isMethod, methods, newClient, POLICY, rejection, running, scripted, serve, settled, STDIO_CONNECT, stdioServer } from './test-support.ts';
 
 /** The scenario catalogue (../shared/docs/scenarios.md), as of this writing. */
 const CATALOGUE = [
@@ -497,6 +497,14 @@ const ON_THE_WIRE: Record<RuleName, () => Promise<void>> = {
     await rejection(connection.callTool('echo', { text: 'b' }));
     await connection.close();
     expect(server.events()).toHaveLength(1);
+  },
+  async stayClosed() {
+    const server = stdioServer();
+    const connection = await broken('stayClosed').connect(server.target, STDIO_CONNECT);
+    await connection.close();
+    // The exit close() caused, taken for a crash: a second process is launched and opened with initialize.
+    await eventually(() => server.lines(1).some(isMethod('initialize')), 'a second process opened after close()');
+    expect(server.events()).toHaveLength(2);
   },
   async checkEndpointOrigin() {
     const other = endpointOtherOrigin();

@@ -61,9 +61,10 @@ export const VARIANT_SPECS: readonly VariantSpec[] = [
     name: 'broken-reports-offered-version',
     rule: 'reportAnsweredVersion',
     description: 'Reference client that reports (and exports for resume) the revision it offered, not the one the server answered',
-    breaks: ['negotiation/version-per-revision', 'negotiation/downgrade', 'resume/no-rehandshake', 'resume/negotiated-version-after-expiry', 'disposal/keep-persisted-session'],
+    breaks: ['negotiation/version-per-revision', 'negotiation/downgrade', 'resume/no-rehandshake', 'resume/negotiated-version-after-expiry', 'disposal/keep-persisted-session', 'stdio/version-per-revision'],
     only: {
       'negotiation/version-per-revision': { at: ['2024-11-05', '2025-03-26', '2025-06-18'], why: 'at 2025-11-25 the version it offers is the one the server answers' },
+      'stdio/version-per-revision': { at: ['2024-11-05', '2025-03-26', '2025-06-18'], why: 'at 2025-11-25 the version it offers is the one the server answers' },
       'negotiation/downgrade': { at: ['2025-03-26', '2025-06-18'], why: 'at 2025-11-25 every client offers what the server answers: nothing to downgrade' },
       'resume/no-rehandshake': { at: ['2025-03-26', '2025-06-18'], why: 'at 2025-11-25 the version it offers is the one the server answers' },
       'resume/negotiated-version-after-expiry': { at: ['2025-11-25'], why: 'only where the replacement session is offered its newest revision and answered an older one' },
@@ -405,6 +406,13 @@ export const VARIANT_SPECS: readonly VariantSpec[] = [
     description: 'Reference client that never launches a 2026-07-28 server again after it crashed: every later call fails',
     breaks: ['stdio/crash-mid-call'],
     only: { 'stdio/crash-mid-call': { at: M, why: 'the restart is a 2026-07-28 rule (stdio › Unexpected Termination); the legacy revisions say nothing of it' } },
+  },
+  {
+    name: 'broken-relaunches-after-close',
+    rule: 'stayClosed',
+    description: 'Reference client whose supervisor launches the stdio server again whenever it exits, the exit close() caused included: the new process is opened and left running',
+    // Every scenario that ends with the launched processes gone sees the relaunched one survive.
+    breaks: ['stdio/quiet-after-close', 'stdio/shutdown-sequence', 'stdio/process-tree'],
   },
   // — stdio: the shutdown sequence, the process tree, stderr —
   {

@@ -1,17 +1,23 @@
 import { isStreamable, L_AND_M } from '../../protocol/revisions.ts';
 import { delete405 } from '../../servers/personalities/delete-405.ts';
 import type { Personality } from '../../servers/personality.ts';
-import type { WireExchange } from '../../servers/wire-record.ts';
+import { StdioRecord } from '../../servers/stdio/record.ts';
+import type { ExchangeRecord, WireExchange } from '../../servers/wire-record.ts';
 import { check, checkInTime, clientCompleted, precondition } from '../checks.ts';
 import { holdsWithin, inFlightMs, ordinaryRejection, startCall } from '../outcome.ts';
 import { defineScenario, type Evidence } from '../scenario.ts';
-import { shutdown } from '../spec.ts';
+import { shutdown, shutdownFor } from '../spec.ts';
 import { after, labels, seqNow } from '../wire.ts';
 
 /** What closing itself may send: the DELETE and the cancellation of calls in flight (judged by other scenarios). */
 function closingTraffic(exchange: WireExchange): boolean {
   if (exchange.method === 'DELETE') return true;
-  return exchange.method === 'POST' && exchange.requestMessages.length > 0 && exchange.requestMessages.every((m) => m.method === 'notifications/cancelled');
+  return (exchange.method === 'POST' || exchange.method === 'STDIN') && exchange.requestMessages.length > 0 && exchange.requestMessages.every((m) => m.method === 'notifications/cancelled');
+}
+
+/** Over HTTP every exchange has ended; over stdio (no connections but the process's pipes) every process the client launched has. */
+function everythingEnded(record: ExchangeRecord): boolean {
+  return record instanceof StdioRecord ? record.processes.every((p) => p.exit !== undefined) : record.exchanges.every((exchange) => exchange.endedBy !== undefined);
 }
 
 /** Exchanges that began after close() was called and are not closing traffic. */
@@ -31,13 +37,14 @@ export const quietAfterClose = defineScenario({
     if (isStreamable(revision)) personalities.push(delete405());
     return { server: { personalities }, state: undefined };
   },
-  async run({ connect, bounded, server, observe, time }) {
+  async run({ connect, bounded, wire, observe, time }) {
     const client = await connect();
     await bounded(client.listTools(), 'tools/list');
     // A call in flight (its response stream open) when the client closes.
-    await startCall(server.fixtures, bounded, client.callTool('slow', { ms: inFlightMs(time) }), 'slow', 'the slow call');
-    const closeFromSeq = seqNow(server.record);
+    await startCall(wire.fixtures, bounded, client.callTool('slow', { ms: inFlightMs(time) }), 'slow', 'the slow call');
+    const closeFromSeq = seqNow(wire.record);
     observe('closeFromSeq', closeFromSeq);
+    observe('closeCalledAt', wire.record.now());
     try {
       await bounded(client.close(), 'close');
     } catch (error) {
@@ -47,16 +54,27 @@ export const quietAfterClose = defineScenario({
     }
     await Promise.all([
       // The quiet window is the check: it ends early only when something arrives that should not.
-      holdsWithin(server.record, (record) => sentAfterClose(record.exchanges, closeFromSeq).length > 0, 'anything sent after close', time.ms.quiet),
+      holdsWithin(wire.record, (record) => sentAfterClose(record.exchanges, closeFromSeq).length > 0, 'anything sent after close', time.ms.quiet),
       // Its connections ending is the client's reaction to close(): as long as a client takes to react, ending early.
-      holdsWithin(server.record, (record) => record.exchanges.every((exchange) => exchange.endedBy !== undefined), 'every exchange to end', time.ms.react),
+      holdsWithin(wire.record, everythingEnded, 'every exchange to end', time.ms.react),
     ]);
   },
   judge(evidence) {
     const { revision } = evidence;
     const closeFromSeq = evidence.observed.closeFromSeq as number | undefined;
     const late = sentAfterClose(evidence.exchanges, closeFromSeq);
-    const open = evidence.exchanges.filter((exchange) => exchange.endedBy === undefined);
+    const overStdio = evidence.stdio !== undefined;
+    const open = overStdio ? [] : evidence.exchanges.filter((exchange) => exchange.endedBy === undefined);
+    // Over stdio, also the processes: one launched after close() is traffic of its own, and one still running (known
+    // to the record, or found by its environment before it said hello) is a connection left open.
+    const closeCalledAt = evidence.observed.closeCalledAt as number | undefined;
+    const processes = evidence.stdio?.processes ?? [];
+    const relaunched = closeCalledAt === undefined ? [] : processes.filter((p) => p.connectedAt >= closeCalledAt);
+    const known = new Set(processes.map((p) => p.pid));
+    const running = [
+      ...processes.filter((p) => p.exit === undefined).map((p) => `process ${p.index} (pid ${p.pid ?? '?'})`),
+      ...(evidence.stdio?.survivors ?? []).filter((pid) => !known.has(pid)).map((pid) => `pid ${pid} (not yet reported)`),
+    ];
     const { quiet, react } = evidence.time.ms;
     return [
       precondition(
@@ -68,19 +86,33 @@ export const quietAfterClose = defineScenario({
       clientCompleted(evidence, shutdown(revision, 'the client closes a connection with calls in flight', 'MUST')),
       check(
         'nothing-sent-after-close',
-        shutdown(revision, 'after shutdown nothing more is sent (no reconnecting GET, no retry); only the DELETE and the cancellation of calls in flight belong to closing', 'SHOULD'),
-        late.length === 0,
-        late.length === 0 ? `nothing but closing traffic arrived from close() until ${quiet} ms after it resolved` : `sent after close(): ${labels(late)}`,
+        overStdio
+          ? shutdownFor(evidence)(revision, 'the client ends the connection by closing the server’s stdin: nothing more is sent (no server launched again, no retry); only the cancellation of calls in flight belongs to closing', 'SHOULD')
+          : shutdown(revision, 'after shutdown nothing more is sent (no reconnecting GET, no retry); only the DELETE and the cancellation of calls in flight belong to closing', 'SHOULD'),
+        late.length === 0 && relaunched.length === 0,
+        late.length === 0 && relaunched.length === 0
+          ? `nothing but closing traffic arrived from close() until ${quiet} ms after it resolved`
+          : [late.length > 0 ? `sent after close(): ${labels(late)}` : '', relaunched.length > 0 ? `launched after close(): ${relaunched.map((p) => `process ${p.index}`).join(', ')}` : ''].filter(Boolean).join('; '),
         late,
       ),
-      checkInTime(
-        evidence.time,
-        'connections-closed',
-        shutdown(revision, 'shutdown is indicated by closing the HTTP connections: none stays open', 'SHOULD'),
-        open.length === 0 || 'late',
-        open.length === 0 ? 'every exchange had ended after close() resolved' : `still open ${react} ms after close() resolved: ${labels(open)}`,
-        open,
-      ),
+      overStdio
+        ? checkInTime(
+            evidence.time,
+            'connections-closed',
+            shutdownFor(evidence)(revision, 'the client closes the server’s stdin and waits for it to exit: no process it launched runs on', 'SHOULD'),
+            running.length === 0 || 'late',
+            running.length === 0
+              ? 'every process the client launched had exited after close() resolved'
+              : `still running ${react} ms after close() resolved: ${running.join(', ')}`,
+          )
+        : checkInTime(
+            evidence.time,
+            'connections-closed',
+            shutdown(revision, 'shutdown is indicated by closing the HTTP connections: none stays open', 'SHOULD'),
+            open.length === 0 || 'late',
+            open.length === 0 ? 'every exchange had ended after close() resolved' : `still open ${react} ms after close() resolved: ${labels(open)}`,
+            open,
+          ),
     ];
   },
   doctored: [

@@ -39,7 +39,8 @@ export const versionPerRevision: Scenario = {
         ? check('reported-version', { ...negotiation, level: 'MAY' }, false, `the client does not report the version it negotiated (the server answered ${revision})`)
         : check('reported-version', negotiation, reported === revision, `the server answered ${revision}; the client reports ${String(reported)}`),
     ];
-    if (requiresProtocolVersionHeader(revision)) {
+    // The header is HTTP's: over stdio the version travels in initialize alone.
+    if (requiresProtocolVersionHeader(revision) && evidence.stdio === undefined) {
       // The requests to the MCP endpoint after the first initialize, except a further initialize: each opens a session
       // of its own whose version is not yet agreed (mcp-remote runs a connection-test session first, then the host's).
       // OAuth discovery, registration and token requests go elsewhere and are no MCP requests.

@@ -1,9 +1,9 @@
 // The scenarios written for HTTP whose rule does not depend on HTTP, run over stdio: the same script (it reads its
 // server through `context.wire`) and judge, the client launching the suite's stdio server (support.ts, overStdio).
 // Left over HTTP only: rules of sessions, headers, retries, HTTP+SSE, streams; close-during-connect, whose judge of a
-// given-up connect (its request's connection closed) is over stdio the shutdown of a process; and idempotent-close and
-// quiet-after-close, which over stdio no broken variant fails yet (the reference client's second close and its
-// close of an ended process have nothing to send), so they would prove nothing: the shutdown scenarios judge closing.
+// given-up connect (its request's connection closed) is over stdio the shutdown of a process; and idempotent-close,
+// whose second close has nothing to send over stdio (no DELETE: the process already ended), so no client could fail
+// it there: the shutdown scenarios judge closing.
 import { bounds as neverInitializeBounds, neverInitialize } from '../cancellation/never-initialize.ts';
 import { concurrentIndependent } from '../cancellation/concurrent-independent.ts';
 import { lateResponseIgnored } from '../cancellation/late-response-ignored.ts';
@@ -11,6 +11,8 @@ import { legacyNotification, SAME_SESSION } from '../cancellation/legacy-notific
 import { progressResetsTimeout } from '../cancellation/progress-resets-timeout.ts';
 import { timeoutCancels } from '../cancellation/timeout-cancels.ts';
 import { inFlightSettled } from '../disposal/in-flight-settled.ts';
+import { quietAfterClose } from '../disposal/quiet-after-close.ts';
+import { versionPerRevision } from '../negotiation/version-per-revision.ts';
 import type { Scenario } from '../scenario.ts';
 import { stdioHandshake } from './handshake.ts';
 import { overStdio } from './support.ts';
@@ -29,4 +31,8 @@ export const STDIO_TWINS: readonly Scenario[] = [
     setup: (_revision, time) => ({ stdio: { personalities: [{ name: 'probe-slow-start', ms: neverInitializeBounds(time).holdMs }] }, state: undefined }),
   }),
   overStdio(inFlightSettled),
+  // No server launched again after close, no process left running.
+  overStdio(quietAfterClose),
+  // The reported version; the MCP-Protocol-Version header is HTTP's.
+  overStdio(versionPerRevision, { doctored: (versionPerRevision.doctored ?? []).filter((proof) => proof.check !== 'header-on-every-request') }),
 ];
