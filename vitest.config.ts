@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
+import { BaseSequencer, type TestSpecification } from 'vitest/node';
 import { basePolicy } from './config/settings.ts';
 
 /**
@@ -8,6 +9,21 @@ import { basePolicy } from './config/settings.ts';
  * always report first, with their reasons, also beside a CPU hog. 24 operation bounds: 2 min at scale 1.
  */
 const SAFETY_NET_MS = 24 * basePolicy().ms.operation;
+
+/**
+ * The files that run the scenarios, hundreds of cases each, start first, so the workers end together; on a fresh clone
+ * too, where vitest knows no durations yet and would start the largest files first.
+ */
+const LONGEST = ['suites/self-test.test.ts', 'suites/conformance.test.ts'];
+class LongestFirst extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const rank = (file: TestSpecification) => {
+      const index = LONGEST.findIndex((name) => file.moduleId.endsWith(name));
+      return index === -1 ? LONGEST.length : index;
+    };
+    return (await super.sort(files)).sort((a, b) => rank(a) - rank(b));
+  }
+}
 
 export default defineConfig({
   test: {
@@ -21,5 +37,7 @@ export default defineConfig({
     // Scenario runs mostly wait on sockets and timers; this many run at once within a file (describe.concurrent).
     maxConcurrency: 8,
     reporters: ['default', './scripts/summary-reporter.ts'],
+    // A shuffled run (npm run flakes: --sequence.shuffle) keeps vitest's own random order.
+    sequence: process.argv.some((arg) => arg.startsWith('--sequence.shuffle')) ? {} : { sequencer: LongestFirst },
   },
 });
