@@ -29,6 +29,11 @@ export const FIXTURE_TOOLS = {
    * `isError` without closing anything.
    */
   closeStream: 'close_stream',
+  /**
+   * Pings the client `times` times during the call (a request related to it: on its own stream), each answer awaited at
+   * most `timeoutMs`, then answers with what came back. Legacy sessions: a 2026-07-28 server sends no requests.
+   */
+  ping: 'ping_client',
 } as const;
 
 const SLOW_DEFAULT_MS = 30_000;
@@ -48,6 +53,10 @@ const INPUT_SCHEMAS = {
   progress: z.object({
     steps: z.number().int().min(1).max(1_000).default(3),
     intervalMs: z.number().int().min(0).max(60_000).default(0),
+  }),
+  ping: z.object({
+    times: z.number().int().min(1).max(100).default(1),
+    timeoutMs: z.number().int().min(1).max(3_600_000).default(5_000),
   }),
 };
 
@@ -153,6 +162,24 @@ export function createFixtureServer(state: FixtureState, supportedProtocolVersio
       run.finishedAt = performance.now();
       if (!closeOwnStream(ctx)) return notClosable();
       return { content: [{ type: 'text', text: CLOSE_STREAM_ANSWER }] };
+    },
+  );
+
+  server.registerTool(
+    FIXTURE_TOOLS.ping,
+    { description: 'Pings the client `times` times during the call, each answer awaited at most `timeoutMs`; answers with what came back.', inputSchema: INPUT_SCHEMAS.ping },
+    async ({ times, timeoutMs }, ctx) => {
+      const run = state.start(FIXTURE_TOOLS.ping, ctx.mcpReq.id);
+      const answers: string[] = [];
+      for (let n = 1; n <= times && !ctx.mcpReq.signal.aborted; n++) {
+        try {
+          answers.push(`result ${JSON.stringify(await ctx.mcpReq.send({ method: 'ping' }, { timeout: timeoutMs, signal: ctx.mcpReq.signal }))}`);
+        } catch (error) {
+          answers.push(`error ${error instanceof Error ? error.message : String(error)}`);
+        }
+      }
+      run.finishedAt = performance.now();
+      return { content: [{ type: 'text', text: answers.join('; ') }] };
     },
   );
 

@@ -6,8 +6,9 @@ import { RESUME } from './resume/index.ts';
 import { RETRY } from './retry/index.ts';
 import type { Scenario } from './scenario.ts';
 import { SECURITY } from './security/index.ts';
+import { SERVER_REQUESTS } from './server-requests/index.ts';
 import { STDIO } from './stdio/index.ts';
 
-export const SUITES = { negotiation: NEGOTIATION, resume: RESUME, retry: RETRY, disposal: DISPOSAL, cancellation: CANCELLATION, security: SECURITY, stdio: STDIO } as const;
+export const SUITES = { negotiation: NEGOTIATION, resume: RESUME, retry: RETRY, disposal: DISPOSAL, cancellation: CANCELLATION, security: SECURITY, 'server-requests': SERVER_REQUESTS, stdio: STDIO } as const;
 
 export const SCENARIOS: readonly Scenario[] = Object.values(SUITES).flat();

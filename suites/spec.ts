@@ -59,6 +59,13 @@ export function requestMeta(section: string, level: Level): SpecRef {
   return spec(specUrl(MODERN_REVISION, 'basic/index', 'meta'), `Basic › _meta: ${section}`, level);
 }
 
+// — utilities —
+
+/** basic/utilities/ping › Behavior Requirements (2024-11-05 … 2025-11-25; 2026-07-28 has no ping). */
+export function ping(revision: Revision, section: string, level: Level): SpecRef {
+  return spec(specUrl(revision, 'basic/utilities/ping', 'behavior-requirements'), `Ping › Behavior Requirements: ${section}`, level);
+}
+
 // — transports —
 
 /** A section of the transports page at the revision under test (2026-07-28 has a page per transport). */

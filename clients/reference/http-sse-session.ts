@@ -125,7 +125,7 @@ export class HttpSseSession implements Session {
     }
     if (message.id === undefined || message.id === null || this.closed) return;
     const reply: JsonRpcMessage =
-      message.method === 'ping' ? { jsonrpc: '2.0', id: message.id, result: {} } : { jsonrpc: '2.0', id: message.id, error: { code: -32601, message: 'Method not found' } };
+      message.method === 'ping' && this.ctx.rules.answerPing ? { jsonrpc: '2.0', id: message.id, result: {} } : { jsonrpc: '2.0', id: message.id, error: { code: -32601, message: 'Method not found' } };
     this.tasks.add(boundedByClose(this.ctx.config, (signal) => this.post(reply, signal)));
   }
 

@@ -364,7 +364,7 @@ export class LegacySession implements Session {
     if (message.method === undefined || message.id === undefined || message.id === null) return;
     // A request from the server: the client declares no capability, so only ping is answered with a result.
     const reply: JsonRpcMessage =
-      message.method === 'ping' ? { jsonrpc: '2.0', id: message.id, result: {} } : { jsonrpc: '2.0', id: message.id, error: { code: -32601, message: 'Method not found' } };
+      message.method === 'ping' && this.ctx.rules.answerPing ? { jsonrpc: '2.0', id: message.id, result: {} } : { jsonrpc: '2.0', id: message.id, error: { code: -32601, message: 'Method not found' } };
     if (this.closed) return;
     this.tasks.add(boundedByClose(this.ctx.config, (bound) => this.post(reply, `POST response to ${message.method}`, bound)));
   }

@@ -64,6 +64,8 @@ export interface ReferenceRules {
   settleOnServerExit: boolean;
   restartAfterCrash: boolean;
   stayClosed: boolean;
+  // — the server speaks first —
+  answerPing: boolean;
 }
 
 export type RuleName = keyof ReferenceRules;
@@ -284,6 +286,10 @@ export const RULES: Record<RuleName, RuleDoc> = {
   restartAfterCrash: {
     does: 'stdio, 2026-07-28: a server that exited unexpectedly (an error exit or a signal the client did not cause) is launched again, and probed, for the next call; a server that shut down itself (exit 0) is not',
     source: '2026-07-28 basic/transports/stdio.mdx › Unexpected Termination (SHOULD restart it)',
+  },
+  answerPing: {
+    does: 'a ping from the server (during a call too) is answered at once with an empty result; any other server request is refused with -32601 (the client declares no capability)',
+    source: 'basic/utilities/ping.mdx › Behavior Requirements (MUST respond promptly with an empty response)',
   },
   stayClosed: {
     does: 'stdio: the exit close() caused is no crash: a closed connection launches no server again',

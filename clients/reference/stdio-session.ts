@@ -332,7 +332,7 @@ export class StdioSession implements Session {
     // declares no capability, so only ping is answered with a result.
     if (this.currentEra === 'modern' || this.closed) return;
     const reply: JsonRpcMessage =
-      message.method === 'ping' ? { jsonrpc: '2.0', id: message.id, result: {} } : { jsonrpc: '2.0', id: message.id, error: { code: -32601, message: 'Method not found' } };
+      message.method === 'ping' && this.ctx.rules.answerPing ? { jsonrpc: '2.0', id: message.id, result: {} } : { jsonrpc: '2.0', id: message.id, error: { code: -32601, message: 'Method not found' } };
     void this.process.send(reply).catch(() => {});
   }
 

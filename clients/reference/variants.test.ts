@@ -498,6 +498,13 @@ const ON_THE_WIRE: Record<RuleName, () => Promise<void>> = {
     await connection.close();
     expect(server.events()).toHaveLength(1);
   },
+  async answerPing() {
+    const server = await serve('2025-11-25');
+    const connection = await broken('answerPing').connect(server.url, CONNECT);
+    // The tool pings the client once and answers with what came back: the refusal.
+    expect(JSON.stringify(await connection.callTool('ping_client', { times: 1, timeoutMs: BOUND_MS }))).toContain('Method not found');
+    await connection.close();
+  },
   async stayClosed() {
     const server = stdioServer();
     const connection = await broken('stayClosed').connect(server.target, STDIO_CONNECT);

@@ -414,6 +414,13 @@ export const VARIANT_SPECS: readonly VariantSpec[] = [
     // Every scenario that ends with the launched processes gone sees the relaunched one survive.
     breaks: ['stdio/quiet-after-close', 'stdio/shutdown-sequence', 'stdio/process-tree'],
   },
+  // — the server speaks first —
+  {
+    name: 'broken-refuses-ping',
+    rule: 'answerPing',
+    description: "Reference client that answers the server's ping with -32601 (Method not found), as clients without a ping handler do",
+    breaks: ['server-requests/ping-answered', 'stdio/ping-answered'],
+  },
   // — stdio: the shutdown sequence, the process tree, stderr —
   {
     name: 'broken-signals-before-stdin',

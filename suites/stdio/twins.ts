@@ -13,6 +13,7 @@ import { timeoutCancels } from '../cancellation/timeout-cancels.ts';
 import { inFlightSettled } from '../disposal/in-flight-settled.ts';
 import { quietAfterClose } from '../disposal/quiet-after-close.ts';
 import { versionPerRevision } from '../negotiation/version-per-revision.ts';
+import { pingAnswered } from '../server-requests/ping-answered.ts';
 import type { Scenario } from '../scenario.ts';
 import { stdioHandshake } from './handshake.ts';
 import { overStdio } from './support.ts';
@@ -35,4 +36,6 @@ export const STDIO_TWINS: readonly Scenario[] = [
   overStdio(quietAfterClose),
   // The reported version; the MCP-Protocol-Version header is HTTP's.
   overStdio(versionPerRevision, { doctored: (versionPerRevision.doctored ?? []).filter((proof) => proof.check !== 'header-on-every-request') }),
+  // The server's ping on stdout during a call, the client's reply on stdin.
+  overStdio(pingAnswered),
 ];

@@ -1,0 +1,111 @@
+import { L } from '../../protocol/revisions.ts';
+import { FIXTURE_TOOLS } from '../../servers/fixtures.ts';
+import type { JsonRpcMessage, WireExchange } from '../../servers/wire-record.ts';
+import { check, checkIf, checkInTime, clientCompleted, precondition } from '../checks.ts';
+import { defineScenario, type Evidence } from '../scenario.ts';
+import { ping } from '../spec.ts';
+import { label, labels } from '../wire.ts';
+
+/** How many pings the server sends during the call, one after the other. */
+const PINGS = 2;
+
+/** One ping the server sent (when it was written, on which exchange) and the client's reply to it, if any. */
+interface Ping {
+  id: string | number;
+  at: number;
+  exchange: WireExchange;
+  /** The exchange that carried the reply (a POST over HTTP, a stdin line over stdio), and the reply. */
+  replyExchange?: WireExchange;
+  reply?: JsonRpcMessage;
+}
+
+const isReply = (message: JsonRpcMessage, id: string | number) => message.method === undefined && message.id === id && (message.result !== undefined || message.error !== undefined);
+
+/** The server's pings to the client and the client's reply to each, read from the wire (either transport). */
+export function pingsOf(exchanges: readonly WireExchange[]): Ping[] {
+  return exchanges.flatMap((exchange) =>
+    exchange.responseMessages.flatMap(({ message, at }) => {
+      if (message.method !== 'ping' || message.id === undefined || message.id === null) return [];
+      const id = message.id;
+      const replyExchange = exchanges.find((x) => x.requestMessages.some((m) => isReply(m, id)));
+      const reply = replyExchange?.requestMessages.find((m) => isReply(m, id));
+      return [{ id, at, exchange, ...(replyExchange && reply ? { replyExchange, reply } : {}) }];
+    }),
+  );
+}
+
+/** A result with nothing in it but, at most, `_meta`. */
+const isEmpty = (result: Record<string, unknown>) => Object.keys(result).every((key) => key === '_meta');
+
+export const pingAnswered = defineScenario({
+  id: 'server-requests/ping-answered',
+  title: "The server pings the client during a call: each ping is answered promptly with an empty result, and the call goes on",
+  revisions: L,
+  requires: [],
+  source: { spec: ping('2025-11-25', 'the receiver MUST respond promptly with an empty response', 'MUST') },
+  async run({ connect, bounded, time }) {
+    const client = await connect();
+    // Each ping waits at most a reaction time for its answer; the call answers either way, with what came back.
+    await bounded(client.callTool(FIXTURE_TOOLS.ping, { times: PINGS, timeoutMs: time.ms.react }), `tools/call ${FIXTURE_TOOLS.ping}`);
+    await bounded(client.callTool(FIXTURE_TOOLS.echo, { text: 'after the pings' }), 'tools/call echo');
+  },
+  judge(evidence) {
+    const { revision } = evidence;
+    const { react } = evidence.time.ms;
+    const pings = pingsOf(evidence.exchanges);
+    const refused = pings.filter((p) => p.reply?.error !== undefined);
+    const unanswered = pings.filter((p) => p.reply === undefined);
+    const late = pings.filter((p) => p.replyExchange !== undefined && p.replyExchange.startedAt - p.at > react);
+    const results = pings.filter((p) => p.reply?.result !== undefined);
+    const nonEmpty = results.filter((p) => !isEmpty(p.reply!.result!));
+    const replies = pings.flatMap((p) => (p.replyExchange ? [p.replyExchange] : []));
+    const describe = (p: Ping) =>
+      p.reply === undefined
+        ? `ping ${JSON.stringify(p.id)} never answered`
+        : p.reply.error !== undefined
+          ? `ping ${JSON.stringify(p.id)} refused with ${p.reply.error.code} (${p.reply.error.message})`
+          : `ping ${JSON.stringify(p.id)} answered after ${Math.round(p.replyExchange!.startedAt - p.at)} ms`;
+    return [
+      precondition(
+        'ping-sent',
+        ping(revision, 'the receiver MUST respond promptly with an empty response', 'MUST'),
+        pings.length > 0,
+        pings.length > 0 ? `the server sent ${pings.length} pings during ${label(pings[0]!.exchange)}` : `the server sent no ping (${labels(evidence.exchanges)})`,
+        pings.map((p) => p.exchange),
+      ),
+      clientCompleted(evidence, ping(revision, 'a ping during a call leaves the call and the session working', 'MUST')),
+      checkInTime(
+        evidence.time,
+        'ping-answered',
+        ping(revision, 'the receiver MUST respond promptly to a ping', 'MUST'),
+        refused.length > 0 ? false : unanswered.length > 0 || late.length > 0 ? 'late' : true,
+        `${pings.map(describe).join('; ')} (promptly: within ${react} ms)`,
+        [...pings.map((p) => p.exchange), ...replies],
+      ),
+      checkIf(
+        results.length === 0 ? 'no ping was answered with a result' : undefined,
+        'empty-result',
+        ping(revision, 'the response is an empty result', 'MUST'),
+        () => nonEmpty.length === 0,
+        () => (nonEmpty.length === 0 ? `every result was empty (${results.length})` : `not empty: ${nonEmpty.map((p) => JSON.stringify(p.reply!.result)).join(', ')}`),
+        replies,
+      ),
+    ];
+  },
+  doctored: [
+    {
+      check: 'ping-sent',
+      unmet: true,
+      how: 'the server sent no ping',
+      doctor: (e: Evidence) => ({ ...e, exchanges: e.exchanges.map((x) => ({ ...x, responseMessages: x.responseMessages.filter(({ message }) => message.method !== 'ping') })) }),
+    },
+    {
+      check: 'empty-result',
+      how: 'each ping answered with a result that is not empty',
+      doctor: (e: Evidence) => ({
+        ...e,
+        exchanges: e.exchanges.map((x) => ({ ...x, requestMessages: x.requestMessages.map((m) => (m.method === undefined && m.result !== undefined ? { ...m, result: { pong: true } } : m)) })),
+      }),
+    },
+  ],
+});
