@@ -126,6 +126,8 @@ export interface Hello {
   features: Feature[];
   /** Declared only by a program that speaks more than HTTP (line protocol 1.1); absent: HTTP only. */
   transports?: Transport[];
+  /** 1.1, with stdio: the revisions it speaks over stdio, when fewer than `revisions` (absent: all of them). */
+  stdioRevisions?: Revision[];
 }
 
 /** What is wrong with a hello line, one phrase per member; empty when it is valid. */
@@ -145,6 +147,15 @@ export function helloProblems(value: unknown): string[] {
     const listed = listProblems(hello, 'transports', Object.keys(TRANSPORTS), 'transport');
     problems.push(...listed);
     if (listed.length === 0 && (hello.transports as unknown[]).length === 0) problems.push('transports is empty (leave it out to declare HTTP only)');
+  }
+  if (hello.stdioRevisions !== undefined) {
+    const listed = listProblems(hello, 'stdioRevisions', REVISIONS, 'revision');
+    problems.push(...listed);
+    if (!Array.isArray(hello.transports) || !hello.transports.includes('stdio')) problems.push('stdioRevisions is declared, but transports does not list stdio');
+    else if (listed.length === 0 && Array.isArray(hello.revisions)) {
+      const beyond = (hello.stdioRevisions as string[]).filter((revision) => !(hello.revisions as unknown[]).includes(revision));
+      if (beyond.length > 0) problems.push(`stdioRevisions names ${beyond.join(', ')}, which revisions does not`);
+    }
   }
   return problems;
 }
@@ -459,6 +470,7 @@ class ProgramSupervisor {
         revisions: hello.revisions as Revision[],
         features: hello.features as Feature[],
         ...(hello.transports !== undefined ? { transports: hello.transports as Transport[] } : {}),
+        ...(hello.stdioRevisions !== undefined ? { stdioRevisions: hello.stdioRevisions as Revision[] } : {}),
       });
     }
     const problem = responseProblem(message);
@@ -604,7 +616,8 @@ function operationLimit(base: number, clientTimeoutMs: number | undefined, margi
 }
 
 /** What a restarted program must declare as the first one did: the adapter's name, revisions and features are fixed for the run. */
-const declared = (hello: Hello) => JSON.stringify({ name: hello.name, revisions: hello.revisions, features: hello.features, ...(hello.transports ? { transports: hello.transports } : {}) });
+const declared = (hello: Hello) =>
+  JSON.stringify({ name: hello.name, revisions: hello.revisions, features: hello.features, ...(hello.transports ? { transports: hello.transports } : {}), ...(hello.stdioRevisions ? { stdioRevisions: hello.stdioRevisions } : {}) });
 
 /**
  * Spawns the program, reads its hello, and returns the adapter that drives it: a case starts on the running program,
@@ -784,6 +797,7 @@ export async function processAdapter(config: ProcessAdapterConfig): Promise<Proc
     revisions: hello.revisions,
     features: hello.features,
     ...(hello.transports !== undefined ? { transports: hello.transports } : {}),
+    ...(hello.stdioRevisions !== undefined ? { stdioRevisions: hello.stdioRevisions } : {}),
     get pid() {
       return program.pid;
     },

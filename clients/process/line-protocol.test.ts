@@ -131,6 +131,16 @@ test('the harness checks a hello’s transports as the schema does, and takes no
   expect(problems({ id: 1, case: 'c', op: 'connect', target: { transport: 'stdio', command: 'srv', args: ['--x'], env: { A: 'b' }, cwd: '/tmp' }, options: { timeoutMs: 1, shutdownGraceMs: 1 } })).toBeUndefined();
 });
 
+test('a hello’s stdioRevisions: known revisions, each also in revisions, only beside the stdio transport', () => {
+  const hello = { protocol: 1, name: 'x', description: '', revisions: ['2025-06-18', '2025-11-25'], features: ['mode-legacy'], transports: ['http', 'stdio'] };
+  expect(helloProblems({ ...hello, stdioRevisions: ['2025-11-25'] })).toEqual([]);
+  expect(problems({ ...hello, stdioRevisions: ['2025-11-25'] })).toBeUndefined();
+  expect(helloProblems({ ...hello, stdioRevisions: ['1999-01-01'] })).toEqual(['stdioRevisions[0] ("1999-01-01") is not a known revision']);
+  expect(helloProblems({ ...hello, stdioRevisions: ['2024-11-05'] })).toEqual(['stdioRevisions names 2024-11-05, which revisions does not']);
+  expect(helloProblems({ ...hello, transports: ['http'], stdioRevisions: ['2025-11-25'] })).toEqual(['stdioRevisions is declared, but transports does not list stdio']);
+  expect(problems({ ...hello, stdioRevisions: ['1999-01-01'] })).toBeDefined();
+});
+
 test('a 1.0 program (no transports in its hello) is not offered a stdio case, and is never sent a stdio target', async () => {
   const adapter = await processAdapter({ command: NODE, args: [MISBEHAVING] });
   try {
