@@ -41,6 +41,9 @@ export const stdioProcessTree = defineScenario({
     const alive = processes.filter((p) => p.alive);
     const survivors = evidence.stdio?.survivors ?? [];
     const left = [...alive.map(processName), ...survivors.filter((pid) => !alive.some((p) => p.pid === pid)).map((pid) => `pid ${pid} (unreported)`)];
+    // The npx habit: what is left is the servers whose launchers the signals killed.
+    const orphaned = alive.filter((p) => p.role === 'server' && processes.some((w) => w.index === p.parent && !w.alive));
+    const why = orphaned.length > 0 && orphaned.length === left.length ? ' — the launcher died, the server it started did not' : '';
     return [
       serverRecorded(evidence),
       precondition(
@@ -62,7 +65,7 @@ export const stdioProcessTree = defineScenario({
         () =>
           left.length === 0
             ? `no process of the tree was running when the script ended (${processes.map(processName).join(', ')})`
-            : `still running when the script ended: ${left.join(', ')} — the launcher died, the server it started did not`,
+            : `still running when the script ended: ${left.join(', ')}${why}`,
       ),
     ];
   },
