@@ -1,5 +1,5 @@
 import type { Scenario } from '../scenario.ts';
 import { pingAnswered } from './ping-answered.ts';
 
-/** The server speaks first (issue 14): requests and notifications the server sends the client. */
+/** The server speaks first (issue 14): requests and notifications the server sends the client (stdio/ping-while-idle is the stdio suite's). */
 export const SERVER_REQUESTS: readonly Scenario[] = [pingAnswered];

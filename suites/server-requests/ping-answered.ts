@@ -1,8 +1,8 @@
 import { L } from '../../protocol/revisions.ts';
 import { FIXTURE_TOOLS } from '../../servers/fixtures.ts';
 import type { JsonRpcMessage, WireExchange } from '../../servers/wire-record.ts';
-import { check, checkIf, checkInTime, clientCompleted, precondition } from '../checks.ts';
-import { defineScenario, type Evidence } from '../scenario.ts';
+import { checkIf, checkInTime, clientCompleted, precondition } from '../checks.ts';
+import { defineScenario, type Check, type DoctoredProof, type Evidence } from '../scenario.ts';
 import { ping } from '../spec.ts';
 import { label, labels } from '../wire.ts';
 
@@ -10,7 +10,7 @@ import { label, labels } from '../wire.ts';
 const PINGS = 2;
 
 /** One ping the server sent (when it was written, on which exchange) and the client's reply to it, if any. */
-interface Ping {
+export interface Ping {
   id: string | number;
   at: number;
   exchange: WireExchange;
@@ -37,6 +37,63 @@ export function pingsOf(exchanges: readonly WireExchange[]): Ping[] {
 /** A result with nothing in it but, at most, `_meta`. */
 const isEmpty = (result: Record<string, unknown>) => Object.keys(result).every((key) => key === '_meta');
 
+/**
+ * The rules every ping is judged on, whatever sent it: answered promptly (a refusal fails at once, no answer or a late
+ * one is "time ran out" on a provisional run), with an empty result. `when`: where the pings came, for the citation.
+ */
+export function pingChecks(evidence: Evidence, pings: readonly Ping[], when: string): Check[] {
+  const { revision } = evidence;
+  const { react } = evidence.time.ms;
+  const refused = pings.filter((p) => p.reply?.error !== undefined);
+  const unanswered = pings.filter((p) => p.reply === undefined);
+  const late = pings.filter((p) => p.replyExchange !== undefined && p.replyExchange.startedAt - p.at > react);
+  const results = pings.filter((p) => p.reply?.result !== undefined);
+  const nonEmpty = results.filter((p) => !isEmpty(p.reply!.result!));
+  const replies = pings.flatMap((p) => (p.replyExchange ? [p.replyExchange] : []));
+  const describe = (p: Ping) =>
+    p.reply === undefined
+      ? `ping ${JSON.stringify(p.id)} never answered`
+      : p.reply.error !== undefined
+        ? `ping ${JSON.stringify(p.id)} refused with ${p.reply.error.code} (${p.reply.error.message})`
+        : `ping ${JSON.stringify(p.id)} answered after ${Math.round(p.replyExchange!.startedAt - p.at)} ms`;
+  return [
+    checkInTime(
+      evidence.time,
+      'ping-answered',
+      ping(revision, `the receiver MUST respond promptly to a ping (${when})`, 'MUST'),
+      refused.length > 0 ? false : unanswered.length > 0 || late.length > 0 ? 'late' : true,
+      `${pings.map(describe).join('; ')} (promptly: within ${react} ms)`,
+      [...pings.map((p) => p.exchange), ...replies],
+    ),
+    checkIf(
+      results.length === 0 ? 'no ping was answered with a result' : undefined,
+      'empty-result',
+      ping(revision, 'the response is an empty result', 'MUST'),
+      () => nonEmpty.length === 0,
+      () => (nonEmpty.length === 0 ? `every result was empty (${results.length})` : `not empty: ${nonEmpty.map((p) => JSON.stringify(p.reply!.result)).join(', ')}`),
+      replies,
+    ),
+  ];
+}
+
+/** The proofs of the ping rules a variant cannot show: the pings missing (the precondition), and each answered with more than nothing. */
+export const PING_PROOFS: readonly DoctoredProof[] = [
+  {
+    check: 'ping-sent',
+    unmet: true,
+    how: 'the server sent no ping',
+    doctor: (e: Evidence) => ({ ...e, exchanges: e.exchanges.map((x) => ({ ...x, responseMessages: x.responseMessages.filter(({ message }) => message.method !== 'ping') })) }),
+  },
+  {
+    check: 'empty-result',
+    how: 'each ping answered with a result that is not empty',
+    doctor: (e: Evidence) => ({
+      ...e,
+      exchanges: e.exchanges.map((x) => ({ ...x, requestMessages: x.requestMessages.map((m) => (m.method === undefined && m.result !== undefined ? { ...m, result: { pong: true } } : m)) })),
+    }),
+  },
+];
+
 export const pingAnswered = defineScenario({
   id: 'server-requests/ping-answered',
   title: "The server pings the client during a call: each ping is answered promptly with an empty result, and the call goes on",
@@ -51,20 +108,7 @@ export const pingAnswered = defineScenario({
   },
   judge(evidence) {
     const { revision } = evidence;
-    const { react } = evidence.time.ms;
     const pings = pingsOf(evidence.exchanges);
-    const refused = pings.filter((p) => p.reply?.error !== undefined);
-    const unanswered = pings.filter((p) => p.reply === undefined);
-    const late = pings.filter((p) => p.replyExchange !== undefined && p.replyExchange.startedAt - p.at > react);
-    const results = pings.filter((p) => p.reply?.result !== undefined);
-    const nonEmpty = results.filter((p) => !isEmpty(p.reply!.result!));
-    const replies = pings.flatMap((p) => (p.replyExchange ? [p.replyExchange] : []));
-    const describe = (p: Ping) =>
-      p.reply === undefined
-        ? `ping ${JSON.stringify(p.id)} never answered`
-        : p.reply.error !== undefined
-          ? `ping ${JSON.stringify(p.id)} refused with ${p.reply.error.code} (${p.reply.error.message})`
-          : `ping ${JSON.stringify(p.id)} answered after ${Math.round(p.replyExchange!.startedAt - p.at)} ms`;
     return [
       precondition(
         'ping-sent',
@@ -74,38 +118,8 @@ export const pingAnswered = defineScenario({
         pings.map((p) => p.exchange),
       ),
       clientCompleted(evidence, ping(revision, 'a ping during a call leaves the call and the session working', 'MUST')),
-      checkInTime(
-        evidence.time,
-        'ping-answered',
-        ping(revision, 'the receiver MUST respond promptly to a ping', 'MUST'),
-        refused.length > 0 ? false : unanswered.length > 0 || late.length > 0 ? 'late' : true,
-        `${pings.map(describe).join('; ')} (promptly: within ${react} ms)`,
-        [...pings.map((p) => p.exchange), ...replies],
-      ),
-      checkIf(
-        results.length === 0 ? 'no ping was answered with a result' : undefined,
-        'empty-result',
-        ping(revision, 'the response is an empty result', 'MUST'),
-        () => nonEmpty.length === 0,
-        () => (nonEmpty.length === 0 ? `every result was empty (${results.length})` : `not empty: ${nonEmpty.map((p) => JSON.stringify(p.reply!.result)).join(', ')}`),
-        replies,
-      ),
+      ...pingChecks(evidence, pings, 'during a call, on its stream'),
     ];
   },
-  doctored: [
-    {
-      check: 'ping-sent',
-      unmet: true,
-      how: 'the server sent no ping',
-      doctor: (e: Evidence) => ({ ...e, exchanges: e.exchanges.map((x) => ({ ...x, responseMessages: x.responseMessages.filter(({ message }) => message.method !== 'ping') })) }),
-    },
-    {
-      check: 'empty-result',
-      how: 'each ping answered with a result that is not empty',
-      doctor: (e: Evidence) => ({
-        ...e,
-        exchanges: e.exchanges.map((x) => ({ ...x, requestMessages: x.requestMessages.map((m) => (m.method === undefined && m.result !== undefined ? { ...m, result: { pong: true } } : m)) })),
-      }),
-    },
-  ],
+  doctored: PING_PROOFS,
 });

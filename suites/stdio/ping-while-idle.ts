@@ -1,0 +1,53 @@
+// A ping the server sends on its own, with nothing in flight: over stdio the server may write to stdout at any time, so
+// the harness has it ping once the connection is idle, and again after a call. (Over Streamable HTTP an idle server can
+// only reach a client on a GET stream the client MAY open: ping-answered pings during a call, on the call's stream.)
+import { L } from '../../protocol/revisions.ts';
+import { FIXTURE_TOOLS } from '../../servers/fixtures.ts';
+import { clientCompleted, precondition } from '../checks.ts';
+import { holdsWithin } from '../outcome.ts';
+import { defineScenario } from '../scenario.ts';
+import { ping } from '../spec.ts';
+import { PING_PROOFS, pingChecks, pingsOf } from '../server-requests/ping-answered.ts';
+import { serverRecorded, serverRecordedProof } from './support.ts';
+
+/** The ids of the harness's pings (strings: no client request id is one of them). */
+const IDLE_PINGS = ['idle-ping-1', 'idle-ping-2'] as const;
+
+export const pingWhileIdle = defineScenario({
+  id: 'stdio/ping-while-idle',
+  title: 'The server pings an idle client on its own (after the handshake, and after a call): each ping is answered promptly with an empty result',
+  revisions: L,
+  requires: [],
+  transport: 'stdio',
+  source: { spec: ping('2025-11-25', 'either party can initiate a ping; the receiver MUST respond promptly with an empty response', 'MUST') },
+  async run({ connect, bounded, stdio, time, observe }) {
+    const client = await connect();
+    await bounded(client.listTools(), 'tools/list');
+    const answered = (id: string) => () => pingsOf(stdio.record.exchanges).some((p) => p.id === id && p.reply !== undefined);
+    for (const [index, id] of IDLE_PINGS.entries()) {
+      observe(`sent:${id}`, stdio.send({ jsonrpc: '2.0', id, method: 'ping' }));
+      // A reaction time for the answer; the judge says whether it came (and in time).
+      await holdsWithin(stdio.record, answered(id), `the answer to ${id}`, time.ms.react);
+      if (index === 0) await bounded(client.callTool(FIXTURE_TOOLS.echo, { text: 'between the pings' }), 'tools/call echo');
+    }
+  },
+  judge(evidence) {
+    const { revision } = evidence;
+    const pings = pingsOf(evidence.exchanges).filter((p) => (IDLE_PINGS as readonly (string | number)[]).includes(p.id));
+    return [
+      serverRecorded(evidence),
+      precondition(
+        'ping-sent',
+        ping(revision, 'the receiver MUST respond promptly with an empty response', 'MUST'),
+        pings.length === IDLE_PINGS.length,
+        pings.length === IDLE_PINGS.length
+          ? `the server pinged the idle client ${pings.length} times`
+          : `the server wrote ${pings.length} of its ${IDLE_PINGS.length} pings (the script did not get that far, or no server process was there to write them)`,
+        pings.map((p) => p.exchange),
+      ),
+      clientCompleted(evidence, ping(revision, 'a ping leaves the session working', 'MUST')),
+      ...pingChecks(evidence, pings, 'with nothing in flight'),
+    ];
+  },
+  doctored: [...PING_PROOFS, serverRecordedProof],
+});
