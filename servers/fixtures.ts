@@ -34,7 +34,21 @@ export const FIXTURE_TOOLS = {
    * most `timeoutMs`, then answers with what came back. Legacy sessions: a 2026-07-28 server sends no requests.
    */
   ping: 'ping_client',
+  /**
+   * Sends the client one request of `method` (roots/list, sampling/createMessage or elicitation/create, whatever it
+   * declared) during the call, on its own stream, waits at most `timeoutMs`, then answers with what came back.
+   * Legacy sessions only.
+   */
+  ask: 'ask_client',
 } as const;
+
+/** The server requests `ask_client` sends, each with the params it sends. */
+export const SERVER_REQUEST_PARAMS = {
+  'roots/list': {},
+  'sampling/createMessage': { messages: [{ role: 'user', content: { type: 'text', text: 'Say hello.' } }], maxTokens: 16 },
+  'elicitation/create': { message: 'Your name, please.', requestedSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] } },
+} as const;
+export type ServerRequestMethod = keyof typeof SERVER_REQUEST_PARAMS;
 
 const SLOW_DEFAULT_MS = 30_000;
 
@@ -56,6 +70,10 @@ const INPUT_SCHEMAS = {
   }),
   ping: z.object({
     times: z.number().int().min(1).max(100).default(1),
+    timeoutMs: z.number().int().min(1).max(3_600_000).default(5_000),
+  }),
+  ask: z.object({
+    method: z.enum(Object.keys(SERVER_REQUEST_PARAMS) as [ServerRequestMethod, ...ServerRequestMethod[]]),
     timeoutMs: z.number().int().min(1).max(3_600_000).default(5_000),
   }),
 };
@@ -180,6 +198,23 @@ export function createFixtureServer(state: FixtureState, supportedProtocolVersio
       }
       run.finishedAt = performance.now();
       return { content: [{ type: 'text', text: answers.join('; ') }] };
+    },
+  );
+
+  server.registerTool(
+    FIXTURE_TOOLS.ask,
+    { description: 'Sends the client one request of `method` during the call, waits at most `timeoutMs`; answers with what came back.', inputSchema: INPUT_SCHEMAS.ask },
+    async ({ method, timeoutMs }, ctx) => {
+      const run = state.start(FIXTURE_TOOLS.ask, ctx.mcpReq.id);
+      let answer: string;
+      try {
+        // Sent whatever the client declared: how a client treats a request it did not declare is what is tested.
+        answer = `result ${JSON.stringify(await ctx.mcpReq.send({ method, params: SERVER_REQUEST_PARAMS[method] }, { timeout: timeoutMs, signal: ctx.mcpReq.signal }))}`;
+      } catch (error) {
+        answer = `error ${error instanceof Error ? error.message : String(error)}`;
+      }
+      run.finishedAt = performance.now();
+      return { content: [{ type: 'text', text: answer }] };
     },
   );
 

@@ -66,6 +66,17 @@ export function ping(revision: Revision, section: string, level: Level): SpecRef
   return spec(specUrl(revision, 'basic/utilities/ping', 'behavior-requirements'), `Ping › Behavior Requirements: ${section}`, level);
 }
 
+/** The base protocol's message rules: basic/index (2025-03-26 on), basic/messages (2024-11-05). */
+export function messages(revision: Revision, anchor: 'responses', section: string, level: Level): SpecRef {
+  const page = revision === '2024-11-05' ? 'basic/messages' : 'basic/index';
+  return spec(specUrl(revision, page, anchor), `Base Protocol › ${section}`, level);
+}
+
+/** A client feature's page (client/roots, client/sampling, client/elicitation). */
+export function clientFeature(revision: Revision, feature: 'roots' | 'sampling' | 'elicitation', anchor: 'error-handling' | 'capabilities', section: string, level: Level): SpecRef {
+  return spec(specUrl(revision, `client/${feature}`, anchor), `Client Features › ${feature[0]!.toUpperCase()}${feature.slice(1)}: ${section}`, level);
+}
+
 // — transports —
 
 /** A section of the transports page at the revision under test (2026-07-28 has a page per transport). */

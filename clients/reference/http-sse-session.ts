@@ -124,6 +124,8 @@ export class HttpSseSession implements Session {
       return;
     }
     if (message.id === undefined || message.id === null || this.closed) return;
+    // The habit answerServerRequests rules out: a request the client has no handler for is never answered.
+    if (message.method !== 'ping' && !this.ctx.rules.answerServerRequests) return;
     const reply: JsonRpcMessage =
       message.method === 'ping' && this.ctx.rules.answerPing ? { jsonrpc: '2.0', id: message.id, result: {} } : { jsonrpc: '2.0', id: message.id, error: { code: -32601, message: 'Method not found' } };
     this.tasks.add(boundedByClose(this.ctx.config, (signal) => this.post(reply, signal)));

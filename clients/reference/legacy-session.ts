@@ -363,6 +363,8 @@ export class LegacySession implements Session {
     }
     if (message.method === undefined || message.id === undefined || message.id === null) return;
     // A request from the server: the client declares no capability, so only ping is answered with a result.
+    // The habit answerServerRequests rules out: a request the client has no handler for is never answered.
+    if (message.method !== 'ping' && !this.ctx.rules.answerServerRequests) return;
     const reply: JsonRpcMessage =
       message.method === 'ping' && this.ctx.rules.answerPing ? { jsonrpc: '2.0', id: message.id, result: {} } : { jsonrpc: '2.0', id: message.id, error: { code: -32601, message: 'Method not found' } };
     if (this.closed) return;

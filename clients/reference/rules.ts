@@ -66,6 +66,7 @@ export interface ReferenceRules {
   stayClosed: boolean;
   // — the server speaks first —
   answerPing: boolean;
+  answerServerRequests: boolean;
 }
 
 export type RuleName = keyof ReferenceRules;
@@ -290,6 +291,10 @@ export const RULES: Record<RuleName, RuleDoc> = {
   answerPing: {
     does: 'a ping from the server (during a call too) is answered at once with an empty result; any other server request is refused with -32601 (the client declares no capability)',
     source: 'basic/utilities/ping.mdx › Behavior Requirements (MUST respond promptly with an empty response)',
+  },
+  answerServerRequests: {
+    does: 'every request from the server gets exactly one response: one the client declared no capability for (roots, sampling, elicitation) is refused with -32601',
+    source: 'basic/index.mdx › Responses (MUST, JSON-RPC 2.0); client/roots.mdx › Error Handling (SHOULD -32601)',
   },
   stayClosed: {
     does: 'stdio: the exit close() caused is no crash: a closed connection launches no server again',

@@ -331,6 +331,8 @@ export class StdioSession implements Session {
     // A request from the server. 2026-07-28: the client writes no JSON-RPC responses on stdio. Legacy: the client
     // declares no capability, so only ping is answered with a result.
     if (this.currentEra === 'modern' || this.closed) return;
+    // The habit answerServerRequests rules out: a request the client has no handler for is never answered.
+    if (message.method !== 'ping' && !this.ctx.rules.answerServerRequests) return;
     const reply: JsonRpcMessage =
       message.method === 'ping' && this.ctx.rules.answerPing ? { jsonrpc: '2.0', id: message.id, result: {} } : { jsonrpc: '2.0', id: message.id, error: { code: -32601, message: 'Method not found' } };
     void this.process.send(reply).catch(() => {});

@@ -505,6 +505,13 @@ const ON_THE_WIRE: Record<RuleName, () => Promise<void>> = {
     expect(JSON.stringify(await connection.callTool('ping_client', { times: 1, timeoutMs: BOUND_MS }))).toContain('Method not found');
     await connection.close();
   },
+  async answerServerRequests() {
+    const server = await serve('2025-11-25');
+    const connection = await broken('answerServerRequests').connect(server.url, CONNECT);
+    // The tool asks for the client's roots and waits a moment: nothing comes back, where the reference refuses.
+    expect(JSON.stringify(await connection.callTool('ask_client', { method: 'roots/list', timeoutMs: 200 }))).toMatch(/timed out|timeout/i);
+    await connection.close();
+  },
   async stayClosed() {
     const server = stdioServer();
     const connection = await broken('stayClosed').connect(server.target, STDIO_CONNECT);

@@ -421,6 +421,12 @@ export const VARIANT_SPECS: readonly VariantSpec[] = [
     description: "Reference client that answers the server's ping with -32601 (Method not found), as clients without a ping handler do",
     breaks: ['server-requests/ping-answered', 'stdio/ping-answered', 'stdio/ping-while-idle'],
   },
+  {
+    name: 'broken-leaves-requests-unanswered',
+    rule: 'answerServerRequests',
+    description: 'Reference client that never answers a server request it has no handler for (roots/list, sampling, elicitation): the server waits until its own timeout',
+    breaks: ['server-requests/requests-answered', 'stdio/requests-answered'],
+  },
   // — stdio: the shutdown sequence, the process tree, stderr —
   {
     name: 'broken-signals-before-stdin',

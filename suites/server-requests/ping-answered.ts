@@ -1,38 +1,17 @@
 import { L } from '../../protocol/revisions.ts';
 import { FIXTURE_TOOLS } from '../../servers/fixtures.ts';
-import type { JsonRpcMessage, WireExchange } from '../../servers/wire-record.ts';
+import type { WireExchange } from '../../servers/wire-record.ts';
 import { checkIf, checkInTime, clientCompleted, precondition } from '../checks.ts';
 import { defineScenario, type Check, type DoctoredProof, type Evidence } from '../scenario.ts';
 import { ping } from '../spec.ts';
 import { label, labels } from '../wire.ts';
+import { serverRequestsOf, type ServerRequest } from './support.ts';
 
 /** How many pings the server sends during the call, one after the other. */
 const PINGS = 2;
 
-/** One ping the server sent (when it was written, on which exchange) and the client's reply to it, if any. */
-export interface Ping {
-  id: string | number;
-  at: number;
-  exchange: WireExchange;
-  /** The exchange that carried the reply (a POST over HTTP, a stdin line over stdio), and the reply. */
-  replyExchange?: WireExchange;
-  reply?: JsonRpcMessage;
-}
-
-const isReply = (message: JsonRpcMessage, id: string | number) => message.method === undefined && message.id === id && (message.result !== undefined || message.error !== undefined);
-
 /** The server's pings to the client and the client's reply to each, read from the wire (either transport). */
-export function pingsOf(exchanges: readonly WireExchange[]): Ping[] {
-  return exchanges.flatMap((exchange) =>
-    exchange.responseMessages.flatMap(({ message, at }) => {
-      if (message.method !== 'ping' || message.id === undefined || message.id === null) return [];
-      const id = message.id;
-      const replyExchange = exchanges.find((x) => x.requestMessages.some((m) => isReply(m, id)));
-      const reply = replyExchange?.requestMessages.find((m) => isReply(m, id));
-      return [{ id, at, exchange, ...(replyExchange && reply ? { replyExchange, reply } : {}) }];
-    }),
-  );
-}
+export const pingsOf = (exchanges: readonly WireExchange[]): ServerRequest[] => serverRequestsOf(exchanges, ['ping']);
 
 /** A result with nothing in it but, at most, `_meta`. */
 const isEmpty = (result: Record<string, unknown>) => Object.keys(result).every((key) => key === '_meta');
@@ -41,7 +20,7 @@ const isEmpty = (result: Record<string, unknown>) => Object.keys(result).every((
  * The rules every ping is judged on, whatever sent it: answered promptly (a refusal fails at once, no answer or a late
  * one is "time ran out" on a provisional run), with an empty result. `when`: where the pings came, for the citation.
  */
-export function pingChecks(evidence: Evidence, pings: readonly Ping[], when: string): Check[] {
+export function pingChecks(evidence: Evidence, pings: readonly ServerRequest[], when: string): Check[] {
   const { revision } = evidence;
   const { react } = evidence.time.ms;
   const refused = pings.filter((p) => p.reply?.error !== undefined);
@@ -50,7 +29,7 @@ export function pingChecks(evidence: Evidence, pings: readonly Ping[], when: str
   const results = pings.filter((p) => p.reply?.result !== undefined);
   const nonEmpty = results.filter((p) => !isEmpty(p.reply!.result!));
   const replies = pings.flatMap((p) => (p.replyExchange ? [p.replyExchange] : []));
-  const describe = (p: Ping) =>
+  const describe = (p: ServerRequest) =>
     p.reply === undefined
       ? `ping ${JSON.stringify(p.id)} never answered`
       : p.reply.error !== undefined

@@ -14,6 +14,7 @@ import { inFlightSettled } from '../disposal/in-flight-settled.ts';
 import { quietAfterClose } from '../disposal/quiet-after-close.ts';
 import { versionPerRevision } from '../negotiation/version-per-revision.ts';
 import { pingAnswered } from '../server-requests/ping-answered.ts';
+import { requestsAnswered } from '../server-requests/requests-answered.ts';
 import type { Scenario } from '../scenario.ts';
 import { stdioHandshake } from './handshake.ts';
 import { overStdio } from './support.ts';
@@ -38,4 +39,6 @@ export const STDIO_TWINS: readonly Scenario[] = [
   overStdio(versionPerRevision, { doctored: (versionPerRevision.doctored ?? []).filter((proof) => proof.check !== 'header-on-every-request') }),
   // The server's ping on stdout during a call, the client's reply on stdin.
   overStdio(pingAnswered),
+  // The server's requests on stdout during a call; each reply, and its refusal, on stdin.
+  overStdio(requestsAnswered),
 ];

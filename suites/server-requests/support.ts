@@ -1,0 +1,37 @@
+// What the server-requests scenarios read from the wire: each request the server sent the client, and the client's
+// reply to it, on either transport (over HTTP the request rides a response stream and the reply is a POST of its own;
+// over stdio the request is a stdout line and the reply a stdin line).
+import type { JsonRpcMessage, WireExchange } from '../../servers/wire-record.ts';
+
+/** One request the server sent (when it was written, on which exchange) and the client's reply to it, if any. */
+export interface ServerRequest {
+  id: string | number;
+  method: string;
+  at: number;
+  exchange: WireExchange;
+  /** The exchange that carried the reply (a POST over HTTP, a stdin line over stdio), and the reply. */
+  replyExchange?: WireExchange;
+  reply?: JsonRpcMessage;
+}
+
+const isReply = (message: JsonRpcMessage, id: string | number) => message.method === undefined && message.id === id && (message.result !== undefined || message.error !== undefined);
+
+/** The server's requests of these methods, in the order they were written, each with the client's first reply. */
+export function serverRequestsOf(exchanges: readonly WireExchange[], methods: readonly string[]): ServerRequest[] {
+  return exchanges
+    .flatMap((exchange) =>
+      exchange.responseMessages.flatMap(({ message, at }) => {
+        if (message.method === undefined || !methods.includes(message.method) || message.id === undefined || message.id === null) return [];
+        const id = message.id;
+        const replyExchange = exchanges.find((x) => x.requestMessages.some((m) => isReply(m, id)));
+        const reply = replyExchange?.requestMessages.find((m) => isReply(m, id));
+        return [{ id, method: message.method, at, exchange, ...(replyExchange && reply ? { replyExchange, reply } : {}) }];
+      }),
+    )
+    .sort((a, b) => a.at - b.at);
+}
+
+/** How many replies carry this request's id: exactly one is the rule (JSON-RPC: one response per request). */
+export function repliesTo(exchanges: readonly WireExchange[], id: string | number): number {
+  return exchanges.reduce((sum, x) => sum + x.requestMessages.filter((m) => isReply(m, id)).length, 0);
+}
