@@ -40,7 +40,24 @@ export const FIXTURE_TOOLS = {
    * Legacy sessions only.
    */
   ask: 'ask_client',
+  /**
+   * Before it answers, sends the client the notifications a server may send during a call, on its own stream: a log
+   * message, tools/resources/prompts list changed, and one of a method no revision defines. Legacy sessions only.
+   */
+  notify: 'notify_client',
 } as const;
+
+/** The notifications `notify_client` sends, in order. */
+export const SERVER_NOTIFICATIONS = [
+  { method: 'notifications/message', params: { level: 'info', logger: 'conformance', data: 'a log message during the call' } },
+  { method: 'notifications/tools/list_changed' },
+  { method: 'notifications/resources/list_changed' },
+  { method: 'notifications/prompts/list_changed' },
+  { method: 'notifications/conformance/unknown', params: { note: 'a notification of a method no revision defines' } },
+] as const;
+
+/** What `notify_client` answers once its notifications are out. */
+export const NOTIFY_ANSWER = 'answered after the notifications';
 
 /** The server requests `ask_client` sends, each with the params it sends. */
 export const SERVER_REQUEST_PARAMS = {
@@ -217,6 +234,13 @@ export function createFixtureServer(state: FixtureState, supportedProtocolVersio
       return { content: [{ type: 'text', text: answer }] };
     },
   );
+
+  server.registerTool(FIXTURE_TOOLS.notify, { description: 'Sends the client a log message, list changed notifications and an unknown one during the call, then answers.' }, async (ctx) => {
+    const run = state.start(FIXTURE_TOOLS.notify, ctx.mcpReq.id);
+    for (const notification of SERVER_NOTIFICATIONS) await ctx.mcpReq.notify(notification as Parameters<typeof ctx.mcpReq.notify>[0]);
+    run.finishedAt = performance.now();
+    return { content: [{ type: 'text', text: NOTIFY_ANSWER }] };
+  });
 
   registerConformanceFixtures(server, state, { legacy });
   return server;

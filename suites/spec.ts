@@ -67,7 +67,7 @@ export function ping(revision: Revision, section: string, level: Level): SpecRef
 }
 
 /** The base protocol's message rules: basic/index (2025-03-26 on), basic/messages (2024-11-05). */
-export function messages(revision: Revision, anchor: 'responses', section: string, level: Level): SpecRef {
+export function messages(revision: Revision, anchor: 'responses' | 'notifications', section: string, level: Level): SpecRef {
   const page = revision === '2024-11-05' ? 'basic/messages' : 'basic/index';
   return spec(specUrl(revision, page, anchor), `Base Protocol › ${section}`, level);
 }

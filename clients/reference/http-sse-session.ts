@@ -2,6 +2,7 @@
 // answers come back as `message` events on the stream. Used only as the fallback when the initialize POST to
 // the URL is answered 400, 404 or 405 (2025-11-25 transports › Backwards Compatibility).
 import type { ConnectionInfo } from '../adapter.ts';
+import { replyTo } from './server-messages.ts';
 import {
   ConnectionClosedError,
   ConnectionDropped,
@@ -123,11 +124,8 @@ export class HttpSseSession implements Session {
       for (const pending of this.pending.values()) if (pending.call && progressTokenOf(pending.call.params) === token) pending.call.onProgress?.();
       return;
     }
-    if (message.id === undefined || message.id === null || this.closed) return;
-    // The habit answerServerRequests rules out: a request the client has no handler for is never answered.
-    if (message.method !== 'ping' && !this.ctx.rules.answerServerRequests) return;
-    const reply: JsonRpcMessage =
-      message.method === 'ping' && this.ctx.rules.answerPing ? { jsonrpc: '2.0', id: message.id, result: {} } : { jsonrpc: '2.0', id: message.id, error: { code: -32601, message: 'Method not found' } };
+    const reply = replyTo(message, this.ctx.rules);
+    if (reply === undefined || this.closed) return;
     this.tasks.add(boundedByClose(this.ctx.config, (signal) => this.post(reply, signal)));
   }
 

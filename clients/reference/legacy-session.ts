@@ -18,6 +18,7 @@ import {
   UnsupportedRevisionError,
 } from './errors.ts';
 import { discard, isOk, isSse, readAnswer, readSseAnswer, readText, send, SseReader, statusError, type Answered, type HttpAnswer } from './http.ts';
+import { replyTo } from './server-messages.ts';
 import { ACCEPT_BOTH, CLIENT_CAPABILITIES, CLIENT_INFO, H, isModernErrorCode, JSON_CONTENT, namesLostSession, type JsonRpcMessage, type Params } from './protocol.ts';
 import { boundedByClose, progressTokenOf, Tasks, type Call, type Session, type SessionContext } from './session.ts';
 import { Deadline, delay, linkSignals, raceSignals, untilAborted } from './timers.ts';
@@ -361,13 +362,8 @@ export class LegacySession implements Session {
       if (call !== undefined && message.params?.['progressToken'] === progressTokenOf(call.params) && message.params?.['progressToken'] !== undefined) call.onProgress?.();
       return;
     }
-    if (message.method === undefined || message.id === undefined || message.id === null) return;
-    // A request from the server: the client declares no capability, so only ping is answered with a result.
-    // The habit answerServerRequests rules out: a request the client has no handler for is never answered.
-    if (message.method !== 'ping' && !this.ctx.rules.answerServerRequests) return;
-    const reply: JsonRpcMessage =
-      message.method === 'ping' && this.ctx.rules.answerPing ? { jsonrpc: '2.0', id: message.id, result: {} } : { jsonrpc: '2.0', id: message.id, error: { code: -32601, message: 'Method not found' } };
-    if (this.closed) return;
+    const reply = replyTo(message, this.ctx.rules);
+    if (reply === undefined || this.closed) return;
     this.tasks.add(boundedByClose(this.ctx.config, (bound) => this.post(reply, `POST response to ${message.method}`, bound)));
   }
 

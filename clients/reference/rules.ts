@@ -67,6 +67,7 @@ export interface ReferenceRules {
   // — the server speaks first —
   answerPing: boolean;
   answerServerRequests: boolean;
+  neverAnswerNotifications: boolean;
 }
 
 export type RuleName = keyof ReferenceRules;
@@ -295,6 +296,10 @@ export const RULES: Record<RuleName, RuleDoc> = {
   answerServerRequests: {
     does: 'every request from the server gets exactly one response: one the client declared no capability for (roots, sampling, elicitation) is refused with -32601',
     source: 'basic/index.mdx › Responses (MUST, JSON-RPC 2.0); client/roots.mdx › Error Handling (SHOULD -32601)',
+  },
+  neverAnswerNotifications: {
+    does: 'a notification from the server (list changed, a log message, one it does not know) gets no response, whatever it is',
+    source: 'basic/index.mdx › Notifications (the receiver MUST NOT send a response)',
   },
   stayClosed: {
     does: 'stdio: the exit close() caused is no crash: a closed connection launches no server again',

@@ -8,6 +8,7 @@
 // JSON-RPC responses, a legacy one answers ping and refuses other server requests. Closing is the process shutdown
 // (stdio-process.ts).
 import type { ConnectionInfo, StdioTarget } from '../adapter.ts';
+import { replyTo } from './server-messages.ts';
 import { ConnectionClosedError, JsonRpcError, ProtocolError, RequestCancelledError, UnsupportedRevisionError } from './errors.ts';
 import type { HandshakeOptions } from './legacy-session.ts';
 import { modernEnvelope } from './modern-wire.ts';
@@ -327,15 +328,10 @@ export class StdioSession implements Session {
       for (const { call } of this.waiting.values()) if (call !== undefined && progressTokenOf(call.params) === token) call.onProgress?.();
       return;
     }
-    if (message.id === undefined || message.id === null) return;
-    // A request from the server. 2026-07-28: the client writes no JSON-RPC responses on stdio. Legacy: the client
-    // declares no capability, so only ping is answered with a result.
+    // 2026-07-28: the client writes no JSON-RPC responses on stdio.
     if (this.currentEra === 'modern' || this.closed) return;
-    // The habit answerServerRequests rules out: a request the client has no handler for is never answered.
-    if (message.method !== 'ping' && !this.ctx.rules.answerServerRequests) return;
-    const reply: JsonRpcMessage =
-      message.method === 'ping' && this.ctx.rules.answerPing ? { jsonrpc: '2.0', id: message.id, result: {} } : { jsonrpc: '2.0', id: message.id, error: { code: -32601, message: 'Method not found' } };
-    void this.process.send(reply).catch(() => {});
+    const reply = replyTo(message, this.ctx.rules);
+    if (reply !== undefined) void this.process.send(reply).catch(() => {});
   }
 
   // — cancellation and closing —

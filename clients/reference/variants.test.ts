@@ -512,6 +512,14 @@ const ON_THE_WIRE: Record<RuleName, () => Promise<void>> = {
     expect(JSON.stringify(await connection.callTool('ask_client', { method: 'roots/list', timeoutMs: 200 }))).toMatch(/timed out|timeout/i);
     await connection.close();
   },
+  async neverAnswerNotifications() {
+    const server = await serve('2025-11-25');
+    const connection = await broken('neverAnswerNotifications').connect(server.url, CONNECT);
+    await connection.callTool('notify_client', {});
+    // Each of the five notifications answered with an error of id null, each a POST of its own.
+    await server.record.waitFor((r) => r.exchanges.filter((x) => x.requestMessages.some((m) => m.id === null && m.error !== undefined)).length === 5, 'the five answers', BOUND_MS);
+    await connection.close();
+  },
   async stayClosed() {
     const server = stdioServer();
     const connection = await broken('stayClosed').connect(server.target, STDIO_CONNECT);

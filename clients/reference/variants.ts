@@ -427,6 +427,12 @@ export const VARIANT_SPECS: readonly VariantSpec[] = [
     description: 'Reference client that never answers a server request it has no handler for (roots/list, sampling, elicitation): the server waits until its own timeout',
     breaks: ['server-requests/requests-answered', 'stdio/requests-answered'],
   },
+  {
+    name: 'broken-answers-notifications',
+    rule: 'neverAnswerNotifications',
+    description: 'Reference client that answers each notification it has no handler for with -32601 (id null), as a naive JSON-RPC peer does',
+    breaks: ['server-requests/notifications-interleaved', 'stdio/notifications-interleaved'],
+  },
   // — stdio: the shutdown sequence, the process tree, stderr —
   {
     name: 'broken-signals-before-stdin',

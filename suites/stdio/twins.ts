@@ -13,6 +13,7 @@ import { timeoutCancels } from '../cancellation/timeout-cancels.ts';
 import { inFlightSettled } from '../disposal/in-flight-settled.ts';
 import { quietAfterClose } from '../disposal/quiet-after-close.ts';
 import { versionPerRevision } from '../negotiation/version-per-revision.ts';
+import { notificationsInterleaved } from '../server-requests/notifications-interleaved.ts';
 import { pingAnswered } from '../server-requests/ping-answered.ts';
 import { requestsAnswered } from '../server-requests/requests-answered.ts';
 import type { Scenario } from '../scenario.ts';
@@ -41,4 +42,5 @@ export const STDIO_TWINS: readonly Scenario[] = [
   overStdio(pingAnswered),
   // The server's requests on stdout during a call; each reply, and its refusal, on stdin.
   overStdio(requestsAnswered),
+  overStdio(notificationsInterleaved),
 ];
