@@ -431,7 +431,11 @@ export const VARIANT_SPECS: readonly VariantSpec[] = [
     name: 'broken-answers-notifications',
     rule: 'neverAnswerNotifications',
     description: 'Reference client that answers each notification it has no handler for with -32601 (id null), as a naive JSON-RPC peer does',
-    breaks: ['server-requests/notifications-interleaved', 'stdio/notifications-interleaved'],
+    // Wherever else the server sends a notification, the answer is an invalid message (messages-match-schema).
+    breaks: ['server-requests/notifications-interleaved', 'stdio/notifications-interleaved', 'stdio/merged-writes', 'resume/sse-last-event-id'],
+    only: {
+      'resume/sse-last-event-id': { at: ['2025-03-26', '2025-06-18'], why: 'there the tool logs on its stream before the cut; each log message is answered with an id-null error' },
+    },
   },
   // — stdio: the shutdown sequence, the process tree, stderr —
   {
