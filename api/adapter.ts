@@ -4,6 +4,7 @@
 export type {
   ClientAdapter,
   ClientConnection,
+  ClientHandlers,
   ClientUnderTest,
   ConnectionInfo,
   ConnectOptions,
@@ -17,6 +18,6 @@ export type {
   ToolSummary,
   Transport,
 } from '../clients/adapter.ts';
-export { ADAPTER_CONTRACT_VERSION, FEATURES, TRANSPORTS, featureFor, isStdioTarget, stateless, transportsOf } from '../clients/adapter.ts';
+export { ADAPTER_CONTRACT_VERSION, FEATURES, HANDLER_FEATURES, TRANSPORTS, featureFor, isStdioTarget, stateless, transportsOf } from '../clients/adapter.ts';
 export { ClientProcessError, LINE_PROTOCOL_VERSION, processAdapter, type ProcessAdapter, type ProcessAdapterConfig } from '../clients/process/adapter.ts';
 export type { Revision } from '../protocol/revisions.ts';

@@ -8,6 +8,9 @@
 //
 // The guide for third parties is clients/WRITING-AN-ADAPTER.md.
 //
+// Version 2.1 added the client's handlers for the server's requests (ConnectOptions.handlers, the features roots,
+// sampling and elicitation): optional, so every version-2 adapter is a 2.1 adapter that registers none.
+//
 // Version 2 added the stdio transport: a client may be told to launch its server as a child process (StdioTarget)
 // instead of connecting to a URL, if it declares `transports: [..., 'stdio']`. Every version-1 adapter is a version-2
 // adapter: without `transports` it declares HTTP only, and is never given a stdio target.
@@ -58,6 +61,9 @@ export const FEATURES = {
   'request-timeout': 'applies a per-request timeout it is given (timeoutMs on an operation)',
   'transport-fallback': 'falls back from Streamable HTTP to HTTP+SSE when the server does not speak it',
   'affinity-key': 'sends a client-minted affinity key in Mcp-Session-Id (2026-07-28 routing convention)',
+  roots: 'registers a roots/list handler answering with the roots it is given (ConnectOptions.handlers.roots), and declares the roots capability',
+  sampling: 'registers a sampling/createMessage handler answering with the message it is given (handlers.sampling), and declares the sampling capability',
+  elicitation: 'registers an elicitation/create handler answering with the answer it is given (handlers.elicitation), and declares the elicitation capability',
 } as const;
 export type Feature = keyof typeof FEATURES;
 
@@ -77,6 +83,23 @@ export interface ResumeState {
   sessionId?: string;
 }
 
+/**
+ * What the client answers the server's requests with: the scenario's canned answers, which the adapter's handlers
+ * return as the client's public API registers them (contract 2.1). Each needs its feature; without one, the client
+ * registers no handler and declares no capability for it.
+ */
+export interface ClientHandlers {
+  /** roots/list: these roots. Needs `roots`. */
+  roots?: { uri: string; name?: string }[];
+  /** sampling/createMessage: this message. Needs `sampling`. */
+  sampling?: { role: 'assistant'; content: { type: 'text'; text: string }; model: string; stopReason?: string };
+  /** elicitation/create: this answer. Needs `elicitation`. */
+  elicitation?: { action: 'accept' | 'decline' | 'cancel'; content?: Record<string, string | number | boolean> };
+}
+
+/** The feature each handler needs. */
+export const HANDLER_FEATURES = { roots: 'roots', sampling: 'sampling', elicitation: 'elicitation' } as const satisfies Record<keyof ClientHandlers, Feature>;
+
 export interface ConnectOptions {
   /** Upper bound for the connect itself. The runner also enforces a bound from outside. */
   timeoutMs: number;
@@ -94,6 +117,8 @@ export interface ConnectOptions {
    * graces are its own (not configurable) ignores it: what it does is what the suite judges.
    */
   shutdownGraceMs?: number;
+  /** The answers to the server's requests (roots, sampling, elicitation). Each needs its feature. */
+  handlers?: ClientHandlers;
 }
 
 export interface OperationOptions {

@@ -10,7 +10,7 @@ import * as rootStreamableHttp from '@modelcontextprotocol/sdk/client/streamable
 import * as rootTypes from '@modelcontextprotocol/sdk/types.js';
 import { installedPackage } from './installed.ts';
 import { L, STREAMABLE_REVISIONS, type Revision } from '../protocol/revisions.ts';
-import { isStdioTarget, stateless, type ClientAdapter, type ClientConnection, type Feature, type OperationOptions, type ServerTarget, type StdioTarget, type ToolResult } from './adapter.ts';
+import { isStdioTarget, stateless, type ClientAdapter, type ClientConnection, type ClientHandlers, type Feature, type OperationOptions, type ServerTarget, type StdioTarget, type ToolResult } from './adapter.ts';
 
 export const CLIENT_INFO = { name: 'mcp-client-conformance', version: '0.1.0' };
 
@@ -39,6 +39,25 @@ export function installedSdk(packageName: string): { version: string; label: str
 /** The revisions among `candidates` this version accepts in an initialize answer. */
 function accepted(types: SdkV1Modules['types'], candidates: readonly Revision[]): Revision[] {
   return candidates.filter((revision) => types.SUPPORTED_PROTOCOL_VERSIONS.includes(revision));
+}
+
+/** The handlers this version's Client can register (elicitation came with 1.13). */
+function handlerFeatures(types: SdkV1Modules['types']): Feature[] {
+  return [...('ListRootsRequestSchema' in types ? (['roots'] as const) : []), ...('CreateMessageRequestSchema' in types ? (['sampling'] as const) : []), ...('ElicitRequestSchema' in types ? (['elicitation'] as const) : [])];
+}
+
+/**
+ * A v1 Client with the handlers it is given, as the documentation shows: each capability declared in the constructor
+ * (the SDK refuses a handler without it) and its handler registered with setRequestHandler.
+ */
+function newClient(sdk: SdkV1Modules, handlers: ClientHandlers = {}): rootClient.Client {
+  const { roots, sampling, elicitation } = handlers;
+  const capabilities = { ...(roots ? { roots: {} } : {}), ...(sampling ? { sampling: {} } : {}), ...(elicitation ? { elicitation: {} } : {}) };
+  const client = new sdk.client.Client(CLIENT_INFO, { capabilities });
+  if (roots) client.setRequestHandler(sdk.types.ListRootsRequestSchema, async () => ({ roots }));
+  if (sampling) client.setRequestHandler(sdk.types.CreateMessageRequestSchema, async () => sampling);
+  if (elicitation) client.setRequestHandler(sdk.types.ElicitRequestSchema, async () => elicitation);
+  return client;
 }
 
 /** The operations both transports share: the v1 Client's own calls. */
@@ -72,8 +91,8 @@ function stdioTransport(sdk: SdkV1Modules, target: StdioTarget): rootStdio.Stdio
 }
 
 /** A v1 Client over stdio: it launches the server, and close() is the SDK's own shutdown of it. */
-async function connectStdio(sdk: SdkV1Modules, target: StdioTarget, timeoutMs: number): Promise<ClientConnection> {
-  const client = new sdk.client.Client(CLIENT_INFO);
+async function connectStdio(sdk: SdkV1Modules, target: StdioTarget, timeoutMs: number, handlers: ClientHandlers | undefined): Promise<ClientConnection> {
+  const client = newClient(sdk, handlers);
   await client.connect(stdioTransport(sdk, target), { timeout: timeoutMs });
   return {
     // v1 keeps the negotiated version of a stdio connection nowhere public: report none.
@@ -84,12 +103,11 @@ async function connectStdio(sdk: SdkV1Modules, target: StdioTarget, timeoutMs: n
 }
 
 function streamableHttpAdapter(name: string, label: string, sdk: SdkV1Modules): ClientAdapter {
-  const { Client } = sdk.client;
   const { StreamableHTTPClientTransport } = sdk.streamableHttp;
   // A resume state needs the negotiated version; before the transport's `protocolVersion` getter (1.12) the
   // version keeps it nowhere public, so it can take a session id but cannot export what a resume needs.
   const exportsVersion = 'protocolVersion' in StreamableHTTPClientTransport.prototype;
-  const features: Feature[] = ['mode-legacy', ...(exportsVersion ? (['resume'] as const) : []), 'keep-session', 'cancellation', 'request-timeout'];
+  const features: Feature[] = ['mode-legacy', ...(exportsVersion ? (['resume'] as const) : []), 'keep-session', 'cancellation', 'request-timeout', ...handlerFeatures(sdk.types)];
   return {
     name,
     description: `${label} Client + StreamableHTTPClientTransport or StdioClientTransport`,
@@ -99,9 +117,9 @@ function streamableHttpAdapter(name: string, label: string, sdk: SdkV1Modules): 
     // Its stdio transport has no HTTP era: it speaks every legacy revision the version accepts, 2024-11-05 too.
     stdioRevisions: accepted(sdk.types, L),
     start: stateless<ServerTarget>(async (target, options) => {
-      if (isStdioTarget(target)) return connectStdio(sdk, target, options.timeoutMs);
+      if (isStdioTarget(target)) return connectStdio(sdk, target, options.timeoutMs, options.handlers);
       const url = target;
-      const client = new Client(CLIENT_INFO);
+      const client = newClient(sdk, options.handlers);
       // v1 resumes with the `sessionId` transport option (connect then skips `initialize`); it has no option
       // for the negotiated version.
       const transport = new StreamableHTTPClientTransport(new URL(url), options.resume?.sessionId ? { sessionId: options.resume.sessionId } : {});
@@ -124,15 +142,14 @@ function streamableHttpAdapter(name: string, label: string, sdk: SdkV1Modules): 
 }
 
 function sseAdapter(name: string, label: string, sdk: SdkV1Modules): ClientAdapter {
-  const { Client } = sdk.client;
   const { SSEClientTransport } = sdk.sse;
   return {
     name,
     description: `${label} Client + SSEClientTransport (HTTP+SSE)`,
     revisions: accepted(sdk.types, ['2024-11-05']),
-    features: ['mode-legacy', 'cancellation', 'request-timeout'],
+    features: ['mode-legacy', 'cancellation', 'request-timeout', ...handlerFeatures(sdk.types)],
     start: stateless(async (url, options) => {
-      const client = new Client(CLIENT_INFO);
+      const client = newClient(sdk, options.handlers);
       const transport = new SSEClientTransport(new URL(url));
       await client.connect(transport, { timeout: options.timeoutMs });
       return {

@@ -31,7 +31,8 @@ const NEGOTIATION: Record<SdkV2Mode, { negotiation: VersionNegotiationOptions; f
 function sdkV2Adapter(name: string, label: string, sdk: SdkV2Module, stdio: SdkV2Stdio, mode: SdkV2Mode): ClientAdapter {
   const { Client, StreamableHTTPClientTransport, SUPPORTED_PROTOCOL_VERSIONS } = sdk;
   const { negotiation, feature, legacy, modern } = NEGOTIATION[mode];
-  const features: Feature[] = [feature, 'cancellation', 'request-timeout'];
+  // Handlers for the server's requests are a legacy-era thing (2026-07-28 has multi-round-trip results instead).
+  const features: Feature[] = [feature, 'cancellation', 'request-timeout', ...(legacy ? (['roots', 'sampling', 'elicitation'] as const) : [])];
   // Sessions (and so resume and keeping one at close) exist only in the legacy era.
   if (legacy) features.push('resume', 'keep-session');
   const revisions: Revision[] = [...(legacy ? STREAMABLE_REVISIONS.filter((revision) => SUPPORTED_PROTOCOL_VERSIONS.includes(revision)) : []), ...(modern ? [MODERN] : [])];
@@ -42,7 +43,13 @@ function sdkV2Adapter(name: string, label: string, sdk: SdkV2Module, stdio: SdkV
     features,
     transports: ['http', 'stdio'],
     start: stateless<ServerTarget>(async (target, options) => {
-      const client = new Client(CLIENT_INFO, { versionNegotiation: negotiation });
+      // The handlers it is given, as the documentation shows: each capability declared, its handler registered.
+      const { roots, sampling, elicitation } = options.handlers ?? {};
+      const capabilities = { ...(roots ? { roots: {} } : {}), ...(sampling ? { sampling: {} } : {}), ...(elicitation ? { elicitation: {} } : {}) };
+      const client = new Client(CLIENT_INFO, { versionNegotiation: negotiation, capabilities });
+      if (roots) client.setRequestHandler('roots/list', async () => ({ roots }));
+      if (sampling) client.setRequestHandler('sampling/createMessage', async () => sampling);
+      if (elicitation) client.setRequestHandler('elicitation/create', async () => elicitation);
       const requestOptions = (operation: OperationOptions = {}) => ({ signal: operation.signal, timeout: operation.timeoutMs });
       const operations: Pick<ClientConnection, 'listTools' | 'callTool'> = {
         async listTools(operation) {

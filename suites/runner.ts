@@ -7,7 +7,7 @@
 // findings, so it never changes a verdict. A stdio scenario has no HTTP server: the client is given the stdio server's
 // target to launch, and the stdio server's close() kills whatever of it is still running.
 import { AsyncLocalStorage, createHook } from 'node:async_hooks';
-import { featureFor, transportsOf, type ClientAdapter, type Negotiation, type ClientConnection, type ClientUnderTest, type ConnectOptions, type Feature, type Transport } from '../clients/adapter.ts';
+import { featureFor, HANDLER_FEATURES, transportsOf, type ClientAdapter, type Negotiation, type ClientConnection, type ClientUnderTest, type ConnectOptions, type Feature, type Transport } from '../clients/adapter.ts';
 import { connectionsClosed, type OpenConnection } from '../servers/listen.ts';
 import type { ReferenceServer } from '../servers/reference-server.ts';
 import type { Revision } from '../protocol/revisions.ts';
@@ -190,6 +190,7 @@ function optionFeatures(options: Partial<ConnectOptions>): Feature[] {
   if (options.resume !== undefined) features.push('resume');
   if (options.affinityKey !== undefined) features.push('affinity-key');
   if (options.keepSessionOnClose) features.push('keep-session');
+  for (const handler of Object.keys(options.handlers ?? {}) as (keyof typeof HANDLER_FEATURES)[]) features.push(HANDLER_FEATURES[handler]);
   return features;
 }
 

@@ -1,5 +1,5 @@
 // The process adapter: a client program in another process, driven over the line protocol
-// (docs/line-protocol.md, version 1.1). The program is spawned in its own process group and serves case after case.
+// (docs/line-protocol.md, version 1.2). The program is spawned in its own process group and serves case after case.
 // Everything it does is bounded by the one time policy (config/time.ts): its hello, and every operation by a deadline
 // below the runner's bound on the same operation. A hang, a line that is not protocol JSON or an answer to no request
 // kills the whole group and fails what was waiting with a message that names what happened.

@@ -1,6 +1,6 @@
 // The JSON Schema of the line protocol validates every message both ways: the lines both drivers and the harness
 // actually exchange in real scenarios (cancellation and a stdio target included), the example in docs/line-protocol.md,
-// and it rejects what version 1.1 does not allow. Its enumerations are the harness's own. A 1.0 program (no
+// and it rejects what version 1.2 does not allow. Its enumerations are the harness's own. A 1.0 program (no
 // transports in its hello) is never given a stdio target: a stdio scenario is not applicable to it.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -44,7 +44,7 @@ test('the schema is draft 2020-12 and its revisions and features are the harness
   expect(schema.$defs.Feature.enum).toEqual(Object.keys(FEATURES));
   expect(schema.$defs.Transport.enum).toEqual(Object.keys(TRANSPORTS));
   expect(schema.$defs.Hello.properties.protocol.const).toBe(1);
-  expect(schema.$id).toBe('urn:mcp-client-conformance:line-protocol:1.1');
+  expect(schema.$id).toBe('urn:mcp-client-conformance:line-protocol:1.2');
 });
 
 describe.each([

@@ -2,7 +2,7 @@
 // answers come back as `message` events on the stream. Used only as the fallback when the initialize POST to
 // the URL is answered 400, 404 or 405 (2025-11-25 transports › Backwards Compatibility).
 import type { ConnectionInfo } from '../adapter.ts';
-import { replyTo } from './server-messages.ts';
+import { capabilitiesOf, replyTo } from './server-messages.ts';
 import {
   ConnectionClosedError,
   ConnectionDropped,
@@ -15,7 +15,7 @@ import {
 } from './errors.ts';
 import { isOk, isSse, messagesOfEvent, readText, send, SseReader, statusError } from './http.ts';
 import type { HandshakeOptions } from './legacy-session.ts';
-import { CLIENT_CAPABILITIES, CLIENT_INFO, H, JSON_CONTENT, type JsonRpcMessage, type Params } from './protocol.ts';
+import { CLIENT_INFO, H, JSON_CONTENT, type JsonRpcMessage, type Params } from './protocol.ts';
 import { boundedByClose, progressTokenOf, Tasks, type Call, type Session, type SessionContext } from './session.ts';
 import { linkSignals, raceSignals, untilAborted } from './timers.ts';
 
@@ -124,7 +124,7 @@ export class HttpSseSession implements Session {
       for (const pending of this.pending.values()) if (pending.call && progressTokenOf(pending.call.params) === token) pending.call.onProgress?.();
       return;
     }
-    const reply = replyTo(message, this.ctx.rules);
+    const reply = replyTo(message, this.ctx.rules, this.ctx.handlers);
     if (reply === undefined || this.closed) return;
     this.tasks.add(boundedByClose(this.ctx.config, (signal) => this.post(reply, signal)));
   }
@@ -133,7 +133,7 @@ export class HttpSseSession implements Session {
     const { rules, config } = this.ctx;
     const offer = this.handshakeOptions.offer;
     const id = this.ctx.nextId();
-    const message = await this.exchange(id, 'initialize', { protocolVersion: offer, capabilities: CLIENT_CAPABILITIES, clientInfo: CLIENT_INFO }, signal, undefined);
+    const message = await this.exchange(id, 'initialize', { protocolVersion: offer, capabilities: capabilitiesOf(this.ctx.handlers, this.ctx.rules), clientInfo: CLIENT_INFO }, signal, undefined);
     if (message.error) {
       // The broken variant neither settles nor retries: it waits, as the legacy session does.
       if (!rules.validateInitializeAnswer) return await untilAborted([signal]);

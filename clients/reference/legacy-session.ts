@@ -18,8 +18,8 @@ import {
   UnsupportedRevisionError,
 } from './errors.ts';
 import { discard, isOk, isSse, readAnswer, readSseAnswer, readText, send, SseReader, statusError, type Answered, type HttpAnswer } from './http.ts';
-import { replyTo } from './server-messages.ts';
-import { ACCEPT_BOTH, CLIENT_CAPABILITIES, CLIENT_INFO, H, isModernErrorCode, JSON_CONTENT, namesLostSession, type JsonRpcMessage, type Params } from './protocol.ts';
+import { capabilitiesOf, replyTo } from './server-messages.ts';
+import { ACCEPT_BOTH, CLIENT_INFO, H, isModernErrorCode, JSON_CONTENT, namesLostSession, type JsonRpcMessage, type Params } from './protocol.ts';
 import { boundedByClose, progressTokenOf, Tasks, type Call, type Session, type SessionContext } from './session.ts';
 import { Deadline, delay, linkSignals, raceSignals, untilAborted } from './timers.ts';
 
@@ -111,7 +111,7 @@ export class LegacySession implements Session {
       jsonrpc: '2.0',
       id,
       method: 'initialize',
-      params: { protocolVersion: offer, capabilities: CLIENT_CAPABILITIES, clientInfo: CLIENT_INFO },
+      params: { protocolVersion: offer, capabilities: capabilitiesOf(this.ctx.handlers, this.ctx.rules), clientInfo: CLIENT_INFO },
     });
     const link = linkSignals([signal, this.lifetime.signal]);
     try {
@@ -362,7 +362,7 @@ export class LegacySession implements Session {
       if (call !== undefined && message.params?.['progressToken'] === progressTokenOf(call.params) && message.params?.['progressToken'] !== undefined) call.onProgress?.();
       return;
     }
-    const reply = replyTo(message, this.ctx.rules);
+    const reply = replyTo(message, this.ctx.rules, this.ctx.handlers);
     if (reply === undefined || this.closed) return;
     this.tasks.add(boundedByClose(this.ctx.config, (bound) => this.post(reply, `POST response to ${message.method}`, bound)));
   }

@@ -68,6 +68,7 @@ export interface ReferenceRules {
   answerPing: boolean;
   answerServerRequests: boolean;
   neverAnswerNotifications: boolean;
+  declareHandledCapabilities: boolean;
 }
 
 export type RuleName = keyof ReferenceRules;
@@ -300,6 +301,10 @@ export const RULES: Record<RuleName, RuleDoc> = {
   neverAnswerNotifications: {
     does: 'a notification from the server (list changed, a log message, one it does not know) gets no response, whatever it is',
     source: 'basic/index.mdx › Notifications (the receiver MUST NOT send a response)',
+  },
+  declareHandledCapabilities: {
+    does: 'the client declares roots, sampling and elicitation in initialize exactly when it has a handler for them (and answers their requests with it)',
+    source: 'client/roots.mdx, client/sampling.mdx, client/elicitation.mdx › Capabilities (MUST declare the capability)',
   },
   stayClosed: {
     does: 'stdio: the exit close() caused is no crash: a closed connection launches no server again',

@@ -1,6 +1,6 @@
 // What every transport session of the reference client offers the connection above it, and what they share.
 import type { Agent } from 'undici';
-import type { ConnectionInfo } from '../adapter.ts';
+import type { ClientHandlers, ConnectionInfo } from '../adapter.ts';
 import { RequestTimeoutError } from './errors.ts';
 import type { Params } from './protocol.ts';
 import type { ReferenceRules } from './rules.ts';
@@ -34,6 +34,8 @@ export interface SessionContext {
   nextId(): number;
   /** Instance-wide memory of the last issued session id (used only when scopeSessionsToConnection is off). */
   readonly sessionMemory: { last?: string };
+  /** The connection's answers to the server's requests (its capabilities follow from them). */
+  readonly handlers: ClientHandlers;
 }
 
 /** One operation of the caller (tools/list, tools/call), as it goes on the wire, maybe more than once. */

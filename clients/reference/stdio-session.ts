@@ -8,11 +8,11 @@
 // JSON-RPC responses, a legacy one answers ping and refuses other server requests. Closing is the process shutdown
 // (stdio-process.ts).
 import type { ConnectionInfo, StdioTarget } from '../adapter.ts';
-import { replyTo } from './server-messages.ts';
+import { capabilitiesOf, replyTo } from './server-messages.ts';
 import { ConnectionClosedError, JsonRpcError, ProtocolError, RequestCancelledError, UnsupportedRevisionError } from './errors.ts';
 import type { HandshakeOptions } from './legacy-session.ts';
 import { modernEnvelope } from './modern-wire.ts';
-import { CLIENT_CAPABILITIES, CLIENT_INFO, isModernErrorCode, type JsonRpcMessage, type Params } from './protocol.ts';
+import { CLIENT_INFO, isModernErrorCode, type JsonRpcMessage, type Params } from './protocol.ts';
 import { progressTokenOf, type Call, type Session, type SessionContext } from './session.ts';
 import { StdioProcess } from './stdio-process.ts';
 import { raceSignals, untilAborted } from './timers.ts';
@@ -221,7 +221,7 @@ export class StdioSession implements Session {
 
   private async initialize(handshake: HandshakeOptions, offer: string, signal: AbortSignal, retried: boolean): Promise<string | undefined> {
     const { rules, config } = this.ctx;
-    const answer = await this.exchange('initialize', { protocolVersion: offer, capabilities: CLIENT_CAPABILITIES, clientInfo: CLIENT_INFO }, signal, { initialize: true });
+    const answer = await this.exchange('initialize', { protocolVersion: offer, capabilities: capabilitiesOf(this.ctx.handlers, this.ctx.rules), clientInfo: CLIENT_INFO }, signal, { initialize: true });
     if (answer.error) {
       // Only a result is taken as the answer: the error is ignored until the connect gives up.
       if (!rules.validateInitializeAnswer) return await untilAborted([signal]);
@@ -330,7 +330,7 @@ export class StdioSession implements Session {
     }
     // 2026-07-28: the client writes no JSON-RPC responses on stdio.
     if (this.currentEra === 'modern' || this.closed) return;
-    const reply = replyTo(message, this.ctx.rules);
+    const reply = replyTo(message, this.ctx.rules, this.ctx.handlers);
     if (reply !== undefined) void this.process.send(reply).catch(() => {});
   }
 

@@ -520,6 +520,15 @@ const ON_THE_WIRE: Record<RuleName, () => Promise<void>> = {
     await server.record.waitFor((r) => r.exchanges.filter((x) => x.requestMessages.some((m) => m.id === null && m.error !== undefined)).length === 5, 'the five answers', BOUND_MS);
     await connection.close();
   },
+  async declareHandledCapabilities() {
+    const server = await serve('2025-11-25');
+    const roots = [{ uri: 'file:///x', name: 'x' }];
+    const connection = await broken('declareHandledCapabilities').connect(server.url, { ...CONNECT, handlers: { roots } });
+    // Its roots answer the request, but initialize declared no roots capability.
+    expect(JSON.stringify(await connection.callTool('ask_client', { method: 'roots/list', timeoutMs: BOUND_MS }))).toContain('file:///x');
+    expect(carrying(server.record, 'initialize')[0]!.requestMessages[0]!.params!['capabilities']).toEqual({});
+    await connection.close();
+  },
   async stayClosed() {
     const server = stdioServer();
     const connection = await broken('stayClosed').connect(server.target, STDIO_CONNECT);

@@ -428,6 +428,12 @@ export const VARIANT_SPECS: readonly VariantSpec[] = [
     breaks: ['server-requests/requests-answered', 'stdio/requests-answered'],
   },
   {
+    name: 'broken-undeclared-handlers',
+    rule: 'declareHandledCapabilities',
+    description: 'Reference client that answers roots/list, sampling and elicitation with its handlers but declares none of those capabilities in initialize',
+    breaks: ['server-requests/roots-answered', 'server-requests/sampling-answered', 'server-requests/elicitation-answered', 'stdio/roots-answered', 'stdio/sampling-answered', 'stdio/elicitation-answered'],
+  },
+  {
     name: 'broken-answers-notifications',
     rule: 'neverAnswerNotifications',
     description: 'Reference client that answers each notification it has no handler for with -32601 (id null), as a naive JSON-RPC peer does',

@@ -13,6 +13,7 @@ import { timeoutCancels } from '../cancellation/timeout-cancels.ts';
 import { inFlightSettled } from '../disposal/in-flight-settled.ts';
 import { quietAfterClose } from '../disposal/quiet-after-close.ts';
 import { versionPerRevision } from '../negotiation/version-per-revision.ts';
+import { HANDLER_SCENARIOS } from '../server-requests/handler-answered.ts';
 import { notificationsInterleaved } from '../server-requests/notifications-interleaved.ts';
 import { pingAnswered } from '../server-requests/ping-answered.ts';
 import { requestsAnswered } from '../server-requests/requests-answered.ts';
@@ -41,6 +42,7 @@ export const STDIO_TWINS: readonly Scenario[] = [
   // The server's ping on stdout during a call, the client's reply on stdin.
   overStdio(pingAnswered),
   // The server's requests on stdout during a call; each reply, and its refusal, on stdin.
-  overStdio(requestsAnswered),
+  overStdio(requestsAnswered, { doctored: (requestsAnswered.doctored ?? []).filter((proof) => proof.check !== 'reply-posted') }),
+  ...HANDLER_SCENARIOS.map((scenario) => overStdio(scenario)),
   overStdio(notificationsInterleaved),
 ];

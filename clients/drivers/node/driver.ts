@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The Node line-protocol driver: any in-process adapter, out of process (docs/line-protocol.md, version 1.1).
+// The Node line-protocol driver: any in-process adapter, out of process (docs/line-protocol.md, version 1.2).
 //
 //   node clients/drivers/node/driver.ts [--adapter <built-in name | ./module.ts>] [--name <name>]
 //
