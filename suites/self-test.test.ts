@@ -169,7 +169,7 @@ describe('the proof', { shuffle: false }, () => {
           if (!check.precondition && !provenFailing.get(result.scenarioId)!.has(check.name)) unproven.push(`${result.scenarioId} › ${check.name}`);
         }
       }
-      expect([...new Set(unproven)]).toEqual([]);
+      expect([...new Set(unproven)], `never seen failing: ${[...new Set(unproven)].join(', ')}`).toEqual([]);
     });
 
     test('every precondition of every scenario has been seen unmet (a doctored record), so none guards a vacuous pass', () => {
@@ -179,7 +179,7 @@ describe('the proof', { shuffle: false }, () => {
           if (check.precondition && !provenUnmet.get(result.scenarioId)!.has(check.name)) unproven.push(`${result.scenarioId} › ${check.name}`);
         }
       }
-      expect([...new Set(unproven)]).toEqual([]);
+      expect([...new Set(unproven)], `never seen unmet: ${[...new Set(unproven)].join(', ')}`).toEqual([]);
     });
   });
 });
