@@ -4,7 +4,7 @@
 import { isStreamable, L, type Revision } from '../../protocol/revisions.ts';
 import { HEADERS } from '../../protocol/http.ts';
 import { FIXTURE_TOOLS, type ServerRequestMethod } from '../../servers/fixtures.ts';
-import { check, checkIf, checkInTime, clientCompleted, precondition } from '../checks.ts';
+import { checkIf, checkInTime, clientCompleted, precondition } from '../checks.ts';
 import { defineScenario, type Check, type Evidence } from '../scenario.ts';
 import { clientFeature, messages, transports } from '../spec.ts';
 import { labels, requests } from '../wire.ts';
