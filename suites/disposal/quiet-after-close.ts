@@ -37,7 +37,9 @@ export const quietAfterClose = defineScenario({
     if (isStreamable(revision)) personalities.push(delete405());
     return { server: { personalities }, state: undefined };
   },
-  async run({ connect, bounded, wire, observe, time }) {
+  async run(context) {
+    // context.stdio is read only over stdio (over HTTP reading it throws).
+    const { connect, bounded, wire, observe, time } = context;
     const client = await connect();
     await bounded(client.listTools(), 'tools/list');
     // A call in flight (its response stream open) when the client closes.
@@ -45,6 +47,9 @@ export const quietAfterClose = defineScenario({
     const closeFromSeq = seqNow(wire.record);
     observe('closeFromSeq', closeFromSeq);
     observe('closeCalledAt', wire.record.now());
+    // Over stdio, the client's processes running as close() is called (found by their environment): one found later
+    // that was not among them was launched after close, even if it was too slow to start to report itself.
+    if (wire.record instanceof StdioRecord) observe('runningAtClose', context.stdio.survivors());
     try {
       await bounded(client.close(), 'close');
     } catch (error) {
@@ -69,8 +74,12 @@ export const quietAfterClose = defineScenario({
     // to the record, or found by its environment before it said hello) is a connection left open.
     const closeCalledAt = evidence.observed.closeCalledAt as number | undefined;
     const processes = evidence.stdio?.processes ?? [];
-    const relaunched = closeCalledAt === undefined ? [] : processes.filter((p) => p.connectedAt >= closeCalledAt);
+    const runningAtClose = new Set((evidence.observed.runningAtClose as number[] | undefined) ?? []);
     const known = new Set(processes.map((p) => p.pid));
+    const reported = closeCalledAt === undefined ? [] : processes.filter((p) => p.connectedAt >= closeCalledAt && !runningAtClose.has(p.pid!));
+    // A survivor unknown to the record may be a reported process that has not said its pid yet: only those beyond them count.
+    const unreported = (evidence.stdio?.survivors ?? []).filter((pid) => !known.has(pid) && !runningAtClose.has(pid)).slice(reported.filter((p) => p.pid === undefined).length);
+    const relaunched = closeCalledAt === undefined ? [] : [...reported.map((p) => `process ${p.index}`), ...unreported.map((pid) => `pid ${pid} (not yet reported)`)];
     const running = [
       ...processes.filter((p) => p.exit === undefined).map((p) => `process ${p.index} (pid ${p.pid ?? '?'})`),
       ...(evidence.stdio?.survivors ?? []).filter((pid) => !known.has(pid)).map((pid) => `pid ${pid} (not yet reported)`),
@@ -92,7 +101,7 @@ export const quietAfterClose = defineScenario({
         late.length === 0 && relaunched.length === 0,
         late.length === 0 && relaunched.length === 0
           ? `nothing but closing traffic arrived from close() until ${quiet} ms after it resolved`
-          : [late.length > 0 ? `sent after close(): ${labels(late)}` : '', relaunched.length > 0 ? `launched after close(): ${relaunched.map((p) => `process ${p.index}`).join(', ')}` : ''].filter(Boolean).join('; '),
+          : [late.length > 0 ? `sent after close(): ${labels(late)}` : '', relaunched.length > 0 ? `launched after close(): ${relaunched.join(', ')}` : ''].filter(Boolean).join('; '),
         late,
       ),
       overStdio
