@@ -9,7 +9,7 @@ import { check, checkInTime, clientCompleted, precondition } from '../checks.ts'
 import { defineScenario, type Evidence, type Scenario } from '../scenario.ts';
 import { clientFeature, messages } from '../spec.ts';
 import { labels, requests } from '../wire.ts';
-import { serverRequestsOf } from './support.ts';
+import { declaredCapabilities, describeReply, notAnsweredWithin, serverRequestsOf } from './support.ts';
 
 /** The answers the scenarios give the client's handlers. */
 export const HANDLER_ANSWERS: Required<ClientHandlers> = {
@@ -40,10 +40,9 @@ function handlerAnswered(handler: keyof ClientHandlers): Scenario {
       const { react } = evidence.time.ms;
       const [sent] = serverRequestsOf(evidence.exchanges, [method]);
       const initialize = requests(evidence.exchanges, 'initialize')[0];
-      const capabilities = initialize?.message.params?.['capabilities'] as Record<string, unknown> | undefined;
+      const capabilities = declaredCapabilities(evidence);
       const declared = typeof capabilities?.[handler] === 'object' && capabilities[handler] !== null;
       const reply = sent?.reply;
-      const after = sent?.replyExchange === undefined ? undefined : Math.round(sent.replyExchange.startedAt - sent.at);
       return [
         precondition(
           'request-sent',
@@ -64,12 +63,10 @@ function handlerAnswered(handler: keyof ClientHandlers): Scenario {
           evidence.time,
           'answered-with-result',
           messages(revision, 'responses', `Responses: the client answers ${method} with a result (it has a handler for it)`, 'MUST'),
-          reply?.error !== undefined ? false : reply?.result === undefined || (after ?? Infinity) > react ? 'late' : true,
-          reply === undefined
-            ? `${method} never answered (within ${react} ms)`
-            : reply.error !== undefined
-              ? `${method} refused with ${reply.error.code} (${reply.error.message}), though the client was given a handler`
-              : `${method} answered with a result after ${after} ms`,
+          reply?.error !== undefined ? false : sent === undefined || notAnsweredWithin(sent, react) ? 'late' : true,
+          sent === undefined
+            ? `${method} never sent`
+            : `${describeReply(sent)}${reply?.error !== undefined ? ', though the client was given a handler' : ''} (within ${react} ms)`,
           sent?.replyExchange ? [sent.exchange, sent.replyExchange] : sent ? [sent.exchange] : [],
         ),
       ];

@@ -5,7 +5,7 @@ import { checkIf, checkInTime, clientCompleted, precondition } from '../checks.t
 import { defineScenario, type Check, type DoctoredProof, type Evidence } from '../scenario.ts';
 import { ping } from '../spec.ts';
 import { label, labels } from '../wire.ts';
-import { serverRequestsOf, type ServerRequest } from './support.ts';
+import { describeReply, notAnsweredWithin, replyExchanges, serverRequestsOf, type ServerRequest } from './support.ts';
 
 /** How many pings the server sends during the call, one after the other. */
 const PINGS = 2;
@@ -24,24 +24,16 @@ export function pingChecks(evidence: Evidence, pings: readonly ServerRequest[], 
   const { revision } = evidence;
   const { react } = evidence.time.ms;
   const refused = pings.filter((p) => p.reply?.error !== undefined);
-  const unanswered = pings.filter((p) => p.reply === undefined);
-  const late = pings.filter((p) => p.replyExchange !== undefined && p.replyExchange.startedAt - p.at > react);
   const results = pings.filter((p) => p.reply?.result !== undefined);
   const nonEmpty = results.filter((p) => !isEmpty(p.reply!.result!));
-  const replies = pings.flatMap((p) => (p.replyExchange ? [p.replyExchange] : []));
-  const describe = (p: ServerRequest) =>
-    p.reply === undefined
-      ? `ping ${JSON.stringify(p.id)} never answered`
-      : p.reply.error !== undefined
-        ? `ping ${JSON.stringify(p.id)} refused with ${p.reply.error.code} (${p.reply.error.message})`
-        : `ping ${JSON.stringify(p.id)} answered after ${Math.round(p.replyExchange!.startedAt - p.at)} ms`;
+  const replies = replyExchanges(pings);
   return [
     checkInTime(
       evidence.time,
       'ping-answered',
       ping(revision, `the receiver MUST respond promptly to a ping (${when})`, 'MUST'),
-      refused.length > 0 ? false : unanswered.length > 0 || late.length > 0 ? 'late' : true,
-      `${pings.map(describe).join('; ')} (promptly: within ${react} ms)`,
+      refused.length > 0 ? false : pings.some((p) => notAnsweredWithin(p, react)) ? 'late' : true,
+      `${pings.map((p) => describeReply(p, `ping ${JSON.stringify(p.id)}`)).join('; ')} (promptly: within ${react} ms)`,
       [...pings.map((p) => p.exchange), ...replies],
     ),
     checkIf(

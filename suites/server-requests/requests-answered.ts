@@ -7,27 +7,12 @@ import { FIXTURE_TOOLS, type ServerRequestMethod } from '../../servers/fixtures.
 import { checkIf, checkInTime, clientCompleted, precondition } from '../checks.ts';
 import { defineScenario, type Check, type Evidence } from '../scenario.ts';
 import { clientFeature, messages, transports } from '../spec.ts';
-import { labels, requests } from '../wire.ts';
-import { repliesTo, serverRequestsOf, type ServerRequest } from './support.ts';
+import { labels } from '../wire.ts';
+import { declaredCapabilities, describeReply, notAnsweredWithin, repliesTo, replyExchanges, serverRequestsOf } from './support.ts';
 
 /** The requests the server sends at a revision (elicitation came with 2025-06-18), and the capability each needs. */
 const CAPABILITY: Record<ServerRequestMethod, string> = { 'roots/list': 'roots', 'sampling/createMessage': 'sampling', 'elicitation/create': 'elicitation' };
 export const requestsAt = (revision: Revision): ServerRequestMethod[] => (revision < '2025-06-18' ? ['roots/list', 'sampling/createMessage'] : ['roots/list', 'sampling/createMessage', 'elicitation/create']);
-
-/** What the client declared in its initialize request's capabilities (undefined: no initialize was seen). */
-function declaredCapabilities(evidence: Evidence): Record<string, unknown> | undefined {
-  const initialize = requests(evidence.exchanges, 'initialize')[0];
-  if (initialize === undefined) return undefined;
-  const capabilities = initialize.message.params?.['capabilities'];
-  return typeof capabilities === 'object' && capabilities !== null ? (capabilities as Record<string, unknown>) : {};
-}
-
-const describe = (r: ServerRequest) =>
-  r.reply === undefined
-    ? `${r.method} never answered`
-    : r.reply.error !== undefined
-      ? `${r.method} refused with ${r.reply.error.code} (${r.reply.error.message})`
-      : `${r.method} answered with a result`;
 
 export const requestsAnswered = defineScenario({
   id: 'server-requests/requests-answered',
@@ -48,12 +33,10 @@ export const requestsAnswered = defineScenario({
     const { react } = evidence.time.ms;
     const sent = serverRequestsOf(evidence.exchanges, requestsAt(revision));
     const declared = declaredCapabilities(evidence);
-    const unanswered = sent.filter((r) => r.reply === undefined);
-    const late = sent.filter((r) => r.replyExchange !== undefined && r.replyExchange.startedAt - r.at > react);
     const twice = sent.filter((r) => repliesTo(evidence.exchanges, r.id) > 1);
     const undeclared = sent.filter((r) => declared !== undefined && declared[CAPABILITY[r.method as ServerRequestMethod]] === undefined);
     const accepted = undeclared.filter((r) => r.reply?.result !== undefined);
-    const replies = sent.flatMap((r) => (r.replyExchange ? [r.replyExchange] : []));
+    const replies = replyExchanges(sent);
     const checks: Check[] = [
       precondition(
         'requests-sent',
@@ -69,8 +52,8 @@ export const requestsAnswered = defineScenario({
         evidence.time,
         'each-answered-once',
         messages(revision, 'responses', 'Responses: the receiver answers each request with exactly one response carrying its id (result or error), never leaving it hanging', 'MUST'),
-        twice.length > 0 ? false : unanswered.length > 0 || late.length > 0 ? 'late' : true,
-        [`${sent.map(describe).join('; ')} (within ${react} ms)`, twice.length > 0 ? `answered more than once: ${twice.map((r) => r.method).join(', ')}` : ''].filter(Boolean).join('; '),
+        twice.length > 0 ? false : sent.some((r) => notAnsweredWithin(r, react)) ? 'late' : true,
+        [`${sent.map((r) => describeReply(r)).join('; ')} (within ${react} ms)`, twice.length > 0 ? `answered more than once: ${twice.map((r) => r.method).join(', ')}` : ''].filter(Boolean).join('; '),
         [...sent.map((r) => r.exchange), ...replies],
       ),
       checkIf(

@@ -2,6 +2,8 @@
 // reply to it, on either transport (over HTTP the request rides a response stream and the reply is a POST of its own;
 // over stdio the request is a stdout line and the reply a stdin line).
 import type { JsonRpcMessage, WireExchange } from '../../servers/wire-record.ts';
+import type { Evidence } from '../scenario.ts';
+import { requests } from '../wire.ts';
 
 /** One request the server sent (when it was written, on which exchange) and the client's reply to it, if any. */
 export interface ServerRequest {
@@ -34,4 +36,28 @@ export function serverRequestsOf(exchanges: readonly WireExchange[], methods: re
 /** How many replies carry this request's id: exactly one is the rule (JSON-RPC: one response per request). */
 export function repliesTo(exchanges: readonly WireExchange[], id: string | number): number {
   return exchanges.reduce((sum, x) => sum + x.requestMessages.filter((m) => isReply(m, id)).length, 0);
+}
+
+/** How long after the request the client's reply went out (ms; undefined: no reply). */
+export const replyDelay = (r: ServerRequest): number | undefined => (r.replyExchange === undefined ? undefined : Math.round(r.replyExchange.startedAt - r.at));
+
+/** No reply within a reaction time: on a provisional run, "time ran out", never a fail. */
+export const notAnsweredWithin = (r: ServerRequest, reactMs: number): boolean => r.reply === undefined || replyDelay(r)! > reactMs;
+
+/** The exchanges that carried the client's replies. */
+export const replyExchanges = (sent: readonly ServerRequest[]): WireExchange[] => sent.flatMap((r) => (r.replyExchange ? [r.replyExchange] : []));
+
+/** What became of a request, in words: never answered, refused (with its error), or answered with a result after so long. */
+export function describeReply(r: ServerRequest, name: string = r.method): string {
+  if (r.reply === undefined) return `${name} never answered`;
+  if (r.reply.error !== undefined) return `${name} refused with ${r.reply.error.code} (${r.reply.error.message})`;
+  return `${name} answered with a result after ${replyDelay(r)} ms`;
+}
+
+/** What the client declared in its initialize request's capabilities (undefined: no initialize was seen). */
+export function declaredCapabilities(evidence: Evidence): Record<string, unknown> | undefined {
+  const initialize = requests(evidence.exchanges, 'initialize')[0];
+  if (initialize === undefined) return undefined;
+  const capabilities = initialize.message.params?.['capabilities'];
+  return typeof capabilities === 'object' && capabilities !== null ? (capabilities as Record<string, unknown>) : {};
 }
