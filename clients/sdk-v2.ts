@@ -31,8 +31,8 @@ const NEGOTIATION: Record<SdkV2Mode, { negotiation: VersionNegotiationOptions; f
 function sdkV2Adapter(name: string, label: string, sdk: SdkV2Module, stdio: SdkV2Stdio, mode: SdkV2Mode): ClientAdapter {
   const { Client, StreamableHTTPClientTransport, SUPPORTED_PROTOCOL_VERSIONS } = sdk;
   const { negotiation, feature, legacy, modern } = NEGOTIATION[mode];
-  // Handlers for the server's requests are a legacy-era thing (2026-07-28 has multi-round-trip results instead).
-  const features: Feature[] = [feature, 'cancellation', 'request-timeout', ...(legacy ? (['roots', 'sampling', 'elicitation'] as const) : [])];
+  // The same handlers answer the legacy eras' server requests and 2026-07-28's multi-round-trip inputs (its driver).
+  const features: Feature[] = [feature, 'cancellation', 'request-timeout', 'roots', 'sampling', 'elicitation'];
   // Sessions (and so resume and keeping one at close) exist only in the legacy era.
   if (legacy) features.push('resume', 'keep-session');
   const revisions: Revision[] = [...(legacy ? STREAMABLE_REVISIONS.filter((revision) => SUPPORTED_PROTOCOL_VERSIONS.includes(revision)) : []), ...(modern ? [MODERN] : [])];

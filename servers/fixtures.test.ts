@@ -88,6 +88,7 @@ const TOOLS = [
   'ping_client',
   'ask_client',
   'notify_client',
+  'input_client',
   'test_simple_text',
   'test_image_content',
   'test_audio_content',

@@ -4,7 +4,8 @@
 // Two sets on one McpServer: the suite's own fixture tools (below) and the standard conformance
 // fixtures the official harness calls by name (conformance-fixtures.ts). The same factory serves every
 // era: the sessionful 2025 revisions (one server per session) and 2026-07-28 (one server per request).
-import { McpServer, type ServerCapabilities } from '@modelcontextprotocol/server';
+import { randomBytes } from 'node:crypto';
+import { type CallToolResult, inputRequired, type InputRequest, type InputRequiredResult, McpServer, type ServerCapabilities } from '@modelcontextprotocol/server';
 import * as z from 'zod';
 import { registerConformanceFixtures, REQUEST_STATE_CODEC } from './conformance-fixtures.ts';
 import { closeOwnStream, FixtureState, notClosable, pause } from './fixture-state.ts';
@@ -45,7 +46,22 @@ export const FIXTURE_TOOLS = {
    * message, tools/resources/prompts list changed, and one of a method no revision defines. Legacy sessions only.
    */
   notify: 'notify_client',
+  /**
+   * 2026-07-28's multi-round-trip pattern: answers an InputRequiredResult asking for one request of `method` (key
+   * `first`) with a requestState, then, retried with that input, another (key `second`) without one, and answers with
+   * a result once retried with the second input. On a legacy session the SDK sends each as a real request instead.
+   */
+  input: 'input_client',
 } as const;
+
+/** The rounds of `input_client`: the key each asks for, and whether it carries a requestState. */
+export const INPUT_ROUNDS = [
+  { key: 'first', requestState: true },
+  { key: 'second', requestState: false },
+] as const;
+
+/** What `input_client` answers once it has every input. */
+export const INPUT_ANSWER = 'answered after every round of input';
 
 /** The notifications `notify_client` sends, in order. */
 export const SERVER_NOTIFICATIONS = [
@@ -93,7 +109,17 @@ const INPUT_SCHEMAS = {
     method: z.enum(Object.keys(SERVER_REQUEST_PARAMS) as [ServerRequestMethod, ...ServerRequestMethod[]]),
     timeoutMs: z.number().int().min(1).max(3_600_000).default(5_000),
   }),
+  input: z.object({
+    method: z.enum(Object.keys(SERVER_REQUEST_PARAMS) as [ServerRequestMethod, ...ServerRequestMethod[]]),
+  }),
 };
+
+/** One input request of `method`, as an InputRequiredResult carries it. */
+function inputRequestOf(method: ServerRequestMethod): InputRequest {
+  if (method === 'roots/list') return inputRequired.listRoots();
+  if (method === 'sampling/createMessage') return inputRequired.createMessage(structuredClone(SERVER_REQUEST_PARAMS[method]) as unknown as Parameters<typeof inputRequired.createMessage>[0]);
+  return inputRequired.elicit(structuredClone(SERVER_REQUEST_PARAMS[method]) as unknown as Parameters<typeof inputRequired.elicit>[0]);
+}
 
 /** A fresh McpServer (one per session, or per request in 2026-07-28) with every fixture, pinned to the given revisions. */
 export function createFixtureServer(state: FixtureState, supportedProtocolVersions: string[]): McpServer {
@@ -241,6 +267,22 @@ export function createFixtureServer(state: FixtureState, supportedProtocolVersio
     run.finishedAt = performance.now();
     return { content: [{ type: 'text', text: NOTIFY_ANSWER }] };
   });
+
+  server.registerTool(
+    FIXTURE_TOOLS.input,
+    { description: 'Asks for input of `method` in two rounds (InputRequiredResult: the first with a requestState, the second without), then answers.', inputSchema: INPUT_SCHEMAS.input },
+    async ({ method }, ctx) => {
+      const run = state.start(FIXTURE_TOOLS.input, ctx.mcpReq.id);
+      const responses = ctx.mcpReq.inputResponses ?? {};
+      const [first, second] = INPUT_ROUNDS;
+      let result: CallToolResult | InputRequiredResult;
+      if (second.key in responses) result = { content: [{ type: 'text', text: INPUT_ANSWER }] };
+      else if (first.key in responses && ctx.mcpReq.requestState<Record<string, unknown>>()?.round === 1) result = inputRequired({ inputRequests: { [second.key]: inputRequestOf(method) } });
+      else result = inputRequired({ inputRequests: { [first.key]: inputRequestOf(method) }, requestState: await REQUEST_STATE_CODEC.mint({ round: 1, nonce: randomBytes(8).toString('hex') }) });
+      run.finishedAt = performance.now();
+      return result;
+    },
+  );
 
   registerConformanceFixtures(server, state, { legacy });
   return server;

@@ -72,6 +72,11 @@ export function messages(revision: Revision, anchor: 'responses' | 'notification
   return spec(specUrl(revision, page, anchor), `Base Protocol › ${section}`, level);
 }
 
+/** The 2026-07-28 multi round-trip pattern (basic/patterns/mrtr). */
+export function mrtr(revision: Revision, anchor: 'client-requirements-basic-workflow' | 'basic-workflow', section: string, level: Level): SpecRef {
+  return spec(specUrl(revision, 'basic/patterns/mrtr', anchor), `Multi Round-Trip Requests › ${section}`, level);
+}
+
 /** A client feature's page (client/roots, client/sampling, client/elicitation). */
 export function clientFeature(revision: Revision, feature: 'roots' | 'sampling' | 'elicitation', anchor: 'error-handling' | 'capabilities', section: string, level: Level): SpecRef {
   return spec(specUrl(revision, `client/${feature}`, anchor), `Client Features › ${feature[0]!.toUpperCase()}${feature.slice(1)}: ${section}`, level);

@@ -104,6 +104,7 @@ export class ReferenceClient implements ClientUnderTest {
         rules: this.rules,
         idempotentTools: tools,
         keepSessionOnClose: options.keepSessionOnClose === true,
+        handlers: ctx.handlers,
         hooks: {
           renegotiate: (signal) => (url !== undefined ? this.renegotiate(url, options, signal, ctx) : Promise.reject(new ProtocolError('a stdio session has no era to renegotiate'))),
           // seed 002: an outage is not a reason to forget what era the server speaks.

@@ -1,8 +1,9 @@
 // The connection a caller holds: operations with their signals and timeouts, cancellation, idempotency (from
 // the tools' annotations), close(). The transport session underneath can be replaced once, when a server
 // contradicts the era the client had cached for it.
-import type { ClientConnection, ConnectionInfo, OperationOptions, ToolResult, ToolSummary } from '../adapter.ts';
-import { ConnectionClosedError, ConnectionDropped, EraContradiction, isAuthOrServerFailure, RequestCancelledError, RequestTimeoutError } from './errors.ts';
+import type { ClientConnection, ClientHandlers, ConnectionInfo, OperationOptions, ToolResult, ToolSummary } from '../adapter.ts';
+import { ConnectionClosedError, ConnectionDropped, EraContradiction, isAuthOrServerFailure, ProtocolError, RequestCancelledError, RequestTimeoutError } from './errors.ts';
+import { inputResponsesFor } from './server-messages.ts';
 import type { Params } from './protocol.ts';
 import type { ReferenceRules } from './rules.ts';
 import { Call, Tasks, type Session } from './session.ts';
@@ -23,6 +24,8 @@ interface InFlight {
 }
 
 const MAX_TOOL_PAGES = 50;
+/** Most rounds of one multi-round-trip request: a server that asks for input again and again gets an error. */
+const MAX_INPUT_ROUNDS = 8;
 
 export class ReferenceConnection implements ClientConnection {
   private session: Session;
@@ -37,13 +40,18 @@ export class ReferenceConnection implements ClientConnection {
   private readonly idempotentTools: Map<string, boolean>;
   private readonly keepSessionOnClose: boolean;
   private readonly hooks: ConnectionHooks;
+  private readonly handlers: ClientHandlers;
 
-  constructor(session: Session, options: { rules: ReferenceRules; idempotentTools: Map<string, boolean>; keepSessionOnClose: boolean; hooks: ConnectionHooks }) {
+  constructor(
+    session: Session,
+    options: { rules: ReferenceRules; idempotentTools: Map<string, boolean>; keepSessionOnClose: boolean; hooks: ConnectionHooks; handlers: ClientHandlers },
+  ) {
     this.session = session;
     this.rules = options.rules;
     this.idempotentTools = options.idempotentTools;
     this.keepSessionOnClose = options.keepSessionOnClose;
     this.hooks = options.hooks;
+    this.handlers = options.handlers;
   }
 
   async info(): Promise<ConnectionInfo> {
@@ -115,8 +123,32 @@ export class ReferenceConnection implements ClientConnection {
     });
   }
 
-  /** Runs the call on the session; a contradicted cached era switches the session once (the refused request never ran). */
+  /**
+   * Runs the call, answering each InputRequiredResult (2026-07-28 multi round-trip) with the handlers' inputResponses
+   * and retrying with the requestState it carried, as a new request (the session gives each its own id).
+   */
   private async onSession(call: Call): Promise<Params> {
+    const original = call.params;
+    let lastState: string | undefined;
+    for (let round = 1; ; round++) {
+      const result = await this.onSessionOnce(call);
+      if (result['resultType'] !== 'input_required') return result;
+      // The habit answerInputRequired rules out: the result surfaced as an error, the request never retried.
+      if (!this.rules.answerInputRequired) throw new ProtocolError(`${call.method} was answered with resultType "input_required", which this client does not handle`);
+      if (round >= MAX_INPUT_ROUNDS) throw new ProtocolError(`${call.method} still asked for input after ${MAX_INPUT_ROUNDS} rounds`);
+      const inputs = inputResponsesFor(result['inputRequests'], this.rules, this.handlers);
+      if ('missing' in inputs) throw new ProtocolError(`${call.method} asked for input this client has no handler for: ${inputs.missing}`);
+      const given = typeof result['requestState'] === 'string' ? result['requestState'] : undefined;
+      // The habits echoRequestState and requestStateOfTheLastRound rule out: the state dropped, or an earlier one carried on.
+      const state = !this.rules.echoRequestState ? undefined : given ?? (this.rules.requestStateOfTheLastRound ? undefined : lastState);
+      lastState = given ?? lastState;
+      call.params = { ...original, ...(result['inputRequests'] !== undefined ? { inputResponses: inputs.responses } : {}), ...(state !== undefined ? { requestState: state } : {}) };
+      call.answered = false;
+    }
+  }
+
+  /** Runs the call on the session once; a contradicted cached era switches the session once (the refused request never ran). */
+  private async onSessionOnce(call: Call): Promise<Params> {
     try {
       return await this.session.request(call);
     } catch (error) {

@@ -14,7 +14,7 @@ import {
   StreamCut,
 } from './errors.ts';
 import { isOk, readAnswer, readText, send, statusError, type Answered, type SseReader } from './http.ts';
-import { modernRequest } from './modern-wire.ts';
+import { invalidModernResult, modernRequest } from './modern-wire.ts';
 import { H, isModernErrorCode, type JsonRpcMessage, type Params } from './protocol.ts';
 import { boundedByClose, progressTokenOf, Tasks, type Call, type Session, type SessionContext } from './session.ts';
 
@@ -88,7 +88,7 @@ export class ModernSession implements Session {
     this.exchanges.add(exchange);
     const { signal } = exchange;
     try {
-      const { body, headers } = modernRequest({ id, method: call.method, params: call.params, version: this.options.version, affinityKey: this.options.affinityKey }, this.ctx.rules);
+      const { body, headers } = modernRequest({ id, method: call.method, params: call.params, version: this.options.version, affinityKey: this.options.affinityKey }, this.ctx);
       const http = await send(this.ctx.agent, { method: 'POST', url: this.options.url, headers, body, signal });
       // A modern server never sends a session id: a response header (an echo, a proxy's id) never replaces the key.
       const echoed = http.headers[H.session];
@@ -116,10 +116,8 @@ export class ModernSession implements Session {
       const { message } = answered;
       if (message.error) throw new JsonRpcError(message.error, http.status);
       const result = message.result ?? {};
-      const resultType = result['resultType'];
-      if (resultType !== undefined && resultType !== 'complete') {
-        throw new ProtocolError(`${call.method} was answered with resultType ${JSON.stringify(resultType)}, which this client does not handle`);
-      }
+      const invalid = invalidModernResult(call.method, result);
+      if (invalid !== undefined) throw invalid;
       return result;
     } finally {
       this.exchanges.delete(exchange);
@@ -151,7 +149,7 @@ export class ModernSession implements Session {
     // The legacy habit, wrong here: a notification, and the stream left open.
     const { body, headers } = modernRequest(
       { method: 'notifications/cancelled', params: { requestId: call.wireId, reason: options.reason }, version: this.options.version, affinityKey: this.options.affinityKey },
-      this.ctx.rules,
+      this.ctx,
     );
     await boundedByClose(this.ctx.config, async (signal) => {
       const http = await send(this.ctx.agent, { method: 'POST', url: this.options.url, headers, body, signal });

@@ -1,6 +1,7 @@
 // Rules 5 and 7 in 2026-07-28: the envelope and mirrored headers on every request, the affinity key, no
 // session machinery, and retries only after a dropped connection (new request, new id, idempotent only).
 import { describe, expect, test } from 'vitest';
+import { INPUT_ANSWER } from '../../servers/fixtures.ts';
 import { dropConnection } from '../../servers/personalities/drop-connection.ts';
 import { echoSessionHeaders } from '../../servers/personalities/echo-session-headers.ts';
 import { serverErrors } from '../../servers/personalities/server-errors.ts';
@@ -101,7 +102,37 @@ describe('retries', () => {
     expect(carrying(server.record, 'tools/list')).toHaveLength(1);
   });
 
-  test('a resultType the client does not handle is an error, not a retry', async () => {
+  test('multi round-trip: each InputRequiredResult answered by the handlers and retried with a new id, the requestState echoed exactly, none carried when the result had none', async () => {
+    const server = await serve('2026-07-28');
+    const roots = [{ uri: 'file:///x', name: 'x' }];
+    const connection = await newClient().connect(server.url, { ...PIN, handlers: { roots } });
+    expect(JSON.stringify(await connection.callTool('input_client', { method: 'roots/list' }))).toContain(INPUT_ANSWER);
+    const exchanges = carrying(server.record, 'tools/call');
+    const [first, second, third] = exchanges.map((x) => x.requestMessages[0]!);
+    expect(exchanges).toHaveLength(3);
+    expect(new Set([first!.id, second!.id, third!.id]).size).toBe(3);
+    const state = exchanges[0]!.responseMessages.at(-1)!.message.result!['requestState'];
+    expect(typeof state).toBe('string');
+    expect(second!.params).toMatchObject({ name: 'input_client', arguments: { method: 'roots/list' }, inputResponses: { first: { roots } }, requestState: state });
+    expect(third!.params!['inputResponses']).toEqual({ second: { roots } });
+    expect('requestState' in third!.params!).toBe(false);
+  });
+
+  test('multi round-trip: input the client has no handler for is an error, not a retry', async () => {
+    // A server that asks for roots although the client declared none (a real server may not: -32021).
+    const server = await serve('2026-07-28', [
+      scripted(isMethod('tools/call'), 200, (request: unknown) => ({
+        jsonrpc: '2.0',
+        id: (request as { id: number }).id,
+        result: { resultType: 'input_required', inputRequests: { first: { method: 'roots/list' } } },
+      })),
+    ]);
+    const connection = await newClient().connect(server.url, PIN);
+    expect(String(await rejection(connection.callTool('input_client', { method: 'roots/list' })))).toContain('no handler');
+    expect(carrying(server.record, 'tools/call')).toHaveLength(1);
+  });
+
+  test('an input_required with neither inputRequests nor requestState is an error, not a retry', async () => {
     const server = await serve('2026-07-28', [
       scripted(isMethod('tools/call'), 200, (request: unknown) => ({ jsonrpc: '2.0', id: (request as { id: number }).id, result: { resultType: 'input_required', inputRequests: {} } })),
     ]);

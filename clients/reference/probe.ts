@@ -33,7 +33,7 @@ export async function probe(ctx: SessionContext, options: ProbeOptions): Promise
   for (;;) {
     const id = ctx.nextId();
     const affinityKey = rules.affinityKeyFromFirstRequest ? options.affinityKey : undefined;
-    const { body, headers } = modernRequest({ id, method: 'server/discover', params: {}, version, affinityKey }, rules);
+    const { body, headers } = modernRequest({ id, method: 'server/discover', params: {}, version, affinityKey }, ctx);
     let rpcError: JsonRpcErrorBody | undefined;
     let status: number;
     try {

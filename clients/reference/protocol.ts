@@ -15,8 +15,6 @@ export const LEGACY_REVISIONS = ['2025-11-25', '2025-06-18', '2025-03-26', '2024
 export const MODERN_REVISIONS = ['2026-07-28'] as const;
 
 export const CLIENT_INFO = { name: 'mcp-client-conformance-reference', version: '0.2.0' };
-/** The reference client declares no optional client capability. */
-export const CLIENT_CAPABILITIES: Params = {};
 
 export const ACCEPT_BOTH = 'application/json, text/event-stream';
 export const JSON_CONTENT = 'application/json';

@@ -69,6 +69,9 @@ export interface ReferenceRules {
   answerServerRequests: boolean;
   neverAnswerNotifications: boolean;
   declareHandledCapabilities: boolean;
+  answerInputRequired: boolean;
+  echoRequestState: boolean;
+  requestStateOfTheLastRound: boolean;
 }
 
 export type RuleName = keyof ReferenceRules;
@@ -305,6 +308,18 @@ export const RULES: Record<RuleName, RuleDoc> = {
   declareHandledCapabilities: {
     does: 'the client declares roots, sampling and elicitation in initialize exactly when it has a handler for them (and answers their requests with it)',
     source: 'client/roots.mdx, client/sampling.mdx, client/elicitation.mdx › Capabilities (MUST declare the capability)',
+  },
+  answerInputRequired: {
+    does: '2026-07-28: an InputRequiredResult is answered by its handlers and the request retried with inputResponses (a new id), not surfaced as an error',
+    source: 'basic/patterns/mrtr.mdx › Client Requirements (Basic Workflow) (MUST construct the requested inputs before retrying)',
+  },
+  echoRequestState: {
+    does: '2026-07-28: the retry of a request answered with a requestState carries that exact value',
+    source: 'basic/patterns/mrtr.mdx › Client Requirements (Basic Workflow) (MUST echo back the exact value)',
+  },
+  requestStateOfTheLastRound: {
+    does: '2026-07-28: a retry carries only the requestState of the result it answers: none when that result had none, never one from an earlier round',
+    source: 'basic/patterns/mrtr.mdx › Client Requirements (Basic Workflow) (MUST NOT include one in the retry)',
   },
   stayClosed: {
     does: 'stdio: the exit close() caused is no crash: a closed connection launches no server again',

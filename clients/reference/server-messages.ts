@@ -35,3 +35,19 @@ export function replyTo(message: JsonRpcMessage, rules: ReferenceRules, handlers
   if (message.method !== 'ping' && !rules.answerServerRequests) return undefined;
   return { jsonrpc: '2.0', id: message.id, error: METHOD_NOT_FOUND };
 }
+
+/**
+ * The inputResponses for an InputRequiredResult's inputRequests (2026-07-28): each answered as the same request from
+ * the server would be; or the first the client has no handler for (it cannot construct that input).
+ */
+export function inputResponsesFor(inputRequests: unknown, rules: ReferenceRules, handlers: ClientHandlers): { responses: Params } | { missing: string } {
+  const responses: Params = {};
+  if (typeof inputRequests !== 'object' || inputRequests === null) return { responses };
+  for (const [key, request] of Object.entries(inputRequests as Record<string, { method?: unknown; params?: Params }>)) {
+    const method = typeof request?.method === 'string' ? request.method : undefined;
+    const reply = method === undefined ? undefined : replyTo({ jsonrpc: '2.0', id: key, method, ...(request.params ? { params: request.params } : {}) }, rules, handlers);
+    if (reply?.result === undefined) return { missing: `${String(method)} (${key})` };
+    responses[key] = reply.result;
+  }
+  return { responses };
+}

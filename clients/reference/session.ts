@@ -41,7 +41,8 @@ export interface SessionContext {
 /** One operation of the caller (tools/list, tools/call), as it goes on the wire, maybe more than once. */
 export class Call {
   readonly method: string;
-  readonly params: Params;
+  /** What goes on the wire: the caller's params, and on a multi-round-trip retry its inputResponses and requestState. */
+  params: Params;
   readonly idempotent: boolean;
   /** Aborted when the caller gives up: its signal, its timeout, or close(). */
   readonly signal: AbortSignal;

@@ -11,7 +11,7 @@ import type { ConnectionInfo, StdioTarget } from '../adapter.ts';
 import { capabilitiesOf, replyTo } from './server-messages.ts';
 import { ConnectionClosedError, JsonRpcError, ProtocolError, RequestCancelledError, UnsupportedRevisionError } from './errors.ts';
 import type { HandshakeOptions } from './legacy-session.ts';
-import { modernEnvelope } from './modern-wire.ts';
+import { invalidModernResult, modernEnvelope } from './modern-wire.ts';
 import { CLIENT_INFO, isModernErrorCode, type JsonRpcMessage, type Params } from './protocol.ts';
 import { progressTokenOf, type Call, type Session, type SessionContext } from './session.ts';
 import { StdioProcess } from './stdio-process.ts';
@@ -175,7 +175,7 @@ export class StdioSession implements Session {
       try {
         // Silence means legacy only to a client that may fall back; one that may not waits as long as its signal lets it.
         const silenceMs = options.waitForAnswer ? undefined : this.options.probeTimeoutMs;
-        answer = await this.exchange('server/discover', { _meta: modernEnvelope(version, rules) }, signal, silenceMs === undefined ? {} : { silenceMs });
+        answer = await this.exchange('server/discover', { _meta: modernEnvelope(version, this.ctx) }, signal, silenceMs === undefined ? {} : { silenceMs });
       } catch (error) {
         if (signal.aborted) throw error;
         if (error instanceof Silence) {
@@ -296,7 +296,7 @@ export class StdioSession implements Session {
     let params = call.params;
     if (this.currentEra === 'modern') {
       const existing = params['_meta'];
-      params = { ...params, _meta: { ...(existing && typeof existing === 'object' ? (existing as Params) : {}), ...modernEnvelope(this.version!, this.ctx.rules) } };
+      params = { ...params, _meta: { ...(existing && typeof existing === 'object' ? (existing as Params) : {}), ...modernEnvelope(this.version!, this.ctx) } };
     }
     const answer = this.await(id, call);
     // A write that fails means the server is gone, and the answer's wait fails with the reason.
@@ -305,10 +305,8 @@ export class StdioSession implements Session {
     call.answered = true;
     if (message.error) throw new JsonRpcError(message.error);
     const result = message.result ?? {};
-    const resultType = result['resultType'];
-    if (this.currentEra === 'modern' && resultType !== undefined && resultType !== 'complete') {
-      throw new ProtocolError(`${call.method} was answered with resultType ${JSON.stringify(resultType)}, which this client does not handle`);
-    }
+    const invalid = this.currentEra === 'modern' ? invalidModernResult(call.method, result) : undefined;
+    if (invalid !== undefined) throw invalid;
     return result;
   }
 

@@ -529,6 +529,35 @@ const ON_THE_WIRE: Record<RuleName, () => Promise<void>> = {
     expect(carrying(server.record, 'initialize')[0]!.requestMessages[0]!.params!['capabilities']).toEqual({});
     await connection.close();
   },
+  async answerInputRequired() {
+    const server = await serve('2026-07-28');
+    const connection = await broken('answerInputRequired').connect(server.url, { ...PIN, handlers: { roots: [{ uri: 'file:///x', name: 'x' }] } });
+    // The InputRequiredResult surfaces as an error: no retry.
+    await rejection(connection.callTool('input_client', { method: 'roots/list' }));
+    expect(carrying(server.record, 'tools/call')).toHaveLength(1);
+    await connection.close();
+  },
+  async echoRequestState() {
+    const server = await serve('2026-07-28');
+    const connection = await broken('echoRequestState').connect(server.url, { ...PIN, handlers: { roots: [{ uri: 'file:///x', name: 'x' }] } });
+    // The retry carries the input but not the state: the server asks for the first input again, round after round.
+    await rejection(connection.callTool('input_client', { method: 'roots/list' }));
+    const calls = carrying(server.record, 'tools/call').map((x) => x.requestMessages[0]!.params!);
+    expect(calls.length).toBeGreaterThan(2);
+    expect(calls[1]!['inputResponses']).toEqual({ first: { roots: [{ uri: 'file:///x', name: 'x' }] } });
+    expect(calls.some((params) => 'requestState' in params)).toBe(false);
+    await connection.close();
+  },
+  async requestStateOfTheLastRound() {
+    const server = await serve('2026-07-28');
+    const connection = await broken('requestStateOfTheLastRound').connect(server.url, { ...PIN, handlers: { roots: [{ uri: 'file:///x', name: 'x' }] } });
+    await connection.callTool('input_client', { method: 'roots/list' });
+    // The second round's result had no requestState: the third request carries the first round's all the same.
+    const calls = carrying(server.record, 'tools/call').map((x) => x.requestMessages[0]!.params!);
+    expect(calls).toHaveLength(3);
+    expect(calls[2]!['requestState']).toBe(calls[1]!['requestState']);
+    await connection.close();
+  },
   async stayClosed() {
     const server = stdioServer();
     const connection = await broken('stayClosed').connect(server.target, STDIO_CONNECT);

@@ -431,7 +431,21 @@ export const VARIANT_SPECS: readonly VariantSpec[] = [
     name: 'broken-undeclared-handlers',
     rule: 'declareHandledCapabilities',
     description: 'Reference client that answers roots/list, sampling and elicitation with its handlers but declares none of those capabilities in initialize',
-    breaks: ['server-requests/roots-answered', 'server-requests/sampling-answered', 'server-requests/elicitation-answered', 'stdio/roots-answered', 'stdio/sampling-answered', 'stdio/elicitation-answered'],
+    // At 2026-07-28 the server may not ask for what was not declared: it refuses the call (-32021).
+    breaks: [
+      'server-requests/roots-answered',
+      'server-requests/sampling-answered',
+      'server-requests/elicitation-answered',
+      'stdio/roots-answered',
+      'stdio/sampling-answered',
+      'stdio/elicitation-answered',
+      'server-requests/roots-input-required',
+      'server-requests/sampling-input-required',
+      'server-requests/elicitation-input-required',
+      'stdio/roots-input-required',
+      'stdio/sampling-input-required',
+      'stdio/elicitation-input-required',
+    ],
   },
   {
     name: 'broken-answers-notifications',
@@ -442,6 +456,24 @@ export const VARIANT_SPECS: readonly VariantSpec[] = [
     only: {
       'resume/sse-last-event-id': { at: ['2025-03-26', '2025-06-18'], why: 'there the tool logs on its stream before the cut; each log message is answered with an id-null error' },
     },
+  },
+  {
+    name: 'broken-ignores-input-required',
+    rule: 'answerInputRequired',
+    description: 'Reference client that surfaces a 2026-07-28 InputRequiredResult as an error and never retries, though it has the handler',
+    breaks: ['server-requests/roots-input-required', 'server-requests/sampling-input-required', 'server-requests/elicitation-input-required', 'stdio/roots-input-required', 'stdio/sampling-input-required', 'stdio/elicitation-input-required'],
+  },
+  {
+    name: 'broken-drops-request-state',
+    rule: 'echoRequestState',
+    description: 'Reference client that retries a multi-round-trip request with the inputs but without the requestState it was given',
+    breaks: ['server-requests/roots-input-required', 'server-requests/sampling-input-required', 'server-requests/elicitation-input-required', 'stdio/roots-input-required', 'stdio/sampling-input-required', 'stdio/elicitation-input-required'],
+  },
+  {
+    name: 'broken-keeps-stale-request-state',
+    rule: 'requestStateOfTheLastRound',
+    description: 'Reference client that carries the requestState of an earlier round into a retry whose result gave none',
+    breaks: ['server-requests/roots-input-required', 'server-requests/sampling-input-required', 'server-requests/elicitation-input-required', 'stdio/roots-input-required', 'stdio/sampling-input-required', 'stdio/elicitation-input-required'],
   },
   // — stdio: the shutdown sequence, the process tree, stderr —
   {
