@@ -419,7 +419,7 @@ export const VARIANT_SPECS: readonly VariantSpec[] = [
     name: 'broken-refuses-ping',
     rule: 'answerPing',
     description: "Reference client that answers the server's ping with -32601 (Method not found), as clients without a ping handler do",
-    breaks: ['server-requests/ping-answered', 'stdio/ping-answered', 'stdio/ping-while-idle'],
+    breaks: ['server-requests/ping-answered', 'stdio/ping-answered', 'stdio/ping-while-idle', 'stdio/ping-at-initialize'],
   },
   {
     name: 'broken-leaves-requests-unanswered',

@@ -20,6 +20,9 @@ export const UTF8_SPLIT_CHARACTER = '✓';
 /** Where utf8-split puts it: a `_meta` key of the result (every revision allows `_meta` on every result). */
 export const UTF8_SPLIT_META_KEY = 'mcp-client-conformance/utf8';
 
+/** The ids of ping-at-initialize's pings (strings: no client request id is one of them). */
+export const EARLY_PINGS = ['early-ping-before-result', 'early-ping-after-result'] as const;
+
 export const STDIO_PERSONALITIES = {
   'ignores-stdin-eof': { description: 'keeps running when stdin reaches EOF (the client must go on to SIGTERM)' },
   'ignores-sigterm': { description: 'records SIGTERM and keeps running (the client must go on to SIGKILL)' },
@@ -36,6 +39,9 @@ export const STDIO_PERSONALITIES = {
   },
   'answers-after-cancel': {
     description: 'holds each notifications/cancelled until it has answered the request it names, then handles it: the cancelled call completes and its answer arrives after the cancel (the race of cancellation › Timing Considerations)',
+  },
+  'ping-at-initialize': {
+    description: `pings the client around the handshake: "${EARLY_PINGS[0]}" before it answers initialize (the client waits for its result), "${EARLY_PINGS[1]}" right after the result, before notifications/initialized can have arrived`,
   },
   'crash-mid-call': { description: 'on a tools/call (option tool), once the tool has started: a stack trace on stderr and exit 1, never answering' },
   'close-stdout-and-exit': { description: 'on a tools/call (option tool), once the tool has started: closes stdout, then exits 0 (a server-initiated shutdown)' },

@@ -15,7 +15,7 @@ import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { createFixtureServer, FixtureState } from '../fixtures.ts';
 import type { ProgramChannel } from './channel.ts';
 import type { Arrival, ProgramIo } from './io.ts';
-import { PROBE_ANSWER_NOTE, type StdioPersonalityName } from './personalities.ts';
+import { EARLY_PINGS, PROBE_ANSWER_NOTE, type StdioPersonalityName } from './personalities.ts';
 import { epochNow, STDIO_ERA_REVISIONS, type StdioEra } from './protocol.ts';
 
 type Id = string | number;
@@ -265,6 +265,12 @@ export async function serveEra(io: ProgramIo, channel: ProgramChannel, era: Stdi
       io.note('held-cancel-until-answered', line);
       void transport.answered(requestId).then(() => transport.receive(message, line));
       return;
+    }
+    if (m.method === 'initialize' && m.id !== undefined && has('ping-at-initialize')) {
+      // Pings are allowed before the handshake completes (lifecycle › Initialization): one before the result, one after.
+      const [before, after] = EARLY_PINGS;
+      await io.send({ jsonrpc: '2.0', id: before, method: 'ping' });
+      void transport.answered(m.id as Id).then(() => io.send({ jsonrpc: '2.0', id: after, method: 'ping' }));
     }
     if (m.method === 'tools/call' && m.id !== undefined) {
       for (const name of ['crash-mid-call', 'close-stdout-and-exit'] as const) {

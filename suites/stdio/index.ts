@@ -2,7 +2,7 @@ import type { Scenario } from '../scenario.ts';
 import { eraPerProcess } from './era-per-process.ts';
 import { stdioFraming } from './framing.ts';
 import { PROBE_FALLBACK } from './probe-fallback.ts';
-import { pingWhileIdle } from './ping-while-idle.ts';
+import { pingAtInitialize, pingWhileIdle } from './ping-while-idle.ts';
 import { PROBE_MODERN } from './probe-modern.ts';
 import { stdioProcessTree } from './process-tree.ts';
 import { stdioMergedWrites, stdioSplitWrites, stdioUtf8Split } from './reading.ts';
@@ -26,4 +26,5 @@ export const STDIO: readonly Scenario[] = [...STDIO_TWINS, ...PROBE_FALLBACK, ..
   stdioProcessTree,
   stdioStderr,
   pingWhileIdle,
+  pingAtInitialize,
 ];

@@ -8,6 +8,8 @@ import { holdsWithin } from '../outcome.ts';
 import { defineScenario } from '../scenario.ts';
 import { ping } from '../spec.ts';
 import { PING_PROOFS, pingChecks, pingsOf } from '../server-requests/ping-answered.ts';
+import { EARLY_PINGS } from '../../servers/stdio/personalities.ts';
+import { lifecycle } from '../spec.ts';
 import { serverRecorded, serverRecordedProof } from './support.ts';
 
 /** The ids of the harness's pings (strings: no client request id is one of them). */
@@ -47,6 +49,45 @@ export const pingWhileIdle = defineScenario({
       ),
       clientCompleted(evidence, ping(revision, 'a ping leaves the session working', 'MUST')),
       ...pingChecks(evidence, pings, 'with nothing in flight'),
+    ];
+  },
+  doctored: [...PING_PROOFS, serverRecordedProof],
+});
+
+/**
+ * Pings around the handshake: a server may ping before it answers initialize and before it has received
+ * notifications/initialized (lifecycle › Initialization). Over stdio the server writes them when it likes: the
+ * personality ping-at-initialize pings as initialize arrives and right after its result.
+ */
+export const pingAtInitialize = defineScenario({
+  id: 'stdio/ping-at-initialize',
+  title: 'The server pings the client during the handshake (before the initialize result, and after it before notifications/initialized): each ping is answered promptly with an empty result, and the session works',
+  revisions: L,
+  requires: [],
+  transport: 'stdio',
+  source: { spec: lifecycle('2025-11-25', 'initialization', 'Initialization: the server SHOULD NOT send requests other than pings and logging before receiving initialized', 'SHOULD') },
+  setup: () => ({ stdio: { personalities: ['ping-at-initialize'] }, state: undefined }),
+  async run({ connect, bounded, stdio, time }) {
+    const client = await connect();
+    await bounded(client.listTools(), 'tools/list');
+    // A reaction time for the answers; the judge says whether they came (and in time).
+    const answered = () => EARLY_PINGS.every((id) => pingsOf(stdio.record.exchanges).some((p) => p.id === id && p.reply !== undefined));
+    await holdsWithin(stdio.record, answered, 'the answers to the handshake pings', time.ms.react);
+  },
+  judge(evidence) {
+    const { revision } = evidence;
+    const pings = pingsOf(evidence.exchanges).filter((p) => (EARLY_PINGS as readonly (string | number)[]).includes(p.id));
+    return [
+      serverRecorded(evidence),
+      precondition(
+        'ping-sent',
+        ping(revision, 'the receiver MUST respond promptly with an empty response', 'MUST'),
+        pings.length === EARLY_PINGS.length,
+        pings.length === EARLY_PINGS.length ? `the server pinged the client ${pings.length} times during the handshake` : `the server wrote ${pings.length} of its ${EARLY_PINGS.length} handshake pings (no initialize reached it, or the personality did not act)`,
+        pings.map((p) => p.exchange),
+      ),
+      clientCompleted(evidence, lifecycle(revision, 'initialization', 'pings during the handshake leave the connection and the session working', 'MUST')),
+      ...pingChecks(evidence, pings, 'during the handshake, before and after the initialize result'),
     ];
   },
   doctored: [...PING_PROOFS, serverRecordedProof],
