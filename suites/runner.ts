@@ -171,12 +171,14 @@ export function defaultNegotiation(adapter: ClientAdapter, revision: Revision): 
   return has('mode-legacy') ? 'legacy' : has('mode-auto') ? 'auto' : undefined;
 }
 
+/** The revisions a client declares it speaks over a transport. */
+const revisionsOver = (adapter: ClientAdapter, transport: Transport): readonly Revision[] => (transport === 'stdio' ? (adapter.stdioRevisions ?? adapter.revisions) : adapter.revisions);
+
 /** Why a scenario cannot run on this adapter at this revision, or undefined when it can. */
 export function notApplicable(scenario: Scenario, adapter: ClientAdapter, revision: Revision): string | undefined {
   const transport = transportOf(scenario);
   if (!transportsOf(adapter).includes(transport)) return `${adapter.name} does not declare the ${transport} transport`;
-  const revisions = transport === 'stdio' ? (adapter.stdioRevisions ?? adapter.revisions) : adapter.revisions;
-  if (!revisions.includes(revision)) return `${adapter.name} does not speak ${revision}${transport === 'stdio' ? ' over stdio' : ''}`;
+  if (!revisionsOver(adapter, transport).includes(revision)) return `${adapter.name} does not speak ${revision}${transport === 'stdio' ? ' over stdio' : ''}`;
   if (!defaultNegotiation(adapter, revision)) return `${adapter.name} declares no negotiation mode that reaches ${revision}`;
   const missing = scenario.requires.filter((feature) => !adapter.features.includes(feature));
   if (missing.length > 0) return `${adapter.name} does not declare ${missing.join(', ')}`;
@@ -335,6 +337,7 @@ export async function runScenario(scenario: Scenario, adapter: ClientAdapter, re
         issuedSessions: other.issuedSessions(),
       })),
       issuedSessions: httpServer?.issuedSessions() ?? [],
+      clientRevisions: revisionsOver(adapter, transportOf(scenario)),
       toolRuns: structuredClone(own.fixtures.runs),
       observed: recordable(observed),
       ...(clientError !== undefined ? { clientError } : {}),

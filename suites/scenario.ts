@@ -150,6 +150,8 @@ export interface Evidence {
   /** Servers the script started besides the scenario's own, in order. */
   otherServers: readonly { url: string; era: Era; personalities: readonly string[]; exchanges: readonly WireExchange[]; issuedSessions: readonly string[] }[];
   issuedSessions: readonly string[];
+  /** The revisions the client declares it speaks over the case's transport (its adapter's, from its public API). */
+  clientRevisions: readonly Revision[];
   toolRuns: readonly ToolRun[];
   observed: Readonly<Record<string, unknown>>;
   /** The error the client raised while the scenario drove it, if any. */

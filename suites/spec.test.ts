@@ -14,7 +14,7 @@ const SPEC_DIR = join(import.meta.dirname, '..', '..', 'shared', 'spec');
 const PREFIX = 'https://modelcontextprotocol.io/specification/';
 
 /** What a judge makes of a record in which nothing happened: every citation it can give, without running a client. */
-const nothing = (revision: Evidence['revision']): Evidence => ({ revision, time: timePolicy(), exchanges: [], otherServers: [], issuedSessions: [], toolRuns: [], observed: {} });
+const nothing = (revision: Evidence['revision']): Evidence => ({ revision, time: timePolicy(), exchanges: [], otherServers: [], issuedSessions: [], clientRevisions: [], toolRuns: [], observed: {} });
 
 function cited(): { where: string; spec: SpecRef }[] {
   const refs: { where: string; spec: SpecRef }[] = [];

@@ -1,5 +1,5 @@
 import { HEADERS } from '../../protocol/http.ts';
-import { requiresProtocolVersionHeader, S } from '../../protocol/revisions.ts';
+import { isModern, requiresProtocolVersionHeader, S } from '../../protocol/revisions.ts';
 import { check, checkIf, clientCompleted, precondition } from '../checks.ts';
 import type { Check, Scenario } from '../scenario.ts';
 import { lifecycle, protocolVersionHeader } from '../spec.ts';
@@ -42,6 +42,18 @@ export const downgrade: Scenario = {
         ? check('adopts-answered-version', { ...negotiation, level: 'MAY' }, false, `${scene}; the client does not report the version it negotiated`, handshake ? [handshake.exchange] : [])
         : checkIf(handshake === undefined ? scene : undefined, 'adopts-answered-version', negotiation, () => reported === answered, () => `${scene}; the client reports ${String(reported)}`, handshake ? [handshake.exchange] : []),
     ];
+    // The offer: the newest handshake revision the client declares (the suite's own are its revisions list).
+    const newest = [...evidence.clientRevisions].filter((r) => !isModern(r)).sort().at(-1);
+    checks.push(
+      checkIf(
+        handshake === undefined ? 'no initialize was answered with a result' : newest === undefined ? 'the client declares no handshake revision' : undefined,
+        'offers-newest',
+        lifecycle(revision, 'version-negotiation', 'Version Negotiation: the client SHOULD send the latest version it supports', 'SHOULD'),
+        () => offered === newest,
+        () => `the client offered ${String(offered)}; the newest handshake revision it declares is ${String(newest)}`,
+        handshake ? [handshake.exchange] : [],
+      ),
+    );
     // Never a different version: a header that is sent names the answered one. A missing header is
     // negotiation/version-per-revision's concern.
     const later = handshake ? exchanges.filter((exchange) => exchange.seq > handshake.exchange.seq) : [];
@@ -67,6 +79,14 @@ export const downgrade: Scenario = {
   },
   doctored: [
     { check: 'adopts-answered-version', how: 'the client reports the version it offered, 2099-01-01', doctor: (e) => ({ ...e, observed: { ...e.observed, negotiatedVersion: '2099-01-01' } }) },
+    {
+      check: 'offers-newest',
+      how: 'the initialize offering 2024-11-05, an older revision than the client declares',
+      doctor: (e) => ({
+        ...e,
+        exchanges: e.exchanges.map((x) => ({ ...x, requestMessages: x.requestMessages.map((m) => (m.method === 'initialize' ? { ...m, params: { ...m.params, protocolVersion: '2024-11-05' } } : m)) })),
+      }),
+    },
     { check: 'handshake-answered', unmet: true, how: 'the client gave up before the server answered its initialize', doctor: (e) => ({ ...e, exchanges: e.exchanges.map((x) => ({ ...x, responseMessages: [] })) }) },
     {
       check: 'headers-name-answered-version',
