@@ -43,16 +43,18 @@ export const VARIANT_SPECS: readonly VariantSpec[] = [
     name: 'broken-skips-initialized',
     rule: 'sendInitializedNotification',
     description: 'Reference client that never sends notifications/initialized',
-    breaks: ['negotiation/handshake-order', 'stdio/handshake-order'],
+    breaks: ['negotiation/handshake-order', 'stdio/handshake-order', 'json-responses/handshake-order'],
   },
   {
     name: 'broken-omits-version-header',
     rule: 'sendProtocolVersionHeader',
     description: 'Reference client that never sends MCP-Protocol-Version',
-    breaks: ['negotiation/version-per-revision', 'disposal/delete-issued-session', 'resume/no-rehandshake', 'resume/negotiated-version-after-expiry', 'resume/sse-last-event-id'],
+    breaks: ['negotiation/version-per-revision', 'disposal/delete-issued-session', 'resume/no-rehandshake', 'resume/negotiated-version-after-expiry', 'resume/sse-last-event-id', 'json-responses/version-per-revision', 'json-responses/delete-issued-session'],
     only: {
       'negotiation/version-per-revision': { at: WITH_VERSION_HEADER, why: 'the header is required from 2025-06-18 on' },
       'disposal/delete-issued-session': { at: WITH_VERSION_HEADER, why: 'the header is required from 2025-06-18 on' },
+      'json-responses/version-per-revision': { at: WITH_VERSION_HEADER, why: 'the header is required from 2025-06-18 on' },
+      'json-responses/delete-issued-session': { at: WITH_VERSION_HEADER, why: 'the header is required from 2025-06-18 on' },
       'resume/no-rehandshake': { at: WITH_VERSION_HEADER, why: 'the header is required from 2025-06-18 on' },
       'resume/sse-last-event-id': { at: ['2025-11-25'], why: 'without the header the server serves the POST as 2025-03-26: no priming event, no stream to cut' },
     },
@@ -61,9 +63,10 @@ export const VARIANT_SPECS: readonly VariantSpec[] = [
     name: 'broken-reports-offered-version',
     rule: 'reportAnsweredVersion',
     description: 'Reference client that reports (and exports for resume) the revision it offered, not the one the server answered',
-    breaks: ['negotiation/version-per-revision', 'negotiation/downgrade', 'resume/no-rehandshake', 'resume/negotiated-version-after-expiry', 'disposal/keep-persisted-session', 'stdio/version-per-revision'],
+    breaks: ['negotiation/version-per-revision', 'negotiation/downgrade', 'resume/no-rehandshake', 'resume/negotiated-version-after-expiry', 'disposal/keep-persisted-session', 'stdio/version-per-revision', 'json-responses/version-per-revision'],
     only: {
       'negotiation/version-per-revision': { at: ['2024-11-05', '2025-03-26', '2025-06-18'], why: 'at 2025-11-25 the version it offers is the one the server answers' },
+      'json-responses/version-per-revision': { at: ['2025-03-26', '2025-06-18'], why: 'at 2025-11-25 the version it offers is the one the server answers' },
       'stdio/version-per-revision': { at: ['2024-11-05', '2025-03-26', '2025-06-18'], why: 'at 2025-11-25 the version it offers is the one the server answers' },
       'negotiation/downgrade': { at: ['2025-03-26', '2025-06-18'], why: 'at 2025-11-25 every client offers what the server answers: nothing to downgrade' },
       'resume/no-rehandshake': { at: ['2025-03-26', '2025-06-18'], why: 'at 2025-11-25 the version it offers is the one the server answers' },
@@ -277,7 +280,7 @@ export const VARIANT_SPECS: readonly VariantSpec[] = [
     name: 'broken-never-deletes',
     rule: 'deleteSessionOnClose',
     description: 'Reference client that never DELETEs its session',
-    breaks: ['disposal/delete-issued-session'],
+    breaks: ['disposal/delete-issued-session', 'json-responses/delete-issued-session'],
   },
   {
     name: 'broken-deletes-kept-session',
@@ -298,7 +301,7 @@ export const VARIANT_SPECS: readonly VariantSpec[] = [
     name: 'broken-fails-on-delete-405',
     rule: 'tolerateDelete405',
     description: 'Reference client whose close() fails when the server answers DELETE with 405',
-    breaks: ['disposal/delete-issued-session'],
+    breaks: ['disposal/delete-issued-session', 'json-responses/delete-issued-session'],
   },
   {
     name: 'broken-deletes-twice',
@@ -314,7 +317,7 @@ export const VARIANT_SPECS: readonly VariantSpec[] = [
     rule: 'closeTearsDown',
     description: 'Reference client whose close() only DELETEs: calls in flight, response streams, the HTTP+SSE stream and resumption timers run on',
     // Over stdio its close() still ends the process (closing stdin): only the call in flight is left unsettled.
-    breaks: ['disposal/in-flight-settled', 'disposal/quiet-after-close', 'disposal/sse-stream-closed', 'stdio/in-flight-settled'],
+    breaks: ['disposal/in-flight-settled', 'disposal/quiet-after-close', 'disposal/sse-stream-closed', 'stdio/in-flight-settled', 'json-responses/in-flight-settled'],
   },
   {
     name: 'broken-connect-outlives-timeout',
@@ -327,7 +330,7 @@ export const VARIANT_SPECS: readonly VariantSpec[] = [
     name: 'broken-cancels-locally',
     rule: 'cancelOnTheWire',
     description: 'Reference client that cancels only locally: legacy sends no notifications/cancelled, 2026-07-28 POSTs one and leaves the stream open',
-    breaks: ['cancellation/legacy-notification', 'cancellation/modern-closes-stream', 'cancellation/timeout-cancels', 'disposal/in-flight-settled', 'stdio/legacy-notification', 'stdio/timeout-cancels', 'stdio/in-flight-settled'],
+    breaks: ['cancellation/legacy-notification', 'cancellation/modern-closes-stream', 'cancellation/timeout-cancels', 'disposal/in-flight-settled', 'stdio/legacy-notification', 'stdio/timeout-cancels', 'stdio/in-flight-settled', 'json-responses/timeout-cancels', 'json-responses/in-flight-settled'],
   },
   {
     name: 'broken-cancels-initialize',
@@ -343,7 +346,7 @@ export const VARIANT_SPECS: readonly VariantSpec[] = [
     rule: 'settleOnCancel',
     description: 'Reference client whose cancelled call keeps waiting and returns the late answer',
     // Over stdio there is no stream to close: at 2026-07-28 too, the cancelled call waits.
-    breaks: ['cancellation/late-response-ignored', 'cancellation/legacy-notification', 'cancellation/timeout-cancels', 'stdio/late-response-ignored', 'stdio/legacy-notification', 'stdio/timeout-cancels'],
+    breaks: ['cancellation/late-response-ignored', 'cancellation/legacy-notification', 'cancellation/timeout-cancels', 'stdio/late-response-ignored', 'stdio/legacy-notification', 'stdio/timeout-cancels', 'json-responses/timeout-cancels'],
     only: {
       'cancellation/timeout-cancels': { at: L, why: 'at 2026-07-28 the closed stream settles the call anyway' },
     },

@@ -45,6 +45,8 @@ export interface StreamableHttpBackend extends EraBackend {
   readonly revision: StreamableRevision;
   /** Sets `retry:` for sessions opened from now on. */
   setRetryInterval(ms: number): void;
+  /** Sessions opened from now on answer each POST with one application/json body instead of an SSE stream. */
+  answerWithJson(): void;
   /** The event store of a session (undefined when the server is not resumable or the session is unknown). */
   eventStore(sessionId: string): MemoryEventStore | undefined;
 }
@@ -60,6 +62,7 @@ export function streamableHttpEra(revision: StreamableRevision, options: Streama
   const resumable = options.resumable ?? true;
   return async ({ fixtures }) => {
     let retryIntervalMs = options.retryIntervalMs ?? DEFAULT_RETRY_INTERVAL_MS;
+    let enableJsonResponse = false;
     const live = new Map<string, Session>();
     const issued: string[] = [];
     /** Servers whose initialize has not produced a session (yet): closed with the backend. */
@@ -75,6 +78,7 @@ export function streamableHttpEra(revision: StreamableRevision, options: Streama
       const session = { id: '', store: resumable ? new MemoryEventStore() : undefined } as Session;
       session.transport = new NodeStreamableHTTPServerTransport({
         sessionIdGenerator: () => randomUUID(),
+        enableJsonResponse,
         ...(session.store && { eventStore: session.store, retryInterval: retryIntervalMs }),
         onsessioninitialized: (id) => {
           session.id = id;
@@ -129,6 +133,9 @@ export function streamableHttpEra(revision: StreamableRevision, options: Streama
       },
       setRetryInterval(ms) {
         retryIntervalMs = ms;
+      },
+      answerWithJson() {
+        enableJsonResponse = true;
       },
       eventStore: (sessionId) => live.get(sessionId)?.store,
     };

@@ -9,6 +9,7 @@ import { echoSessionHeaders } from './echo-session-headers.ts';
 import { endpointOtherOrigin } from './endpoint-other-origin.ts';
 import { expiringSessions } from './expiring-sessions.ts';
 import { initializeAnswers } from './initialize-answers.ts';
+import { jsonResponses } from './json-responses.ts';
 import { ANSWERS, probeAnswers } from './probe-answers.ts';
 import { refusesReinitialize } from './refuses-reinitialize.ts';
 import { serverErrors } from './server-errors.ts';
@@ -43,6 +44,7 @@ export const PERSONALITIES: Record<string, PersonalityEntry> = {
   'server-errors': { description: 'answers every request 503 with Retry-After: 1', create: () => serverErrors({ status: 503, retryAfterSeconds: 1 }) },
   'auth-errors': { description: 'answers every request 401 with a WWW-Authenticate: Bearer challenge', create: () => authErrors({ status: 401 }) },
   'forbidden': { description: 'answers every request 403 (insufficient_scope)', create: () => authErrors({ status: 403 }) },
+  'json-responses': { description: 'answers every POST with one application/json body instead of an SSE stream (2025-03-26 … 2025-11-25)', create: jsonResponses },
   'slow-responses': { description: 'delays every request by 2 s before handling it', create: () => slowResponses({ ms: 2_000 }) },
   'echo-session-headers': {
     description: 'a proxy echoing the request Mcp-Session-Id on every response but the InitializeResult; injects other ids on command',
