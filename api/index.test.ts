@@ -150,8 +150,8 @@ test('a selection by transport: the stdio scenarios (the twins of HTTP ones name
   expect(overStdio.length).toBeGreaterThan(0);
   expect(overStdio.every((c) => c.scenario.startsWith('stdio/'))).toBe(true);
   expect(planCases({ transports: ['http'] }).some((c) => c.scenario.startsWith('stdio/'))).toBe(false);
-  // A filter naming the HTTP scenario selects only it; its name alone selects both transports.
+  // A filter naming the HTTP scenario selects only it; its name alone selects every twin (stdio, json-responses).
   expect(new Set(planCases({ scenarios: ['negotiation/handshake-order'] }).map((c) => c.scenario))).toEqual(new Set(['negotiation/handshake-order']));
-  expect(new Set(planCases({ scenarios: ['handshake-order'] }).map((c) => c.scenario))).toEqual(new Set(['negotiation/handshake-order', 'stdio/handshake-order']));
+  expect(new Set(planCases({ scenarios: ['handshake-order'] }).map((c) => c.scenario))).toEqual(new Set(['negotiation/handshake-order', 'stdio/handshake-order', 'json-responses/handshake-order']));
   expect(() => planCases({ transports: ['pigeon' as never] })).toThrow(/unknown transport "pigeon"/);
 });
