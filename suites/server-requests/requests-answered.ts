@@ -7,8 +7,8 @@ import { FIXTURE_TOOLS, type ServerRequestMethod } from '../../servers/fixtures.
 import { checkIf, checkInTime, clientCompleted, precondition } from '../checks.ts';
 import { defineScenario, type Check, type Evidence } from '../scenario.ts';
 import { clientFeature, messages, transports } from '../spec.ts';
-import { labels } from '../wire.ts';
-import { declaredCapabilities, describeReply, notAnsweredWithin, repliesTo, replyExchanges, serverRequestsOf } from './support.ts';
+import { label, labels, sessionOf } from '../wire.ts';
+import { declaredCapabilities, describeReply, notAnsweredWithin, repliesTo, replyExchanges, serverRequestsOf, type ServerRequest } from './support.ts';
 
 /** The requests the server sends at a revision (elicitation came with 2025-06-18), and the capability each needs. */
 const CAPABILITY: Record<ServerRequestMethod, string> = { 'roots/list': 'roots', 'sampling/createMessage': 'sampling', 'elicitation/create': 'elicitation' };
@@ -68,18 +68,26 @@ export const requestsAnswered = defineScenario({
         accepted.flatMap((r) => (r.replyExchange ? [r.replyExchange] : [])),
       ),
     ];
-    // Over Streamable HTTP the response is a POST of its own, in the session, accepted with 202.
+    // Over Streamable HTTP the response is a POST of its own, in the session the request came in (a client may have
+    // opened others), accepted with 202.
     if (isStreamable(revision) && evidence.stdio === undefined) {
-      const session = evidence.issuedSessions[0];
-      const wrong = replies.filter((x) => x.method !== 'POST' || (session !== undefined && x.requestHeaders[HEADERS.session] !== session) || (x.status !== undefined && x.status !== 202));
+      const fault = (r: ServerRequest): string | undefined => {
+        const x = r.replyExchange!;
+        if (x.method !== 'POST') return `${label(x)}: not a POST`;
+        const session = sessionOf(r.exchange);
+        if (session !== undefined && sessionOf(x) !== session) return `${label(x)}: in session ${sessionOf(x) ?? '(none)'}, not ${session} where ${r.method} came`;
+        if (x.status !== undefined && x.status !== 202) return `${label(x)}: answered ${x.status}, not 202`;
+        return undefined;
+      };
+      const wrong = sent.filter((r) => r.replyExchange !== undefined && fault(r) !== undefined);
       checks.push(
         checkIf(
           replies.length === 0 ? 'the client answered none of the requests' : undefined,
           'reply-posted',
           transports(revision, 'sending-messages-to-the-server', 'Sending Messages to the Server: a response is a new POST carrying the session id, accepted with 202', 'MUST'),
           () => wrong.length === 0,
-          () => (wrong.length === 0 ? `each of ${replies.length} responses was a POST in session ${session ?? '(none issued)'}, accepted with 202` : `not so: ${labels(wrong)}`),
-          wrong,
+          () => (wrong.length === 0 ? `each of ${replies.length} responses was a POST in the session its request came in, accepted with 202` : `not so: ${wrong.map(fault).join('; ')}`),
+          wrong.map((r) => r.replyExchange!),
         ),
       );
     }
