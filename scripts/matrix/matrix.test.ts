@@ -219,10 +219,14 @@ describe('an interrupted matrix run', { timeout: 0 }, () => {
     return new Promise((resolve) => child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr })));
   }
 
-  /** The cells the main process has journaled so far (it writes each as it sees it). */
+  /**
+   * The cells the main process has journaled so far (it writes each as it sees it). Only whole lines: a read can land
+   * in the middle of an append (a loaded run saw half a line).
+   */
+  const wholeLines = (text: string) => text.slice(0, text.lastIndexOf('\n') + 1);
   const journaled = (out: string): Cell[] =>
     existsSync(join(out, JOURNAL_FILE))
-      ? readFileSync(join(out, JOURNAL_FILE), 'utf8')
+      ? wholeLines(readFileSync(join(out, JOURNAL_FILE), 'utf8'))
           .split('\n')
           .filter((line) => line.startsWith('{"cell"'))
           .map((line) => (JSON.parse(line) as { cell: Cell }).cell)
