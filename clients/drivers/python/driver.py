@@ -111,8 +111,25 @@ def find_answer(message, request_id):
     return None
 
 
-def read_sse_answer(response, request_id):
-    """Reads SSE events until the response to request_id arrives (other messages are skipped)."""
+def reply_to(message):
+    """The reply to a request from the server: the client declares no capability, so only ping gets a result."""
+    if message['method'] == 'ping':
+        return {'jsonrpc': '2.0', 'id': message['id'], 'result': {}}
+    return {'jsonrpc': '2.0', 'id': message['id'], 'error': {'code': -32601, 'message': 'Method not found'}}
+
+
+def server_requests(message):
+    """The requests from the server in a JSON-RPC message or batch."""
+    return [
+        candidate
+        for candidate in (message if isinstance(message, list) else [message])
+        if isinstance(candidate, dict) and 'method' in candidate and candidate.get('id') is not None
+    ]
+
+
+def read_sse_answer(response, request_id, on_request):
+    """Reads SSE events until the response to request_id arrives; each request from the server on the stream goes to
+    on_request (to be answered), other messages are skipped."""
     data, event = [], None
     while True:
         raw = response.readline()
@@ -125,7 +142,10 @@ def read_sse_answer(response, request_id):
             payload = '\n'.join(data)
             # An event with empty data (the 2025-11-25 priming event) carries no message.
             if payload.strip() and event in (None, 'message'):
-                answer = find_answer(json.loads(payload), request_id)
+                message = json.loads(payload)
+                for request in server_requests(message):
+                    on_request(request)
+                answer = find_answer(message, request_id)
                 if answer is not None:
                     return answer
             data, event = [], None
@@ -228,6 +248,21 @@ class Session:
         message = {'jsonrpc': '2.0', 'method': method}
         if params is not None:
             message['params'] = params
+        self.post(message, timeout)
+
+    def answer(self, request):
+        """Answers a request from the server with a POST of its own (in a thread: the stream it came on is being read)."""
+
+        def post():
+            try:
+                self.post(reply_to(request), NOTIFY_TIMEOUT_S)
+            except Exception as error:  # noqa: BLE001 - a failed answer is logged, not fatal
+                log('the answer to %s %r failed: %r' % (request['method'], request['id'], error))
+
+        threading.Thread(target=post, daemon=True).start()
+
+    def post(self, message, timeout):
+        """POSTs a notification or a response: the server accepts it (202) with no answer to read."""
         connection = self._open(timeout)
         try:
             connection.request('POST', self._target, body=json.dumps(message).encode(), headers=self.headers(POST_HEADERS))
@@ -261,7 +296,7 @@ class Session:
                 if answer is None:
                     raise ClientError('JSON response carried no answer to request %d' % request_id)
             elif 'text/event-stream' in content_type:
-                answer = read_sse_answer(response, request_id)
+                answer = read_sse_answer(response, request_id, self.answer)
             else:
                 raise ClientError('unexpected content type %r' % content_type)
             if call is not None and call.cancelled:
@@ -359,11 +394,7 @@ class StdioSession:
             return
         if message.get('id') is None:
             return  # a notification
-        # A request from the server: the client declares no capability, so only ping is answered with a result.
-        if message['method'] == 'ping':
-            self._write({'jsonrpc': '2.0', 'id': message['id'], 'result': {}})
-        else:
-            self._write({'jsonrpc': '2.0', 'id': message['id'], 'error': {'code': -32601, 'message': 'Method not found'}})
+        self._write(reply_to(message))
 
     def _end(self, why):
         with self._lock:
