@@ -182,15 +182,17 @@ class Call:
             self._wake = None
 
     def cancel(self):
+        """Cancels the call; returns the thread sending notifications/cancelled, if one was started."""
         with self._lock:
             if self.cancelled:
-                return
+                return None
             self.cancelled = True
             wake = self._wake
         if wake is None:
-            return  # not on the wire yet (sent() will notify) or already answered
-        self._notify()
+            return None  # not on the wire yet (sent() will notify) or already answered
+        thread = self._notify()
         wake()
+        return thread
 
     def _notify(self):
         session, request_id = self._session, self._request_id
@@ -203,7 +205,34 @@ class Call:
             except Exception as error:  # noqa: BLE001 - a failed notification is logged, not fatal
                 log('notifications/cancelled for request %s failed: %r' % (request_id, error))
 
-        threading.Thread(target=notify, daemon=True).start()
+        thread = threading.Thread(target=notify, daemon=True)
+        thread.start()
+        return thread
+
+
+class InFlight:
+    """The calls of a connection on the wire: its close() cancels each (notifications/cancelled) and waits for the
+    notifications to go out before it ends the session (a server answering with JSON ends no stream at the end)."""
+
+    def __init__(self):
+        self._calls = set()
+        self._lock = threading.Lock()
+
+    def add(self, method, call):
+        if method != 'initialize':  # the initialize request is never cancelled (cancellation: MUST NOT)
+            with self._lock:
+                self._calls.add(call)
+
+    def discard(self, call):
+        with self._lock:
+            self._calls.discard(call)
+
+    def cancel_all(self):
+        with self._lock:
+            calls = list(self._calls)
+        for thread in [call.cancel() for call in calls]:
+            if thread is not None:
+                thread.join(NOTIFY_TIMEOUT_S)
 
 
 class Session:
@@ -221,6 +250,7 @@ class Session:
         self.version = None
         self.session_id = None
         self.closed = False
+        self.in_flight = InFlight()
 
     def _open(self, timeout):
         kind = http.client.HTTPSConnection if self._https else http.client.HTTPConnection
@@ -279,6 +309,8 @@ class Session:
         with self._ids_lock:
             request_id = next(self._ids)
         message = {'jsonrpc': '2.0', 'id': request_id, 'method': method, 'params': params}
+        call = call if call is not None else Call()
+        self.in_flight.add(method, call)
         connection = self._open(timeout)
         try:
             if call is not None and call.cancelled:
@@ -311,14 +343,16 @@ class Session:
                 raise AbortError('the request was cancelled') from None
             raise
         finally:
-            if call is not None:
-                call.finished()
+            call.finished()
+            self.in_flight.discard(call)
             connection.close()
 
     def close(self):
         if self.closed:
             return
         self.closed = True
+        # Every call in flight settles now, cancelled on the wire before the DELETE ends the session.
+        self.in_flight.cancel_all()
         if self.session_id is None:
             return
         connection = self._open(CLOSE_TIMEOUT_S)
@@ -352,6 +386,7 @@ class StdioSession:
         self._ids = itertools.count(1)
         self._lock = threading.Lock()
         self._waiting = {}  # request id -> [threading.Event, answer or None]
+        self.in_flight = InFlight()
         self._write_lock = threading.Lock()
         self.version = None
         self.session_id = None
@@ -437,6 +472,8 @@ class StdioSession:
         slot = [threading.Event(), None]
         with self._lock:
             self._waiting[request_id] = slot
+        call = call if call is not None else Call()
+        self.in_flight.add(method, call)
         try:
             if call is not None and call.cancelled:
                 raise AbortError('the request was cancelled before it was sent')
@@ -456,13 +493,15 @@ class StdioSession:
         finally:
             with self._lock:
                 self._waiting.pop(request_id, None)
-            if call is not None:
-                call.finished()
+            call.finished()
+            self.in_flight.discard(call)
 
     def close(self):
         """The spec's shutdown: close stdin, wait; SIGTERM to the group, wait; SIGKILL to the group."""
         if self.closed:
             return
+        # Every call in flight settles now, cancelled on stdin before the server's stdin is closed.
+        self.in_flight.cancel_all()
         self.closed = True
         process = self._process
         try:
@@ -567,11 +606,8 @@ def perform(request):
         result, _ = session.request('tools/call', params, _seconds(request.get('timeoutMs')), _calls.get(request['id']))
         return result
     if op == 'close':
-        session = _session(request)
-        with _state:
-            case_of, _ = _connections.pop(request.get('connection'))
-            _instances.get(case_of, set()).discard(request.get('connection'))
-        session.close()
+        # Closing twice is harmless (the session closes once); the connection stays known for info until dispose.
+        _session(request).close()
         return {}
     if op == 'dispose':
         with _state:
