@@ -69,10 +69,11 @@ describe('which adapters a stdio scenario applies to', () => {
 
   test('every stdio scenario is in the stdio suite and only they are (results tell a cell’s transport by its id)', () => {
     for (const scenario of SCENARIOS) expect(transportOfScenarioId(scenario.id), scenario.id).toBe(transportOf(scenario));
-    // A twin runs its HTTP scenario's script and judge: the same revisions, its id stdio/<that one's name>.
+    // A twin runs its HTTP scenario's script and judge: its id stdio/<that one's name> over stdio, json-responses/<that
+    // one's name> against the server answering application/json.
     for (const twin of SCENARIOS.filter((s) => s.twinOf !== undefined)) {
       const original = SCENARIOS.find((s) => s.id === twin.twinOf)!;
-      expect(twin.id).toBe(`stdio/${original.id.split('/')[1]}`);
+      expect(twin.id).toBe(`${transportOf(twin) === 'stdio' ? 'stdio' : 'json-responses'}/${original.id.split('/')[1]}`);
       expect(transportOf(original)).toBe('http');
     }
     expect(new Set(SCENARIOS.map((s) => s.id)).size).toBe(SCENARIOS.length);
