@@ -9,7 +9,7 @@ import { deleteIssuedSession } from '../disposal/delete-issued-session.ts';
 import { inFlightSettled } from '../disposal/in-flight-settled.ts';
 import { handshakeOrder } from '../negotiation/handshake-order.ts';
 import { versionPerRevision } from '../negotiation/version-per-revision.ts';
-import type { Scenario } from '../scenario.ts';
+import type { Evidence, Scenario } from '../scenario.ts';
 
 /** `scenario` against the json-responses server, at the sessionful Streamable HTTP revisions: json-responses/<its name>. */
 export function overJson(scenario: Scenario): Scenario {
@@ -26,4 +26,13 @@ export function overJson(scenario: Scenario): Scenario {
   };
 }
 
-export const JSON_RESPONSES: readonly Scenario[] = [handshakeOrder, versionPerRevision, timeoutCancels, inFlightSettled, deleteIssuedSession].map(overJson);
+/** Against a server answering JSON no variant leaves the handler running (the DELETE ends it): a doctored record shows the check fail. */
+const inFlightSettledOverJson: Scenario = {
+  ...overJson(inFlightSettled),
+  doctored: [
+    ...(inFlightSettled.doctored ?? []),
+    { check: 'handler-aborted', how: 'the handler never saw the abort', doctor: (e: Evidence) => ({ ...e, toolRuns: e.toolRuns.map(({ abortedAt: _, ...run }) => run) }) },
+  ],
+};
+
+export const JSON_RESPONSES: readonly Scenario[] = [...[handshakeOrder, versionPerRevision, timeoutCancels].map(overJson), inFlightSettledOverJson, overJson(deleteIssuedSession)];
