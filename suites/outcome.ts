@@ -7,7 +7,7 @@ import type { TimePolicy } from '../config/time.ts';
 import type { FixtureState, ToolRun } from '../servers/fixtures.ts';
 import type { ExchangeRecord, WireExchange } from '../servers/wire-record.ts';
 import { check, checkInTime, type InTime } from './checks.ts';
-import type { Check, Evidence, SpecRef } from './scenario.ts';
+import type { Check, DoctoredProof, Evidence, SpecRef } from './scenario.ts';
 
 // — what a client threw —
 
@@ -234,3 +234,10 @@ export function handlerAborted(time: TimePolicy, spec: SpecRef, run: ToolRun | u
     run === undefined ? 'the slow tool never ran' : run.abortedAt !== undefined ? 'the slow handler’s abort signal fired' : `the slow handler was never aborted${why ? ` (${why})` : ''}`;
   return checkInTime(time, 'handler-aborted', spec, run === undefined ? false : run.abortedAt !== undefined || 'late', detail, slow ? [slow] : []);
 }
+
+/** The proof of `handler-aborted` where no variant leaves the handler running: the record with every abort removed. */
+export const HANDLER_ABORTED_PROOF: DoctoredProof = {
+  check: 'handler-aborted',
+  how: 'the handler never saw the abort',
+  doctor: (e: Evidence) => ({ ...e, toolRuns: e.toolRuns.map(({ abortedAt: _, ...run }) => run) }),
+};

@@ -2,7 +2,7 @@ import { HEADERS } from '../../protocol/http.ts';
 import { isHttpSse, L } from '../../protocol/revisions.ts';
 import type { WireExchange } from '../../servers/wire-record.ts';
 import { check, checkIf, checkInTime, clientCompleted } from '../checks.ts';
-import { handlerAborted } from '../outcome.ts';
+import { HANDLER_ABORTED_PROOF, handlerAborted } from '../outcome.ts';
 import { defineScenario, type Evidence } from '../scenario.ts';
 import { cancellation, cancelOnTheWire, handlerSeesCancel, sessionManagement, transports } from '../spec.ts';
 import { answerOf, cancelNotifications, idOf, label, labels, requests, toolCallExchanges, wireCancelOf } from '../wire.ts';
@@ -112,10 +112,6 @@ export const legacyNotification = defineScenario({
       how: 'the script never got to abort the call (it did not reach its handler)',
       doctor: (e: Evidence) => ({ ...e, observed: { ...e.observed, call: undefined }, toolRuns: [] }),
     },
-    {
-      check: 'handler-aborted',
-      how: 'the handler never saw the abort',
-      doctor: (e: Evidence) => ({ ...e, toolRuns: e.toolRuns.map(({ abortedAt: _, ...run }) => run) }),
-    },
+    HANDLER_ABORTED_PROOF,
   ],
 });

@@ -9,7 +9,8 @@ import { deleteIssuedSession } from '../disposal/delete-issued-session.ts';
 import { inFlightSettled } from '../disposal/in-flight-settled.ts';
 import { handshakeOrder } from '../negotiation/handshake-order.ts';
 import { versionPerRevision } from '../negotiation/version-per-revision.ts';
-import type { Evidence, Scenario } from '../scenario.ts';
+import { HANDLER_ABORTED_PROOF } from '../outcome.ts';
+import type { Scenario } from '../scenario.ts';
 
 /** `scenario` against the json-responses server, at the sessionful Streamable HTTP revisions: json-responses/<its name>. */
 export function overJson(scenario: Scenario): Scenario {
@@ -31,7 +32,7 @@ const inFlightSettledOverJson: Scenario = {
   ...overJson(inFlightSettled),
   doctored: [
     ...(inFlightSettled.doctored ?? []),
-    { check: 'handler-aborted', how: 'the handler never saw the abort', doctor: (e: Evidence) => ({ ...e, toolRuns: e.toolRuns.map(({ abortedAt: _, ...run }) => run) }) },
+    HANDLER_ABORTED_PROOF,
   ],
 };
 
