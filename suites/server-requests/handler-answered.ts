@@ -9,7 +9,7 @@ import { check, checkInTime, clientCompleted, precondition } from '../checks.ts'
 import { defineScenario, type Evidence, type Scenario } from '../scenario.ts';
 import { clientFeature, messages } from '../spec.ts';
 import { labels, requests } from '../wire.ts';
-import { declaredCapabilities, describeReply, notAnsweredWithin, serverRequestsOf } from './support.ts';
+import { declaredCapabilities, describeReply, HANDLER_METHOD, notAnsweredWithin, serverRequestsOf } from './support.ts';
 
 /** The answers the scenarios give the client's handlers. */
 export const HANDLER_ANSWERS: Required<ClientHandlers> = {
@@ -18,11 +18,10 @@ export const HANDLER_ANSWERS: Required<ClientHandlers> = {
   elicitation: { action: 'accept', content: { name: 'Conformance' } },
 };
 
-const METHOD: Record<keyof ClientHandlers, ServerRequestMethod> = { roots: 'roots/list', sampling: 'sampling/createMessage', elicitation: 'elicitation/create' };
 const REVISIONS: Record<keyof ClientHandlers, readonly Revision[]> = { roots: L, sampling: L, elicitation: ['2025-06-18', '2025-11-25'] };
 
 function handlerAnswered(handler: keyof ClientHandlers): Scenario {
-  const method = METHOD[handler];
+  const method = HANDLER_METHOD[handler];
   const declare = (revision: Revision) => clientFeature(revision, handler, 'capabilities', `clients that support ${handler} MUST declare the ${handler} capability during initialization`, 'MUST');
   return defineScenario({
     id: `server-requests/${handler}-answered`,

@@ -12,8 +12,8 @@ import { mrtr } from '../spec.ts';
 import { answerTo, envelopeOf, labels, requests } from '../wire.ts';
 import { META } from '../../protocol/http.ts';
 import { HANDLER_ANSWERS } from './handler-answered.ts';
+import { HANDLER_METHOD } from './support.ts';
 
-const METHOD: Record<keyof ClientHandlers, ServerRequestMethod> = { roots: 'roots/list', sampling: 'sampling/createMessage', elicitation: 'elicitation/create' };
 
 /** One round: the client's request and the server's answer to it (an InputRequiredResult, a result, an error). */
 interface Round {
@@ -30,7 +30,7 @@ function roundsOf(evidence: Evidence): Round[] {
 }
 
 function inputRequired(handler: keyof ClientHandlers): Scenario {
-  const method = METHOD[handler];
+  const method = HANDLER_METHOD[handler];
   return defineScenario({
     id: `server-requests/${handler}-input-required`,
     title: `A client given a ${method} handler answers each InputRequiredResult asking for it: the call retried as a new request, with the inputs and exactly the requestState it was given`,

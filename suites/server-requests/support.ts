@@ -1,9 +1,14 @@
 // What the server-requests scenarios read from the wire: each request the server sent the client, and the client's
 // reply to it, on either transport (over HTTP the request rides a response stream and the reply is a POST of its own;
 // over stdio the request is a stdout line and the reply a stdin line).
+import type { ClientHandlers } from '../../clients/adapter.ts';
+import type { ServerRequestMethod } from '../../servers/fixtures.ts';
 import type { JsonRpcMessage, WireExchange } from '../../servers/wire-record.ts';
 import type { Evidence } from '../scenario.ts';
 import { requests } from '../wire.ts';
+
+/** The server request each client handler answers. */
+export const HANDLER_METHOD: Record<keyof ClientHandlers, ServerRequestMethod> = { roots: 'roots/list', sampling: 'sampling/createMessage', elicitation: 'elicitation/create' };
 
 /** One request the server sent (when it was written, on which exchange) and the client's reply to it, if any. */
 export interface ServerRequest {

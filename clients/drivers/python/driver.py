@@ -313,12 +313,11 @@ class Session:
         self.in_flight.add(method, call)
         connection = self._open(timeout)
         try:
-            if call is not None and call.cancelled:
+            if call.cancelled:
                 raise AbortError('the request was cancelled before it was sent')
             connection.request('POST', self._target, body=json.dumps(message).encode(), headers=self.headers(POST_HEADERS))
-            if call is not None:
-                # Stop waiting on cancel: the thread reading the answer sees the stream end and reports the cancellation.
-                call.sent(self, request_id, lambda: _shut(connection))
+            # Stop waiting on cancel: the thread reading the answer sees the stream end and reports the cancellation.
+            call.sent(self, request_id, lambda: _shut(connection))
             response = connection.getresponse()
             if not 200 <= response.status < 300:
                 raise HttpError(response.status, response.read().decode('utf-8', 'replace'))
@@ -331,7 +330,7 @@ class Session:
                 answer = read_sse_answer(response, request_id, self.answer)
             else:
                 raise ClientError('unexpected content type %r' % content_type)
-            if call is not None and call.cancelled:
+            if call.cancelled:
                 raise AbortError('the request was cancelled')  # a late answer is ignored
             if 'error' in answer:
                 raise JsonRpcError(answer['error'])
@@ -339,7 +338,7 @@ class Session:
         except AbortError:
             raise
         except Exception:
-            if call is not None and call.cancelled:
+            if call.cancelled:
                 raise AbortError('the request was cancelled') from None
             raise
         finally:
@@ -475,14 +474,13 @@ class StdioSession:
         call = call if call is not None else Call()
         self.in_flight.add(method, call)
         try:
-            if call is not None and call.cancelled:
+            if call.cancelled:
                 raise AbortError('the request was cancelled before it was sent')
             self._write({'jsonrpc': '2.0', 'id': request_id, 'method': method, 'params': params})
-            if call is not None:
-                call.sent(self, request_id, slot[0].set)
+            call.sent(self, request_id, slot[0].set)
             if not slot[0].wait(timeout):
                 raise ClientError('no answer to %s within %s s' % (method, timeout))
-            if call is not None and call.cancelled:
+            if call.cancelled:
                 raise AbortError('the request was cancelled')  # a late answer is ignored
             answer = slot[1]
             if answer is None:
