@@ -16,6 +16,7 @@
 // adapter: without `transports` it declares HTTP only, and is never given a stdio target.
 import type { StdioTarget } from '../protocol/stdio.ts';
 import type { Revision } from '../protocol/revisions.ts';
+import type { TimePolicy } from '../config/time.ts';
 
 export const ADAPTER_CONTRACT_VERSION = 2;
 
@@ -186,8 +187,12 @@ export interface ClientAdapter {
    * stdio transport also speaks 2024-11-05, say). Default: `revisions`.
    */
   readonly stdioRevisions?: readonly Revision[];
-  /** A fresh client instance for one test case; `caseId` names the case (for logs and out-of-process clients). */
-  start(caseId: string): Promise<ClientUnderTest>;
+  /**
+   * A fresh client instance for one test case; `caseId` names the case (for logs and out-of-process clients). `time` is
+   * the case's time policy: a client in another process sizes its own deadlines from it, so they grow with the case's
+   * bounds when it is run again with larger ones. An in-process client ignores it.
+   */
+  start(caseId: string, time?: TimePolicy): Promise<ClientUnderTest>;
   /** Ends whatever the adapter keeps for the whole run (a child process, say). */
   shutdown?(): Promise<void>;
   /**

@@ -238,7 +238,7 @@ export async function runScenario(scenario: Scenario, adapter: ClientAdapter, re
   const startClient = async () => {
     // A client in another process (one that can be interrupted) may be started again here, with a fresh hello.
     const startBound = adapter.interrupted ? operationTimeoutMs + time.ms.hello : operationTimeoutMs;
-    const client = await bounded(invoke(traces, 'start', () => adapter.start(caseId), A_CLIENT), 'start the client', startBound).catch((error: unknown) => {
+    const client = await bounded(invoke(traces, 'start', () => adapter.start(caseId, time), A_CLIENT), 'start the client', startBound).catch((error: unknown) => {
       if (error instanceof ClientHung) timedOut.add(error); // a start that ran out of time, as a connect can
       throw error;
     });

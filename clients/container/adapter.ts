@@ -267,7 +267,7 @@ export async function containerAdapter(config: ContainerAdapterConfig): Promise<
     features: program.features,
     containerId,
     containerName,
-    start: (caseId) => program.start(caseId),
+    start: (caseId, time) => program.start(caseId, time),
     // A program that dies is started again by another `docker exec` in the same container; one that cannot be (the
     // container is gone) leaves later cases "not running since" the case it died in.
     interrupted: (caseId) => program.interrupted(caseId),

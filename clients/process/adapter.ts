@@ -611,6 +611,12 @@ function invalidResult(label: string, op: Operation, why: string): ClientProcess
   return new ClientProcessError(`${label} answered ${op} with an invalid result: ${why}`, []);
 }
 
+/** One case's deadlines on the program: each operation's, and the room a client timeout gets beyond its own. */
+interface Deadlines {
+  operationMs: number;
+  marginMs: number;
+}
+
 function operationLimit(base: number, clientTimeoutMs: number | undefined, marginMs: number): number {
   return clientTimeoutMs === undefined ? base : Math.max(base, clientTimeoutMs + marginMs);
 }
@@ -686,8 +692,9 @@ export async function processAdapter(config: ProcessAdapterConfig): Promise<Proc
   const label = `client ${hello.name}`;
   const token = {};
   hold(token);
-  const timeout = settings.operationTimeoutMs;
-  const margin = time.ms.react;
+  /** A case's deadlines: from its own time policy (a case run again has larger bounds), unless the config fixed them. */
+  const deadlinesFor = (caseTime: TimePolicy | undefined): Deadlines =>
+    caseTime === undefined ? { operationMs: settings.operationTimeoutMs, marginMs: time.ms.react } : { operationMs: config.operationTimeoutMs ?? programOperationMs(caseTime), marginMs: caseTime.ms.react };
   const cancellable = hello.features.includes('cancellation');
   const speaksStdio = hello.transports?.includes('stdio') === true;
 
@@ -731,12 +738,12 @@ export async function processAdapter(config: ProcessAdapterConfig): Promise<Proc
     }
   };
 
-  const operation = async (target: ProgramSupervisor, op: Operation, members: Record<string, unknown>, clientTimeoutMs?: number, signal?: AbortSignal) => {
-    const limit = operationLimit(timeout, clientTimeoutMs, margin);
+  const operation = async (target: ProgramSupervisor, deadlines: Deadlines, op: Operation, members: Record<string, unknown>, clientTimeoutMs?: number, signal?: AbortSignal) => {
+    const limit = operationLimit(deadlines.operationMs, clientTimeoutMs, deadlines.marginMs);
     if (!signal || !cancellable) return target.request(op, members, limit);
     let sentId: number | undefined;
     const cancel = () => {
-      if (sentId !== undefined) void target.request('cancel', { case: members.case, target: sentId }, timeout).catch(() => {});
+      if (sentId !== undefined) void target.request('cancel', { case: members.case, target: sentId }, deadlines.operationMs).catch(() => {});
     };
     try {
       return await target.request(op, members, limit, {
@@ -751,11 +758,11 @@ export async function processAdapter(config: ProcessAdapterConfig): Promise<Proc
     }
   };
 
-  const connectionFor = (target: ProgramSupervisor, caseKey: string, connection: string, closeMs?: number): ClientConnection => {
+  const connectionFor = (target: ProgramSupervisor, deadlines: Deadlines, caseKey: string, connection: string, closeMs?: number): ClientConnection => {
     const on = { case: caseKey, connection };
     return {
       async info(): Promise<ConnectionInfo> {
-        const result = (await operation(target, 'info', on)) as Record<string, unknown>;
+        const result = (await operation(target, deadlines, 'info', on)) as Record<string, unknown>;
         const info: ConnectionInfo = {};
         for (const key of ['negotiatedVersion', 'era', 'sessionId'] as const) {
           if (result[key] === undefined) continue;
@@ -770,7 +777,7 @@ export async function processAdapter(config: ProcessAdapterConfig): Promise<Proc
         return info;
       },
       async listTools(options: OperationOptions = {}): Promise<ToolSummary[]> {
-        const result = (await operation(target, 'listTools', { ...on, ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}) }, options.timeoutMs, options.signal)) as Record<string, unknown>;
+        const result = (await operation(target, deadlines, 'listTools', { ...on, ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}) }, options.timeoutMs, options.signal)) as Record<string, unknown>;
         if (!Array.isArray(result.tools)) throw invalidResult(label, 'listTools', 'tools is not an array');
         return result.tools.map((tool: unknown, index) => {
           const name = (tool as { name?: unknown } | null)?.name;
@@ -780,13 +787,13 @@ export async function processAdapter(config: ProcessAdapterConfig): Promise<Proc
       },
       async callTool(name: string, args: Record<string, unknown>, options: OperationOptions = {}): Promise<ToolResult> {
         const members = { ...on, name, arguments: args, ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}) };
-        const result = (await operation(target, 'callTool', members, options.timeoutMs, options.signal)) as Record<string, unknown>;
+        const result = (await operation(target, deadlines, 'callTool', members, options.timeoutMs, options.signal)) as Record<string, unknown>;
         if (!Array.isArray(result.content)) throw invalidResult(label, 'callTool', 'content is not an array');
         if (result.isError !== undefined && typeof result.isError !== 'boolean') throw invalidResult(label, 'callTool', 'isError is not a boolean');
         return result as unknown as ToolResult;
       },
       async close(): Promise<void> {
-        await operation(target, 'close', on, closeMs);
+        await operation(target, deadlines, 'close', on, closeMs);
       },
     };
   };
@@ -807,7 +814,8 @@ export async function processAdapter(config: ProcessAdapterConfig): Promise<Proc
     get failure() {
       return program.failure;
     },
-    async start(caseId: string): Promise<ClientUnderTest> {
+    async start(caseId: string, caseTime?: TimePolicy): Promise<ClientUnderTest> {
+      const deadlines = deadlinesFor(caseTime);
       // A case id not in flight begins a new case: what an earlier case of the same id met is not this one's.
       if (![...live.values()].some((entry) => entry.caseId === caseId)) interruptions.delete(caseId);
       lastCase = caseId;
@@ -819,7 +827,7 @@ export async function processAdapter(config: ProcessAdapterConfig): Promise<Proc
       for (let n = 2; live.has(caseKey); n++) caseKey = `${caseId}#${n}`;
       live.set(caseKey, { caseId, program: target });
       try {
-        await operation(target, 'start', { case: caseKey });
+        await operation(target, deadlines, 'start', { case: caseKey });
       } catch (error) {
         live.delete(caseKey);
         throw error;
@@ -829,15 +837,15 @@ export async function processAdapter(config: ProcessAdapterConfig): Promise<Proc
           // A stdio target goes as `target` (1.1), only to a program that declared the transport; a URL as `url`, as in 1.0.
           if (isStdioTarget(server) && !speaksStdio) throw new ClientProcessError(`${label} does not declare the stdio transport: it cannot be given a stdio target`, []);
           const where = isStdioTarget(server) ? { target: server } : { url: server };
-          const result = (await operation(target, 'connect', { case: caseKey, ...where, options }, options.timeoutMs)) as Record<string, unknown>;
+          const result = (await operation(target, deadlines, 'connect', { case: caseKey, ...where, options }, options.timeoutMs)) as Record<string, unknown>;
           if (typeof result.connection !== 'string' || result.connection === '') throw invalidResult(label, 'connect', 'connection is not a non-empty string');
           // Over stdio the program's close runs its shutdown sequence: up to a grace after closing stdin and one after SIGTERM.
-          const closeMs = isStdioTarget(server) && options.shutdownGraceMs !== undefined ? timeout + 2 * options.shutdownGraceMs : undefined;
-          return connectionFor(target, caseKey, result.connection, closeMs);
+          const closeMs = isStdioTarget(server) && options.shutdownGraceMs !== undefined ? deadlines.operationMs + 2 * options.shutdownGraceMs : undefined;
+          return connectionFor(target, deadlines, caseKey, result.connection, closeMs);
         },
         async dispose(): Promise<void> {
           try {
-            await operation(target, 'dispose', { case: caseKey });
+            await operation(target, deadlines, 'dispose', { case: caseKey });
           } finally {
             live.delete(caseKey);
           }

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterEach, describe, expect, test } from 'vitest';
 import { basePolicy } from '../../config/settings.ts';
+import { ATTEMPT_GROWTH, scaledBy, timePolicy } from '../../config/time.ts';
 import { plannedCases } from '../../suites/plan.ts';
 import { CLIENT_RUNNING, runScenario } from '../../suites/runner.ts';
 import type { ScenarioResult } from '../../suites/scenario.ts';
@@ -193,6 +194,16 @@ describe('the hello', () => {
     const client = await adapter.start('deadline');
     const connection = await client.connect('http://127.0.0.1:9/mcp', { timeoutMs: 50 });
     await expect(connection.info()).rejects.toThrow(`client misbehaving did not answer info within ${programOperationMs(time)} ms`);
+  });
+
+  test('a case gets the deadline of its own time policy: one run again with larger bounds gives the program longer too', async () => {
+    const adapter = await start({ command: NODE, args: [MISBEHAVING, '--hang', 'info'] });
+    const small = timePolicy({ overrides: { operation: 400, react: 50 } });
+    const again = scaledBy(small, ATTEMPT_GROWTH);
+    expect(programOperationMs(again)).toBe(ATTEMPT_GROWTH * programOperationMs(small));
+    const client = await adapter.start('deadline@again', again);
+    const connection = await client.connect('http://127.0.0.1:9/mcp', { timeoutMs: 50 });
+    await expect(connection.info()).rejects.toThrow(`client misbehaving did not answer info within ${programOperationMs(again)} ms`);
   });
 
   test('an invalid hello names every wrong member', async () => {
