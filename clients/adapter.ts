@@ -8,6 +8,9 @@
 //
 // The guide for third parties is clients/WRITING-AN-ADAPTER.md.
 //
+// Version 2.2 added `listen` (ConnectOptions.listen, the feature `listen`): a client asked to open the standalone GET
+// stream of Streamable HTTP. Optional: a client that never opens one declares nothing, one that always does need not.
+//
 // Version 2.1 added the client's handlers for the server's requests (ConnectOptions.handlers, the features roots,
 // sampling and elicitation): optional, so every version-2 adapter is a 2.1 adapter that registers none.
 //
@@ -65,6 +68,7 @@ export const FEATURES = {
   roots: 'registers a roots/list handler answering with the roots it is given (ConnectOptions.handlers.roots), and declares the roots capability',
   sampling: 'registers a sampling/createMessage handler answering with the message it is given (handlers.sampling), and declares the sampling capability',
   elicitation: 'registers an elicitation/create handler answering with the answer it is given (handlers.elicitation), and declares the elicitation capability',
+  listen: 'opens the standalone GET stream of Streamable HTTP after initialize when asked (ConnectOptions.listen), and answers the server there',
 } as const;
 export type Feature = keyof typeof FEATURES;
 
@@ -120,6 +124,8 @@ export interface ConnectOptions {
   shutdownGraceMs?: number;
   /** The answers to the server's requests (roots, sampling, elicitation). Each needs its feature. */
   handlers?: ClientHandlers;
+  /** Streamable HTTP: open the standalone GET stream once initialized, to hear the server between calls. Needs `listen`. */
+  listen?: boolean;
 }
 
 export interface OperationOptions {

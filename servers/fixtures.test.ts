@@ -87,6 +87,7 @@ const TOOLS = [
   'close_stream',
   'ping_client',
   'ask_client',
+  'ask_client_later',
   'notify_client',
   'input_client',
   'test_simple_text',

@@ -42,6 +42,12 @@ export const FIXTURE_TOOLS = {
    */
   ask: 'ask_client',
   /**
+   * Answers at once, then sends the client one request of `method` (ping, or a request `ask_client` sends) unrelated to
+   * any call: over Streamable HTTP on the standalone GET stream (dropped by the transport when none is open), over
+   * HTTP+SSE and stdio where every server message goes. What came back is on the wire. Legacy sessions only.
+   */
+  askLater: 'ask_client_later',
+  /**
    * Before it answers, sends the client the notifications a server may send during a call, on its own stream: a log
    * message, tools/resources/prompts list changed, and one of a method no revision defines. Legacy sessions only.
    */
@@ -107,6 +113,10 @@ const INPUT_SCHEMAS = {
   }),
   ask: z.object({
     method: z.enum(Object.keys(SERVER_REQUEST_PARAMS) as [ServerRequestMethod, ...ServerRequestMethod[]]),
+    timeoutMs: z.number().int().min(1).max(3_600_000).default(5_000),
+  }),
+  askLater: z.object({
+    method: z.enum(['ping', ...Object.keys(SERVER_REQUEST_PARAMS)] as ['ping', ...ServerRequestMethod[]]),
     timeoutMs: z.number().int().min(1).max(3_600_000).default(5_000),
   }),
   input: z.object({
@@ -258,6 +268,22 @@ export function createFixtureServer(state: FixtureState, supportedProtocolVersio
       }
       run.finishedAt = performance.now();
       return { content: [{ type: 'text', text: answer }] };
+    },
+  );
+
+  server.registerTool(
+    FIXTURE_TOOLS.askLater,
+    { description: 'Answers at once, then sends the client one request of `method` unrelated to the call (Streamable HTTP: on the standalone GET stream).', inputSchema: INPUT_SCHEMAS.askLater },
+    async ({ method, timeoutMs }, ctx) => {
+      const run = state.start(FIXTURE_TOOLS.askLater, ctx.mcpReq.id);
+      // Without a related request the transport routes it to the standalone GET stream: after this call has answered,
+      // so it is unrelated to any request of the client's (Listening for Messages from the Server: SHOULD).
+      setImmediate(() => {
+        const params = method === 'ping' ? undefined : SERVER_REQUEST_PARAMS[method];
+        server.server.request({ method, ...(params ? { params: params as Record<string, unknown> } : {}) }, { timeout: timeoutMs }).catch(() => {});
+      });
+      run.finishedAt = performance.now();
+      return { content: [{ type: 'text', text: `${method} to be sent on the listening stream` }] };
     },
   );
 

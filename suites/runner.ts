@@ -192,6 +192,7 @@ function optionFeatures(options: Partial<ConnectOptions>): Feature[] {
   if (options.resume !== undefined) features.push('resume');
   if (options.affinityKey !== undefined) features.push('affinity-key');
   if (options.keepSessionOnClose) features.push('keep-session');
+  if (options.listen) features.push('listen');
   for (const handler of Object.keys(options.handlers ?? {}) as (keyof typeof HANDLER_FEATURES)[]) features.push(HANDLER_FEATURES[handler]);
   return features;
 }

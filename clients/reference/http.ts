@@ -115,10 +115,10 @@ export class SseReader {
     return event;
   }
 
-  /** Reads to the end, ignoring what comes; never throws. */
-  async drain(): Promise<void> {
+  /** Reads to the end, handing each JSON-RPC message to `onMessage` (by default ignoring what comes); never throws. */
+  async drain(onMessage?: (message: JsonRpcMessage) => void): Promise<void> {
     try {
-      while ((await this.next()) !== undefined);
+      for (let event = await this.next(); event !== undefined; event = await this.next()) if (onMessage) for (const message of messagesOfEvent(event)) onMessage(message);
     } catch {
       // A stream that breaks after its answer changes nothing.
     }

@@ -89,12 +89,43 @@ export class LegacySession implements Session {
     this.sessionId = state.sessionId;
     // The flawed alternative (seed 000): run initialize again inside the restored session.
     if (!this.ctx.rules.resumeAsStored) await this.handshake(signal, { sessionHeader: state.sessionId, reinit: false });
+    else if (this.ctx.listen) this.listen();
   }
 
   private async handshake(signal: AbortSignal, options: { sessionHeader: string | undefined; reinit: boolean }): Promise<void> {
     const retryWith = await this.initialize(this.handshakeOptions.offer, signal, { ...options, retried: false });
     if (retryWith !== undefined) await this.initialize(retryWith, signal, { ...options, retried: true });
     if (this.ctx.rules.sendInitializedNotification) await this.notify('notifications/initialized', undefined, signal);
+    if (this.ctx.listen) this.listen();
+  }
+
+  /**
+   * Opens the standalone GET stream (Listening for Messages from the Server) in the background and answers what the
+   * server sends on it, until the server ends it or the session is torn down. A 405: the server offers none.
+   */
+  private listen(): void {
+    const { rules } = this.ctx;
+    const listening = async () => {
+      const headers = this.headers({ [H.accept]: rules.listenAcceptsEventStream ? 'text/event-stream' : JSON_CONTENT });
+      delete headers[H.contentType];
+      const http = await send(this.ctx.agent, { method: 'GET', url: this.url, headers, signal: this.lifetime.signal });
+      if (!isOk(http) || !isSse(http)) {
+        discard(http.body);
+        if (http.status === 405 && !rules.getStream405IsNoStream) this.broken = new HttpStatusError('GET (listening stream)', 405, '', undefined);
+        return;
+      }
+      const reader = new SseReader(http.body);
+      this.readers.add(reader);
+      try {
+        await reader.drain((message) => {
+          if (rules.answerOnTheGetStream) this.onServerMessage(message, undefined);
+        });
+      } finally {
+        this.readers.delete(reader);
+      }
+    };
+    // Nothing to listen to on a network failure either: the calls report their own.
+    this.tasks.add(listening().catch(() => {}));
   }
 
   /** One initialize exchange. Returns a revision to offer instead when the server's error form lists one. */

@@ -67,6 +67,9 @@ export interface ReferenceRules {
   // — the server speaks first —
   answerPing: boolean;
   answerServerRequests: boolean;
+  listenAcceptsEventStream: boolean;
+  answerOnTheGetStream: boolean;
+  getStream405IsNoStream: boolean;
   neverAnswerNotifications: boolean;
   declareHandledCapabilities: boolean;
   answerInputRequired: boolean;
@@ -300,6 +303,18 @@ export const RULES: Record<RuleName, RuleDoc> = {
   answerServerRequests: {
     does: 'every request from the server gets exactly one response: one the client declared no capability for (roots, sampling, elicitation) is refused with -32601',
     source: 'basic/index.mdx › Responses (MUST, JSON-RPC 2.0); client/roots.mdx › Error Handling (SHOULD -32601)',
+  },
+  listenAcceptsEventStream: {
+    does: 'the standalone GET stream it opens when asked to listen lists text/event-stream in Accept',
+    source: `${T} › Listening for Messages from the Server (MUST include an Accept header listing text/event-stream)`,
+  },
+  answerOnTheGetStream: {
+    does: 'a request from the server on the standalone GET stream is answered as one on a POST stream: a POST each, in the session',
+    source: `${T} › Listening for Messages from the Server (the server MAY send requests on it); basic/index.mdx › Responses (MUST)`,
+  },
+  getStream405IsNoStream: {
+    does: 'a 405 to the standalone GET means the server offers no stream there: nothing to listen to, and the connection goes on',
+    source: `${T} › Listening for Messages from the Server (the server MUST return text/event-stream or else 405)`,
   },
   neverAnswerNotifications: {
     does: 'a notification from the server (list changed, a log message, one it does not know) gets no response, whatever it is',

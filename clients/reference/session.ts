@@ -36,6 +36,8 @@ export interface SessionContext {
   readonly sessionMemory: { last?: string };
   /** The connection's answers to the server's requests (its capabilities follow from them). */
   readonly handlers: ClientHandlers;
+  /** Streamable HTTP: open the standalone GET stream once initialized (ConnectOptions.listen). */
+  readonly listen: boolean;
 }
 
 /** One operation of the caller (tools/list, tools/call), as it goes on the wire, maybe more than once. */

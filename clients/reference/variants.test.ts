@@ -12,6 +12,7 @@ import { echoSessionHeaders } from '../../servers/personalities/echo-session-hea
 import { endpointOtherOrigin } from '../../servers/personalities/endpoint-other-origin.ts';
 import { expiringSessions } from '../../servers/personalities/expiring-sessions.ts';
 import { initializeAnswers } from '../../servers/personalities/initialize-answers.ts';
+import { noGetStream } from '../../servers/personalities/no-get-stream.ts';
 import { refusesReinitialize } from '../../servers/personalities/refuses-reinitialize.ts';
 import { serverErrors } from '../../servers/personalities/server-errors.ts';
 import { slowResponses } from '../../servers/personalities/slow-responses.ts';
@@ -510,6 +511,34 @@ const ON_THE_WIRE: Record<RuleName, () => Promise<void>> = {
     const connection = await broken('answerServerRequests').connect(server.url, CONNECT);
     // The tool asks for the client's roots and waits a moment: nothing comes back, where the reference refuses.
     expect(JSON.stringify(await connection.callTool('ask_client', { method: 'roots/list', timeoutMs: 200 }))).toMatch(/timed out|timeout/i);
+    await connection.close();
+  },
+  async listenAcceptsEventStream() {
+    const server = await serve('2025-11-25');
+    const connection = await broken('listenAcceptsEventStream').connect(server.url, { ...CONNECT, listen: true });
+    await server.record.waitFor((r) => r.exchanges.some((x) => x.method === 'GET' && x.status !== undefined), 'the GET answered', BOUND_MS);
+    const get = server.record.exchanges.find((x) => x.method === 'GET')!;
+    expect([header(get, 'accept'), get.status]).toEqual(['application/json', 406]);
+    await connection.close();
+  },
+  async answerOnTheGetStream() {
+    const server = await serve('2025-11-25');
+    const connection = await broken('answerOnTheGetStream').connect(server.url, { ...CONNECT, listen: true });
+    await server.record.waitFor((r) => r.exchanges.some((x) => x.method === 'GET' && x.status === 200), 'the GET stream', BOUND_MS);
+    await connection.callTool('ask_client_later', { method: 'ping', timeoutMs: BOUND_MS });
+    const pinged = (r: typeof server.record) => r.exchanges.some((x) => x.method === 'GET' && x.responseMessages.some(({ message }) => message.method === 'ping'));
+    await server.record.waitFor(pinged, 'the ping on the GET stream', BOUND_MS);
+    // The ping came on the stream it listens to; no reply to it went out (the reference's POST follows at once).
+    await connection.listTools();
+    expect(server.record.exchanges.filter((x) => x.requestMessages.some((m) => m.method === undefined)).map((x) => x.seq)).toEqual([]);
+    await connection.close();
+  },
+  async getStream405IsNoStream() {
+    const server = await serve('2025-11-25', [noGetStream()]);
+    const connection = await broken('getStream405IsNoStream').connect(server.url, { ...CONNECT, listen: true });
+    await server.record.waitFor((r) => r.exchanges.some((x) => x.method === 'GET' && x.status === 405), 'the GET answered 405', BOUND_MS);
+    // The client learns the 405 a moment after the server sent it: from then on every request fails.
+    await expect.poll(() => connection.listTools().then(() => 'served', (error: Error) => error.message), { timeout: BOUND_MS }).toContain('405');
     await connection.close();
   },
   async neverAnswerNotifications() {

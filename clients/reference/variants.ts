@@ -422,13 +422,31 @@ export const VARIANT_SPECS: readonly VariantSpec[] = [
     name: 'broken-refuses-ping',
     rule: 'answerPing',
     description: "Reference client that answers the server's ping with -32601 (Method not found), as clients without a ping handler do",
-    breaks: ['server-requests/ping-answered', 'stdio/ping-answered', 'stdio/ping-while-idle', 'stdio/ping-at-initialize'],
+    breaks: ['server-requests/ping-answered', 'stdio/ping-answered', 'stdio/ping-while-idle', 'stdio/ping-at-initialize', 'server-requests/get-stream-requests'],
   },
   {
     name: 'broken-leaves-requests-unanswered',
     rule: 'answerServerRequests',
     description: 'Reference client that never answers a server request it has no handler for (roots/list, sampling, elicitation): the server waits until its own timeout',
-    breaks: ['server-requests/requests-answered', 'stdio/requests-answered'],
+    breaks: ['server-requests/requests-answered', 'stdio/requests-answered', 'server-requests/get-stream-requests'],
+  },
+  {
+    name: 'broken-listens-without-accept',
+    rule: 'listenAcceptsEventStream',
+    description: 'Reference client whose standalone GET stream is asked for with Accept: application/json only (the server answers 406: nothing to listen on)',
+    breaks: ['server-requests/get-stream-requests', 'server-requests/get-stream-405'],
+  },
+  {
+    name: 'broken-deaf-get-stream',
+    rule: 'answerOnTheGetStream',
+    description: 'Reference client that opens the standalone GET stream but answers nothing the server sends on it (pings, roots/list…): the server waits until its own timeout',
+    breaks: ['server-requests/get-stream-requests'],
+  },
+  {
+    name: 'broken-get-405-fatal',
+    rule: 'getStream405IsNoStream',
+    description: 'Reference client that takes a 405 to its standalone GET for a broken connection: every later request fails',
+    breaks: ['server-requests/get-stream-405'],
   },
   {
     name: 'broken-undeclared-handlers',

@@ -10,6 +10,7 @@ import { endpointOtherOrigin } from './endpoint-other-origin.ts';
 import { expiringSessions } from './expiring-sessions.ts';
 import { initializeAnswers } from './initialize-answers.ts';
 import { jsonResponses } from './json-responses.ts';
+import { noGetStream } from './no-get-stream.ts';
 import { ANSWERS, probeAnswers } from './probe-answers.ts';
 import { refusesReinitialize } from './refuses-reinitialize.ts';
 import { serverErrors } from './server-errors.ts';
@@ -45,6 +46,7 @@ export const PERSONALITIES: Record<string, PersonalityEntry> = {
   'auth-errors': { description: 'answers every request 401 with a WWW-Authenticate: Bearer challenge', create: () => authErrors({ status: 401 }) },
   'forbidden': { description: 'answers every request 403 (insufficient_scope)', create: () => authErrors({ status: 403 }) },
   'json-responses': { description: 'answers every POST with one application/json body instead of an SSE stream (2025-03-26 … 2025-11-25)', create: jsonResponses },
+  'no-get-stream': { description: 'answers the standalone GET (no Last-Event-ID) with 405: no stream to listen on (2025-03-26 … 2025-11-25)', create: noGetStream },
   'slow-responses': { description: 'delays every request by 2 s before handling it', create: () => slowResponses({ ms: 2_000 }) },
   'echo-session-headers': {
     description: 'a proxy echoing the request Mcp-Session-Id on every response but the InitializeResult; injects other ids on command',

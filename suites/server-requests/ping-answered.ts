@@ -18,26 +18,30 @@ const isEmpty = (result: Record<string, unknown>) => Object.keys(result).every((
 
 /**
  * The rules every ping is judged on, whatever sent it: answered promptly (a refusal fails at once, no answer or a late
- * one is "time ran out" on a provisional run), with an empty result. `when`: where the pings came, for the citation.
+ * one is "time ran out" on a provisional run), with an empty result. `when`: where the pings came, for the citation;
+ * `reached`: why no ping could be sent, if none could.
  */
-export function pingChecks(evidence: Evidence, pings: readonly ServerRequest[], when: string): Check[] {
+export function pingChecks(evidence: Evidence, pings: readonly ServerRequest[], when: string, reached?: string): Check[] {
   const { revision } = evidence;
   const { react } = evidence.time.ms;
   const refused = pings.filter((p) => p.reply?.error !== undefined);
   const results = pings.filter((p) => p.reply?.result !== undefined);
   const nonEmpty = results.filter((p) => !isEmpty(p.reply!.result!));
   const replies = replyExchanges(pings);
+  const answered = ping(revision, `the receiver MUST respond promptly to a ping (${when})`, 'MUST');
   return [
-    checkInTime(
-      evidence.time,
-      'ping-answered',
-      ping(revision, `the receiver MUST respond promptly to a ping (${when})`, 'MUST'),
-      refused.length > 0 ? false : pings.some((p) => notAnsweredWithin(p, react)) ? 'late' : true,
-      `${pings.map((p) => describeReply(p, `ping ${JSON.stringify(p.id)}`)).join('; ')} (promptly: within ${react} ms)`,
-      [...pings.map((p) => p.exchange), ...replies],
-    ),
+    reached !== undefined
+      ? checkIf(reached, 'ping-answered', answered, () => false, () => '')
+      : checkInTime(
+          evidence.time,
+          'ping-answered',
+          answered,
+          refused.length > 0 ? false : pings.some((p) => notAnsweredWithin(p, react)) ? 'late' : true,
+          `${pings.map((p) => describeReply(p, `ping ${JSON.stringify(p.id)}`)).join('; ')} (promptly: within ${react} ms)`,
+          [...pings.map((p) => p.exchange), ...replies],
+        ),
     checkIf(
-      results.length === 0 ? 'no ping was answered with a result' : undefined,
+      reached ?? (results.length === 0 ? 'no ping was answered with a result' : undefined),
       'empty-result',
       ping(revision, 'the response is an empty result', 'MUST'),
       () => nonEmpty.length === 0,

@@ -5,7 +5,8 @@ import type { ClientHandlers } from '../../clients/adapter.ts';
 import type { ServerRequestMethod } from '../../servers/fixtures.ts';
 import type { JsonRpcMessage, WireExchange } from '../../servers/wire-record.ts';
 import type { Evidence } from '../scenario.ts';
-import { requests } from '../wire.ts';
+import { HEADERS } from '../../protocol/http.ts';
+import { requests, sessionOf } from '../wire.ts';
 
 /** The server request each client handler answers. */
 export const HANDLER_METHOD: Record<keyof ClientHandlers, ServerRequestMethod> = { roots: 'roots/list', sampling: 'sampling/createMessage', elicitation: 'elicitation/create' };
@@ -66,3 +67,13 @@ export function declaredCapabilities(evidence: Evidence): Record<string, unknown
   const capabilities = initialize.message.params?.['capabilities'];
   return typeof capabilities === 'object' && capabilities !== null ? (capabilities as Record<string, unknown>) : {};
 }
+
+/**
+ * The client's standalone GETs (Streamable HTTP, Listening for Messages from the Server): a GET in a session that
+ * resumes no stream (no Last-Event-ID).
+ */
+export const listeningGets = (exchanges: readonly WireExchange[]): WireExchange[] =>
+  exchanges.filter((x) => x.method === 'GET' && sessionOf(x) !== undefined && x.requestHeaders[HEADERS.lastEventId] === undefined);
+
+/** The standalone GETs the server answered with a stream: where it can speak first. */
+export const listeningStreams = (exchanges: readonly WireExchange[]): WireExchange[] => listeningGets(exchanges).filter((x) => x.status === 200 && x.sse);
