@@ -60,6 +60,9 @@ export const FIXTURE_TOOLS = {
   input: 'input_client',
 } as const;
 
+/** The id `ask_client` with `cancel` names in its cancellation of a request it never sent. */
+export const UNKNOWN_REQUEST_ID = 'never-sent';
+
 /** The rounds of `input_client`: the key each asks for, and whether it carries a requestState. */
 export const INPUT_ROUNDS = [
   { key: 'first', requestState: true },
@@ -114,6 +117,8 @@ const INPUT_SCHEMAS = {
   ask: z.object({
     method: z.enum(Object.keys(SERVER_REQUEST_PARAMS) as [ServerRequestMethod, ...ServerRequestMethod[]]),
     timeoutMs: z.number().int().min(1).max(3_600_000).default(5_000),
+    /** Cancel the request at once (notifications/cancelled naming it), then cancel one the server never sent. */
+    cancel: z.boolean().default(false),
   }),
   askLater: z.object({
     method: z.enum(['ping', ...Object.keys(SERVER_REQUEST_PARAMS)] as ['ping', ...ServerRequestMethod[]]),
@@ -257,15 +262,21 @@ export function createFixtureServer(state: FixtureState, supportedProtocolVersio
   server.registerTool(
     FIXTURE_TOOLS.ask,
     { description: 'Sends the client one request of `method` during the call, waits at most `timeoutMs`; answers with what came back.', inputSchema: INPUT_SCHEMAS.ask },
-    async ({ method, timeoutMs }, ctx) => {
+    async ({ method, timeoutMs, cancel }, ctx) => {
       const run = state.start(FIXTURE_TOOLS.ask, ctx.mcpReq.id);
       let answer: string;
+      // With `cancel` the server changes its mind at once: the SDK writes notifications/cancelled naming the request.
+      const changedMind = new AbortController();
       try {
         // Sent whatever the client declared: how a client treats a request it did not declare is what is tested.
-        answer = `result ${JSON.stringify(await ctx.mcpReq.send({ method, params: SERVER_REQUEST_PARAMS[method] }, { timeout: timeoutMs, signal: ctx.mcpReq.signal }))}`;
+        const asked = ctx.mcpReq.send({ method, params: SERVER_REQUEST_PARAMS[method] }, { timeout: timeoutMs, signal: AbortSignal.any([ctx.mcpReq.signal, changedMind.signal]) });
+        if (cancel) setImmediate(() => changedMind.abort('the server no longer needs it'));
+        answer = `result ${JSON.stringify(await asked)}`;
       } catch (error) {
         answer = `error ${error instanceof Error ? error.message : String(error)}`;
       }
+      // A cancellation of a request never sent (Error Handling: the receiver SHOULD ignore it).
+      if (cancel) await ctx.mcpReq.notify({ method: 'notifications/cancelled', params: { requestId: UNKNOWN_REQUEST_ID, reason: 'a request this server never sent' } });
       run.finishedAt = performance.now();
       return { content: [{ type: 'text', text: answer }] };
     },

@@ -473,7 +473,7 @@ export const VARIANT_SPECS: readonly VariantSpec[] = [
     rule: 'neverAnswerNotifications',
     description: 'Reference client that answers each notification it has no handler for with -32601 (id null), as a naive JSON-RPC peer does',
     // Wherever else the server sends a notification, the answer is an invalid message (messages-match-schema).
-    breaks: ['server-requests/notifications-interleaved', 'stdio/notifications-interleaved', 'stdio/merged-writes', 'resume/sse-last-event-id'],
+    breaks: ['server-requests/notifications-interleaved', 'stdio/notifications-interleaved', 'stdio/merged-writes', 'resume/sse-last-event-id', 'server-requests/server-cancels', 'stdio/server-cancels'],
     only: {
       'resume/sse-last-event-id': { at: ['2025-03-26', '2025-06-18'], why: 'there the tool logs on its stream before the cut; each log message is answered with an id-null error' },
     },

@@ -17,7 +17,7 @@ function notificationsOf(exchanges: readonly WireExchange[]) {
 }
 
 /** Responses the client sent that answer no request of the server's: an id null, or an id the server never used. */
-function strayResponses(exchanges: readonly WireExchange[]) {
+export function strayResponses(exchanges: readonly WireExchange[]) {
   const asked = new Set(exchanges.flatMap((x) => x.responseMessages.flatMap(({ message }) => (message.method !== undefined && message.id !== undefined && message.id !== null ? [message.id] : []))));
   return exchanges.filter((x) => x.requestMessages.some((m) => m.method === undefined && (m.result !== undefined || m.error !== undefined) && (m.id === null || m.id === undefined || !asked.has(m.id))));
 }

@@ -16,6 +16,7 @@ import { versionPerRevision } from '../negotiation/version-per-revision.ts';
 import { HANDLER_SCENARIOS } from '../server-requests/handler-answered.ts';
 import { INPUT_REQUIRED_SCENARIOS } from '../server-requests/input-required.ts';
 import { notificationsInterleaved } from '../server-requests/notifications-interleaved.ts';
+import { serverCancels } from '../server-requests/server-cancels.ts';
 import { pingAnswered } from '../server-requests/ping-answered.ts';
 import { requestsAnswered } from '../server-requests/requests-answered.ts';
 import type { Evidence, Scenario } from '../scenario.ts';
@@ -57,6 +58,7 @@ export const STDIO_TWINS: readonly Scenario[] = [
   overStdio(requestsAnswered, { doctored: (requestsAnswered.doctored ?? []).filter((proof) => proof.check !== 'reply-posted') }),
   ...HANDLER_SCENARIOS.map((scenario) => overStdio(scenario)),
   overStdio(notificationsInterleaved),
+  overStdio(serverCancels),
   // The InputRequiredResult on stdout, each retry a stdin line of its own.
   ...INPUT_REQUIRED_SCENARIOS.map((scenario) => overStdio(scenario)),
 ];
