@@ -19,6 +19,13 @@ export const RUNTIME_ASSETS = [
   'results/results.schema.json',
   'clients/process/line-protocol.schema.json',
   'clients/drivers/python/driver.py',
+  // The client environments beyond npm (clients/drivers/environments.ts): what `setup-clients` builds them from.
+  'clients/drivers/python/runtime.py',
+  'clients/drivers/python/mcp_sdk.py',
+  'clients/drivers/python/mcp_client.py',
+  'clients/drivers/python/mcp_handlers.py',
+  'clients/drivers/python/envs',
+  'clients/drivers/java',
 ] as const;
 
 /** The matrix file: its module paths name sources (`./clients/sdk-v1.ts`), which the package has compiled. */

@@ -11,8 +11,9 @@ import { matrix } from './commands/matrix.ts';
 import { run } from './commands/run.ts';
 import { serve } from './commands/serve.ts';
 import { serveStdio } from './commands/serve-stdio.ts';
+import { setupClients } from './commands/setup-clients.ts';
 
-const COMMANDS = [list, adapters, run, matrix, compare, serve, serveStdio] as unknown as readonly Command[];
+const COMMANDS = [list, adapters, run, matrix, compare, serve, serveStdio, setupClients] as unknown as readonly Command[];
 
 const USAGE = `usage: mcp-client-conformance <command> [options]
        mcp-client-conformance <command> --help      the options of one command

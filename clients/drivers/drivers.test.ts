@@ -238,3 +238,34 @@ describe('the node driver', () => {
     );
   });
 });
+
+describe.skipIf(NO_PYTHON)('the Python runtime (runtime.py, shared by the SDK glues)', () => {
+  const STUCK = join(import.meta.dirname, 'python', 'testdata', 'stuck_glue.py');
+
+  test('an operation its client never settles is answered "hung" before the deadline: left unsettled, and the program serves on', async () => {
+    const lines: string[] = [];
+    const adapter = await processAdapter({ command: 'python3', args: [STUCK], operationTimeoutMs: time.ms.react, trace: (direction, line) => direction === 'in' && lines.push(line) });
+    adapters.push(adapter);
+    const client = await adapter.start('stuck');
+    const connection = await client.connect('http://127.0.0.1:9/mcp', { timeoutMs: time.ms.react });
+    const stuck = connection.callTool('never', {});
+    // The program's "hung" comes before the info asked after it: the call is left unsettled, the program alive.
+    await adapter.start('beside');
+    await expect.poll(() => lines.some((line) => line.includes('"code":"hung"')), { timeout: time.ms.operation }).toBe(true);
+    expect(await Promise.race([stuck.then(() => 'settled', () => 'settled'), connection.info().then(() => 'served')])).toBe('served');
+    expect(await connection.callTool('echo', { text: 'still here' })).toEqual({ content: [{ type: 'text', text: 'still here' }] });
+    expect(adapter.failure).toBeUndefined();
+    expect(adapter.restarts).toBe(0);
+  });
+
+  test('a cancelled operation is answered "aborted"', async () => {
+    const adapter = await start('python3', [STUCK]);
+    const client = await adapter.start('cancel');
+    const connection = await client.connect('http://127.0.0.1:9/mcp', { timeoutMs: time.ms.react });
+    const controller = new AbortController();
+    const call = connection.callTool('never', {}, { signal: controller.signal });
+    controller.abort();
+    const error = await call.catch((rejection: Error & { code?: unknown }) => rejection);
+    expect([error.constructor.name, (error as { code?: unknown }).code, (error as Error).message]).toEqual(['CancelledError', 'aborted', 'the request was cancelled']);
+  });
+});

@@ -33,6 +33,8 @@ import {
 
 /** The line protocol version this harness speaks (the `protocol` member of the hello). */
 export const LINE_PROTOCOL_VERSION = 1;
+/** The error code of a program whose client has not settled an operation by its deadline (1.4). */
+export const HUNG = 'hung';
 
 /**
  * How many times in a run a program that exited or was killed is started again. Enough to ride out a client that
@@ -380,7 +382,7 @@ class ProgramSupervisor {
         }
       }, timeoutMs);
       this.pending.set(id, { op, case: typeof members.case === 'string' ? members.case : undefined, resolve, reject, timer });
-      this.write({ id, ...members, op });
+      this.write({ id, ...members, op, deadlineMs: timeoutMs });
       options.onSent?.(id);
     });
   }
@@ -480,6 +482,9 @@ class ProgramSupervisor {
     if (!pending) return this.fail(`answered request ${answer.id}, which is not in flight`, { killed: true });
     this.pending.delete(answer.id);
     clearTimeout(pending.timer);
+    // 1.4: the program's client has not settled the operation by the deadline. Left unsettled, as an in-process
+    // client's hung operation is (the runner's bound reports it), and the program, alive, serves its other cases.
+    if (answer.error?.code === HUNG) return;
     if (answer.error) pending.reject(reportedError(answer.error));
     else pending.resolve(answer.result);
   }

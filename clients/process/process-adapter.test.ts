@@ -132,6 +132,20 @@ describe('a program that hangs', () => {
     expect(groupExists(adapter.pid)).toBe(false);
   });
 
+  test('one that says its client hung (1.4 "hung") leaves that operation unsettled, as an in-process hang, and stays running for the rest', async () => {
+    const adapter = await misbehaving('--says-hung', 'callTool');
+    const client = await adapter.start('hung');
+    const connection = await client.connect('http://127.0.0.1:9/mcp', { timeoutMs: 50 });
+    const call = connection.callTool('echo', { text: 'x' });
+    // Settled or not once the next answer (info) is in: the program answered the call before the info.
+    const first = await Promise.race([call.then(() => 'settled', () => 'settled'), connection.info().then(() => 'info answered')]);
+    expect(first).toBe('info answered');
+    expect(adapter.failure).toBeUndefined();
+    expect(groupExists(adapter.pid)).toBe(true);
+    await client.dispose();
+    expect(adapter.restarts).toBe(0);
+  });
+
   test('the whole process group is killed, grandchildren included', async () => {
     const adapter = await misbehaving('--grandchild', '--hang', 'start');
     await eventually(() => runningMembers(adapter.pid).length === 2, 'the program and its grandchild');

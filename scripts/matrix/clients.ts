@@ -5,6 +5,7 @@ import type { ClientAdapter } from '../../clients/adapter.ts';
 import { findAdapter } from '../../clients/index.ts';
 import { COMPILED } from '../../config/layout.ts';
 import { isModulePath, loadAdapter, loadAdapterCommand, timeoutsFromEnv } from '../../clients/load.ts';
+import { environmentDir, findEnvironment, isReady } from '../../clients/drivers/environments.ts';
 import { installedPackage, type MatrixEntry, type MatrixFile } from './matrix-file.ts';
 import type { ClientInfo } from '../../results/results.ts';
 
@@ -30,7 +31,9 @@ async function startAdapter(entry: MatrixEntry, matrix: MatrixFile): Promise<Cli
     return containerAdapter({ name: entry.name, image: entry.container.image, command: entry.container.command, copy, ...timeouts });
   }
   if (entry.command !== undefined) {
-    const adapter = await loadAdapterCommand(entry.command, { cwd, ...timeouts });
+    const setup = entry.setup !== undefined ? findEnvironment(entry.setup) : undefined;
+    const command = setup !== undefined ? entry.command.replaceAll('{setup}', environmentDir(setup)) : entry.command;
+    const adapter = await loadAdapterCommand(command, { cwd, ...timeouts });
     // A program names itself in its hello; the matrix row keeps the entry's name.
     return Object.defineProperty(adapter, 'name', { value: entry.name });
   }
@@ -59,6 +62,8 @@ export async function loadClient(entry: MatrixEntry, matrix: MatrixFile): Promis
     return { info: { ...base, loadError: `package ${entry.package} is not installed (${how})` } };
   }
   if (entry.skip !== undefined) return { info: { ...base, loadError: `skipped: ${entry.skip}` } };
+  const setup = entry.setup !== undefined ? findEnvironment(entry.setup) : undefined;
+  if (setup !== undefined && !isReady(setup)) return { info: { ...base, loadError: `skipped: ${setup.name} is not set up (npm run clients:setup -- ${setup.name})` } };
   try {
     const adapter = await startAdapter(entry, matrix);
     return { adapter, info: { ...base, description: adapter.description, revisions: [...adapter.revisions], features: [...adapter.features] } };

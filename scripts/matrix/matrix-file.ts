@@ -2,6 +2,7 @@
 // adapters. Adding a client is one entry. Its JSON Schema is scripts/matrix/matrix.schema.json.
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { ENVIRONMENTS, findEnvironment } from '../../clients/drivers/environments.ts';
 
 // Adapters read their own version with it too; the matrix records it per entry.
 export { installedPackage } from '../../clients/installed.ts';
@@ -27,6 +28,11 @@ export interface MatrixEntry {
   container?: ContainerEntry;
   /** Leave the entry out of runs, saying why (shown in the reports). */
   skip?: string;
+  /**
+   * The client environment the program runs in (clients/drivers/environments.ts: `python/mcp-1`, `go/go-sdk`, …),
+   * made by `npm run clients:setup`; `{setup}` in `command` is its folder. Not set up: the row is skipped, saying so.
+   */
+  setup?: string;
 }
 
 export interface ContainerEntry {
@@ -66,7 +72,9 @@ export function readMatrixFile(path = DEFAULT_MATRIX_FILE): MatrixFile {
     const ways = [entry.adapter, entry.command, entry.container].filter((way) => way !== undefined).length;
     if (ways !== 1) problems.push(`${where} needs exactly one of "adapter", "command", "container"`);
     if (entry.container !== undefined && (typeof entry.container.image !== 'string' || !Array.isArray(entry.container.command))) problems.push(`${where}: "container" needs "image" and "command" (an array)`);
-    for (const key of Object.keys(entry)) if (!['name', 'package', 'adapter', 'options', 'command', 'container', 'skip'].includes(key)) problems.push(`${where}: unknown key "${key}"`);
+    for (const key of Object.keys(entry)) if (!['name', 'package', 'adapter', 'options', 'command', 'container', 'skip', 'setup'].includes(key)) problems.push(`${where}: unknown key "${key}"`);
+    if (entry.setup !== undefined && findEnvironment(entry.setup) === undefined) problems.push(`${where}: no client environment "${entry.setup}" (environments: ${ENVIRONMENTS.map((e) => e.name).join(', ')})`);
+    if (entry.setup !== undefined && entry.command === undefined) problems.push(`${where}: "setup" goes with "command"`);
     return undefined;
   });
   if (problems.length > 0) throw new MatrixFileError(`matrix file ${path}:\n  ${problems.join('\n  ')}`);

@@ -9,7 +9,9 @@ import { moduleFile } from '../../config/layout.ts';
 import { readSettings } from '../../config/settings.ts';
 import { INCOMPLETE_EXIT, runCompare } from './compare.ts';
 import { JOURNAL_FILE, readSaved } from './journal.ts';
-import { readMatrixFile } from './matrix-file.ts';
+import { findEnvironment, isReady } from '../../clients/drivers/environments.ts';
+import { setUp } from '../../clients/drivers/setup.ts';
+import { readMatrixFile, type MatrixEntry } from './matrix-file.ts';
 import { assembleResults, REPORT_FILES, writeReports } from './output.ts';
 import { missingCells, planOf, suiteCases, suiteFile, SUITE_NAMES } from './plan.ts';
 import { parseResults, verdictCounts, type Cell, type CellVerdict, type MatrixResults } from '../../results/results.ts';
@@ -79,7 +81,8 @@ export async function runMatrix(options: MatrixOptions, cwd = process.env.INIT_C
   const matrixFile = resolve(cwd, options.config ?? join(ROOT, 'matrix.json'));
   const outDir = resolve(cwd, options.out ?? DEFAULT_REPORTS_DIR);
   // Checked here so a typo is one clear line, not a failure in every test worker.
-  selectEntries(readMatrixFile(matrixFile).clients, options.clients);
+  const entries = selectEntries(readMatrixFile(matrixFile).clients, options.clients);
+  await setUpEnvironments(entries);
   setEnvironment({ matrixFile, outDir, clients: options.clients, scenario: options.scenario, strict: options.strict === true || readSettings().strict });
   // Only the suite files with cases the filter keeps: each file costs a worker that loads every suite.
   const suites = SUITE_NAMES.filter((suite) => suiteCases(suite, options.scenario).length > 0);
@@ -88,6 +91,16 @@ export async function runMatrix(options: MatrixOptions, cwd = process.env.INIT_C
   for (const file of [REPORT_FILES.results, JOURNAL_FILE]) rmSync(join(outDir, file), { force: true });
   await runVitest(suites.length < SUITE_NAMES.length ? suites.map(suiteFile) : [], options.shard);
   return finished(outDir, options, cwd);
+}
+
+/** Makes the client environments the chosen entries run in and that are not set up yet, saying so (a failure skips its rows). */
+async function setUpEnvironments(entries: readonly MatrixEntry[]): Promise<void> {
+  const needed = [...new Set(entries.filter((entry) => entry.skip === undefined).flatMap((entry) => (entry.setup !== undefined ? [entry.setup] : [])))].map((name) => findEnvironment(name)!).filter((environment) => !isReady(environment));
+  for (const environment of needed) {
+    console.error(`mcp-client-conformance: setting up ${environment.name} (npm run clients:setup) …`);
+    const outcome = await setUp(environment);
+    console.error(`mcp-client-conformance: ${environment.name} ${outcome.state} in ${(outcome.ms / 1000).toFixed(1)} s${outcome.reason ? `: ${outcome.reason}` : ''}`);
+  }
 }
 
 async function resume(options: MatrixOptions, outDir: string, cwd: string): Promise<number> {

@@ -2,6 +2,7 @@
 // A line-protocol program for the process adapter's tests: a fake client with canned answers that misbehaves on
 // request. Each flag names the op it misbehaves on.
 //   --hang <op>        never answers that op (answers everything else)
+//   --says-hung <op>   answers that op at once with the error code hung (1.4: its client has not settled it)
 //   --garbage <op>     prints a line that is not JSON instead of answering it
 //   --crash <op>       writes to stderr and exits with code 3 instead of answering it
 //   --unknown-id <op>  answers it under an id that was never sent
@@ -20,6 +21,7 @@ import { CANNED } from './canned.ts';
 const { values } = parseArgs({
   options: {
     hang: { type: 'string' },
+    'says-hung': { type: 'string' },
     garbage: { type: 'string' },
     crash: { type: 'string' },
     'unknown-id': { type: 'string' },
@@ -50,6 +52,7 @@ const lines = createInterface({ input: process.stdin });
 lines.on('line', (line) => {
   const request = JSON.parse(line) as { id: number; op: string };
   if (request.op === values.hang) return;
+  if (request.op === values['says-hung']) return send({ id: request.id, error: { message: `the client did not settle ${request.op}`, name: 'ClientHung', code: 'hung' } });
   if (request.op === values.garbage) return void process.stdout.write('this is not JSON\n');
   if (request.op === values.crash) {
     process.stderr.write(`misbehaving: crashing on ${request.op}\n`);
