@@ -1,0 +1,34 @@
+// Matrix rows that run in a client environment beyond npm (clients/drivers/environments.ts): without the set-up they
+// are skipped, saying which environment and the command that makes it, and never become error cells that count.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, expect, test } from 'vitest';
+
+// An empty environments folder, chosen before the modules read it.
+const empty = mkdtempSync(join(tmpdir(), 'mcp-clients-'));
+process.env.MCP_CONFORMANCE_CLIENTS_DIR = empty;
+const { ENVIRONMENTS, isReady } = await import('../../clients/drivers/environments.ts');
+const { loadClient } = await import('./clients.ts');
+const { readMatrixFile, DEFAULT_MATRIX_FILE } = await import('./matrix-file.ts');
+afterAll(() => rmSync(empty, { recursive: true, force: true }));
+
+test('a row whose environment is not set up is skipped, naming the environment and the command that makes it', async () => {
+  const matrix = readMatrixFile(DEFAULT_MATRIX_FILE);
+  const rows = matrix.clients.filter((entry) => entry.setup !== undefined);
+  expect(rows.length).toBeGreaterThan(0);
+  expect(ENVIRONMENTS.filter(isReady)).toEqual([]);
+  for (const entry of rows) {
+    const { adapter, info } = await loadClient(entry, matrix);
+    expect(adapter).toBeUndefined();
+    expect(info.loadError).toBe(`skipped: ${entry.setup} is not set up (npm run clients:setup -- ${entry.setup})`);
+  }
+});
+
+test('every environment a row names exists, and every row with one runs a program in it', () => {
+  const matrix = readMatrixFile(DEFAULT_MATRIX_FILE);
+  for (const entry of matrix.clients.filter((e) => e.setup !== undefined)) {
+    expect(ENVIRONMENTS.map((e) => e.name)).toContain(entry.setup);
+    expect(entry.command).toContain('{setup}');
+  }
+});
