@@ -26,6 +26,8 @@ export const RUNTIME_ASSETS = [
   'clients/drivers/python/mcp_handlers.py',
   'clients/drivers/python/envs',
   'clients/drivers/java',
+  'clients/drivers/go',
+  'clients/drivers/rust',
 ] as const;
 
 /** The matrix file: its module paths name sources (`./clients/sdk-v1.ts`), which the package has compiled. */

@@ -50,15 +50,15 @@ function python(name: string): ClientEnvironment {
   };
 }
 
-/** A Go driver module built into one binary, `<dir>/driver`, with exactly its go.sum. */
-function go(name: string): ClientEnvironment {
+/** A Go driver module built into one binary, `<dir>/driver`, with exactly its go.sum (`shared`: the glue it replaces in). */
+function go(name: string, shared: string[] = []): ClientEnvironment {
   const source = join(DRIVERS, 'go');
   return {
     name: `go/${name}`,
     language: 'go',
     tool: 'go',
-    inputs: [join(source, name), join(source, 'lineproto')],
-    steps: (dir) => [{ command: 'go', args: ['build', '-mod=readonly', '-trimpath', '-o', join(dir, 'driver'), '.'], cwd: join(source, name), env: { GOFLAGS: '-mod=readonly' } }],
+    inputs: [join(source, name), join(source, 'lineproto'), ...shared.map((module) => join(source, module))],
+    steps: (dir) => [{ command: 'go', args: ['build', '-mod=readonly', '-trimpath', '-o', join(dir, 'driver'), '.'], cwd: join(source, name) }],
   };
 }
 
@@ -70,6 +70,7 @@ function rust(): ClientEnvironment {
     language: 'rust',
     tool: 'cargo',
     inputs: [source],
+    // The binary: <dir>/target/release/rmcp-driver.
     steps: (dir) => [{ command: 'cargo', args: ['build', '--release', '--locked'], cwd: source, env: { CARGO_TARGET_DIR: join(dir, 'target') } }],
   };
 }
@@ -86,7 +87,7 @@ function java(): ClientEnvironment {
   };
 }
 
-export const ENVIRONMENTS: readonly ClientEnvironment[] = [python('mcp-1'), python('mcp-2'), go('go-sdk'), go('mcp-go-1'), go('mcp-go-0'), rust(), java()];
+export const ENVIRONMENTS: readonly ClientEnvironment[] = [python('mcp-1'), python('mcp-2'), go('go-sdk'), go('mcp-go-1', ['mcpgo']), go('mcp-go-0', ['mcpgo']), rust(), java()];
 
 export function findEnvironment(name: string): ClientEnvironment | undefined {
   return ENVIRONMENTS.find((environment) => environment.name === name);

@@ -370,6 +370,9 @@ class ProgramSupervisor {
   request(op: Operation, members: Record<string, unknown>, timeoutMs: number, options: { killOnTimeout?: boolean; onSent?: (id: number) => void } = {}): Promise<unknown> {
     if (this.failureReason !== undefined) return Promise.reject(this.notRunning());
     const id = this.nextId++;
+    // `deadlineMs` is when the program must have answered (1.4: if need be with "hung"); it is killed a reaction time
+    // later, so an answer sent at the deadline on a loaded machine still arrives.
+    const killAfterMs = timeoutMs + this.config.time.ms.react;
     return new Promise<unknown>((resolve, reject) => {
       const timer = setTimeout(() => {
         const pending = this.pending.get(id);
@@ -380,7 +383,7 @@ class ProgramSupervisor {
         } else {
           this.fail(`did not answer ${op} within ${timeoutMs} ms`, { killed: true, culprit: pending.case });
         }
-      }, timeoutMs);
+      }, killAfterMs);
       this.pending.set(id, { op, case: typeof members.case === 'string' ? members.case : undefined, resolve, reject, timer });
       this.write({ id, ...members, op, deadlineMs: timeoutMs });
       options.onSent?.(id);

@@ -1,0 +1,3 @@
+module mcpconformance/lineproto
+
+go 1.25
