@@ -3,7 +3,6 @@
 // (a POST each); a 405 to the GET means the server offers no stream, and the connection goes on. SDK clients open the
 // stream after initialize; a client that declares `listen` is asked to; one that never opens it leaves these rules
 // unexercised (inconclusive), never failed.
-import { HEADERS } from '../../protocol/http.ts';
 import { S, type Revision } from '../../protocol/revisions.ts';
 import { FIXTURE_TOOLS } from '../../servers/fixtures.ts';
 import { noGetStream } from '../../servers/personalities/no-get-stream.ts';
@@ -14,7 +13,7 @@ import { defineScenario, type Check, type Evidence, type ScenarioContext, type S
 import { transports } from '../spec.ts';
 import { labels } from '../wire.ts';
 import { pingChecks } from './ping-answered.ts';
-import { requestChecks, requestsAt } from './requests-answered.ts';
+import { REQUEST_PROOFS, requestChecks, requestsAt } from './requests-answered.ts';
 import { listeningGets, listeningStreams, serverRequestsOf } from './support.ts';
 
 const listening = (revision: Revision, section: string, level: SpecRef['level']) =>
@@ -129,26 +128,7 @@ export const getStreamRequests = defineScenario({
         exchanges: e.exchanges.map((x) => ({ ...x, requestMessages: x.requestMessages.map((m) => (m.method === undefined && m.result !== undefined ? { ...m, result: { pong: true } } : m)) })),
       }),
     },
-    {
-      check: 'undeclared-refused',
-      how: 'every request answered with a result, none of them declared',
-      doctor: (e: Evidence) => ({
-        ...e,
-        exchanges: e.exchanges.map((x) => ({ ...x, requestMessages: x.requestMessages.map((m) => (m.method === undefined && m.error !== undefined ? { jsonrpc: '2.0', id: m.id, result: {} } : m)) })),
-      }),
-    },
-    {
-      check: 'reply-posted',
-      how: 'the responses sent without the session id',
-      doctor: (e: Evidence) => ({
-        ...e,
-        exchanges: e.exchanges.map((x) => {
-          if (!x.requestMessages.some((m) => m.method === undefined)) return x;
-          const { [HEADERS.session]: _omitted, ...requestHeaders } = x.requestHeaders;
-          return { ...x, requestHeaders };
-        }),
-      }),
-    },
+    ...REQUEST_PROOFS,
   ],
 });
 

@@ -5,7 +5,7 @@ import { isStreamable, L, type Revision } from '../../protocol/revisions.ts';
 import { HEADERS } from '../../protocol/http.ts';
 import { FIXTURE_TOOLS, type ServerRequestMethod } from '../../servers/fixtures.ts';
 import { checkIf, checkInTime, clientCompleted, precondition } from '../checks.ts';
-import { defineScenario, type Check, type Evidence } from '../scenario.ts';
+import { defineScenario, type Check, type DoctoredProof, type Evidence } from '../scenario.ts';
 import { clientFeature, messages, transports } from '../spec.ts';
 import { label, labels, sessionOf } from '../wire.ts';
 import { declaredCapabilities, describeReply, notAnsweredWithin, repliesTo, replyExchanges, serverRequestsOf, type ServerRequest } from './support.ts';
@@ -77,6 +77,30 @@ export function requestChecks(evidence: Evidence, sent: readonly ServerRequest[]
   return checks;
 }
 
+/** The proofs of the request rules a variant cannot show: results for what was not declared, and replies outside the session. */
+export const REQUEST_PROOFS: readonly DoctoredProof[] = [
+  {
+    check: 'undeclared-refused',
+    how: 'every request answered with a result, none of them declared',
+    doctor: (e: Evidence) => ({
+      ...e,
+      exchanges: e.exchanges.map((x) => ({ ...x, requestMessages: x.requestMessages.map((m) => (m.method === undefined && m.error !== undefined ? { jsonrpc: '2.0', id: m.id, result: {} } : m)) })),
+    }),
+  },
+  {
+    check: 'reply-posted',
+    how: 'the responses sent without the session id',
+    doctor: (e: Evidence) => ({
+      ...e,
+      exchanges: e.exchanges.map((x) => {
+        if (!x.requestMessages.some((m) => m.method === undefined)) return x;
+        const { [HEADERS.session]: _omitted, ...requestHeaders } = x.requestHeaders;
+        return { ...x, requestHeaders };
+      }),
+    }),
+  },
+];
+
 export const requestsAnswered = defineScenario({
   id: 'server-requests/requests-answered',
   title: 'The server sends roots/list, sampling/createMessage and elicitation/create during a call: each gets exactly one response, and what the client did not declare is refused with an error',
@@ -116,29 +140,10 @@ export const requestsAnswered = defineScenario({
       doctor: (e: Evidence) => ({ ...e, exchanges: e.exchanges.map((x) => ({ ...x, responseMessages: x.responseMessages.filter(({ message }) => message.method === undefined || !(message.method in CAPABILITY)) })) }),
     },
     {
-      check: 'undeclared-refused',
-      how: 'every request answered with a result, none of them declared',
-      doctor: (e: Evidence) => ({
-        ...e,
-        exchanges: e.exchanges.map((x) => ({ ...x, requestMessages: x.requestMessages.map((m) => (m.method === undefined && m.error !== undefined ? { jsonrpc: '2.0', id: m.id, result: {} } : m)) })),
-      }),
-    },
-    {
       check: 'each-answered-once',
       how: 'each response sent twice',
       doctor: (e: Evidence) => ({ ...e, exchanges: e.exchanges.map((x) => ({ ...x, requestMessages: x.requestMessages.flatMap((m) => (m.method === undefined && m.id !== undefined ? [m, m] : [m])) })) }),
     },
-    {
-      check: 'reply-posted',
-      how: 'the responses sent without the session id',
-      doctor: (e: Evidence) => ({
-        ...e,
-        exchanges: e.exchanges.map((x) => {
-          if (!x.requestMessages.some((m) => m.method === undefined)) return x;
-          const { [HEADERS.session]: _omitted, ...requestHeaders } = x.requestHeaders;
-          return { ...x, requestHeaders };
-        }),
-      }),
-    },
+    ...REQUEST_PROOFS,
   ],
 });
