@@ -153,7 +153,8 @@ describe('a maximum timeout on a busy machine', () => {
   const maximum = (evidence: Evidence) => progressResetsTimeout.judge(evidence).find((c) => c.name === 'maximum-timeout-holds')!;
 
   test('a stop judged a maximum only when the progress came steadily and the client was awake to read it', async () => {
-    const result = await runScenario(progressResetsTimeout, referenceClient, '2025-06-18', { time: timePolicy() });
+    // Run as the suites run a case: a machine too busy for its bounds makes it inconclusive, and it runs again with larger ones.
+    const result = await runCase(progressResetsTimeout, referenceClient, '2025-06-18', { time: timePolicy() });
     expect(result.checks.find((c) => c.name === 'maximum-timeout-holds')?.outcome, explain(result)).toBe('pass');
     const evidence = result.evidence!;
     const timeoutMs = 6 * Math.round(evidence.time.ms.quiet / 4);
