@@ -88,7 +88,19 @@ function java(): ClientEnvironment {
   };
 }
 
-export const ENVIRONMENTS: readonly ClientEnvironment[] = [python('mcp-1'), python('mcp-2'), go('go-sdk'), go('mcp-go-1', ['mcpgo']), go('mcp-go-0', ['mcpgo']), rust(), java()];
+export const ENVIRONMENTS: readonly ClientEnvironment[] = [
+  python('mcp-1'),
+  python('mcp-2'),
+  python('fastmcp-4'),
+  python('openai-agents'),
+  python('uipath-0.16'),
+  python('uipath-latest'),
+  go('go-sdk'),
+  go('mcp-go-1', ['mcpgo']),
+  go('mcp-go-0', ['mcpgo']),
+  rust(),
+  java(),
+];
 
 export function findEnvironment(name: string): ClientEnvironment | undefined {
   return ENVIRONMENTS.find((environment) => environment.name === name);

@@ -1,4 +1,4 @@
-"""The line protocol (docs/line-protocol.md, version 1.3) once, for every Python client's glue.
+"""The line protocol (docs/line-protocol.md, version 1.4) once, for every Python client's glue.
 
 A glue module gives a hello and a `connect`; this runtime reads the harness's requests from stdin, runs each as its
 own asyncio task (requests overlap), answers each by id on stdout, cancels a request's task when the harness sends
