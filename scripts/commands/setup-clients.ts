@@ -27,13 +27,22 @@ export const setupClients = defineCommand({
       for (const environment of chosen) console.log(`${environment.name.padEnd(18)} ${isReady(environment) ? 'ready' : 'not set up'}`);
       return 0;
     }
-    let failed = 0;
-    for (const environment of chosen) {
-      console.log(`setup-clients: ${environment.name} …`);
-      const outcome = await setUp(environment, { force: values.force === true, log: (line) => console.log(line) });
-      if (outcome.state === 'failed') failed++;
-      console.log(`setup-clients: ${environment.name} ${outcome.state === 'ready' ? 'up to date' : outcome.state} in ${(outcome.ms / 1000).toFixed(1)} s${outcome.reason ? `: ${outcome.reason}` : ''}`);
-    }
+    // One language's environments one after another, the languages side by side: a pip install waits on the disk
+    // and the network while a Rust or Go build keeps the cores busy.
+    const byLanguage = Map.groupBy(chosen, (environment) => environment.language);
+    const outcomes = await Promise.all(
+      [...byLanguage.values()].map(async (environments) => {
+        const done = [];
+        for (const environment of environments) {
+          console.log(`setup-clients: ${environment.name} …`);
+          const outcome = await setUp(environment, { force: values.force === true, log: (line) => console.log(`  ${environment.name}:${line}`) });
+          console.log(`setup-clients: ${environment.name} ${outcome.state === 'ready' ? 'up to date' : outcome.state} in ${(outcome.ms / 1000).toFixed(1)} s${outcome.reason ? `: ${outcome.reason}` : ''}`);
+          done.push(outcome);
+        }
+        return done;
+      }),
+    );
+    const failed = outcomes.flat().filter((outcome) => outcome.state === 'failed').length;
     return failed > 0 ? 1 : 0;
   },
 });
