@@ -16,7 +16,7 @@ import { startStdioServer, type StdioReferenceServer } from '../servers/stdio/ha
 import { basePolicy, settings } from '../config/settings.ts';
 import { ATTEMPT_GROWTH, MAX_ATTEMPTS, provisionally, scaledBy, type TimePolicy } from '../config/time.ts';
 import { calibrate } from './calibration.ts';
-import { check, precondition, timeMayCure } from './checks.ts';
+import { check, checkInTime, precondition, timeMayCure } from './checks.ts';
 import { ClientHung, ClientMisbehaved, describeError, describeValue } from './outcome.ts';
 import { transportOf } from './plan.ts';
 import { shutdown, stdioShutdown } from './spec.ts';
@@ -232,7 +232,7 @@ export async function runScenario(scenario: Scenario, adapter: ClientAdapter, re
   const traces: ClientTraces = { timers: [] };
   let cleaningUp = false;
   let clientError: string | undefined;
-  /** The errors of starts and connects that ran out of time (Evidence.clientTimedOut). */
+  /** The errors of starts, connects and bounded operations that ran out of time (Evidence.clientTimedOut). */
   const timedOut = new WeakSet<object>();
   let clientTimedOut = false;
   const caseId = options.caseId ?? `${scenario.id}@${revision}`;
@@ -306,7 +306,12 @@ export async function runScenario(scenario: Scenario, adapter: ClientAdapter, re
     observe(key, value) {
       observed[key] = value;
     },
-    bounded: (operation, what, timeoutMs = operationTimeoutMs) => bounded(operation, what, timeoutMs),
+    // An operation the script gave up on at its bound ran out of time, as a connect can (Evidence.clientTimedOut).
+    bounded: (operation, what, timeoutMs = operationTimeoutMs) =>
+      bounded(operation, what, timeoutMs).catch((error: unknown) => {
+        if (error instanceof ClientHung) timedOut.add(error);
+        throw error;
+      }),
   };
 
   let checks: Check[];
@@ -368,7 +373,7 @@ export async function runScenario(scenario: Scenario, adapter: ClientAdapter, re
       await Promise.all([...servers.map((s) => s.close()), stdioServer?.close()]);
     }
   }
-  checks = completedCleanly(checks, ending.problems, revision);
+  checks = completedCleanly(checks, ending, revision, time);
   checks.push(...ending.findings);
   const interrupted = askInterrupted(adapter, caseId);
   if (interrupted !== undefined) checks.unshift(precondition(CLIENT_RUNNING, scenario.source.spec, false, interrupted, [], { lasting: true }));
@@ -406,13 +411,17 @@ function askInterrupted(adapter: ClientAdapter, caseId: string): string | undefi
  * A close() or dispose() that hung or broke the contract fails client-completed in every scenario: what a scenario's
  * script catches (a DELETE 405 its close rejects on, say) must never hide a hang.
  */
-function completedCleanly(checks: Check[], problems: readonly string[], revision: Revision): Check[] {
+function completedCleanly(checks: Check[], ending: Ending, revision: Revision, time: TimePolicy): Check[] {
+  const { problems } = ending;
   if (problems.length === 0) return checks;
   const detail = `close() or dispose() did not end cleanly: ${problems.join('; ')}`;
+  const rule = shutdown(revision, 'the client ends its connections and releases what it holds when told to (close() and dispose() settle)', 'MUST');
+  // A close that only ran out of its bound is a deadline missed (checkInTime): on a provisional run, time ran out.
+  const failed = (spec: Check['spec'], text: string): Check => (ending.onlyHangs ? checkInTime(time, CLIENT_COMPLETED, spec, 'late', text) : check(CLIENT_COMPLETED, spec, false, text));
   const index = checks.findIndex((c) => c.name === CLIENT_COMPLETED);
-  if (index === -1) return [check(CLIENT_COMPLETED, shutdown(revision, 'the client ends its connections and releases what it holds when told to (close() and dispose() settle)', 'MUST'), false, detail), ...checks];
+  if (index === -1) return [failed(rule, detail), ...checks];
   const completed = checks[index]!;
-  const merged: Check = { ...completed, outcome: 'fail', detail: completed.outcome === 'fail' ? `${completed.detail}; ${detail}` : detail };
+  const merged: Check = completed.outcome === 'fail' ? { ...completed, detail: `${completed.detail}; ${detail}` } : { ...failed(completed.spec, detail), exchanges: completed.exchanges };
   return checks.map((c, i) => (i === index ? merged : c));
 }
 
@@ -482,6 +491,8 @@ interface Ending {
   findings: Check[];
   problems: string[];
   breaches: string[];
+  /** Every problem is a close or dispose that ran out of its bound (on a loaded machine, maybe the machine's doing). */
+  onlyHangs?: true;
 }
 
 /**
@@ -507,9 +518,12 @@ async function cleanUp({ revision, servers, stdioServer, traces, connections, cl
   // A Set: the script's close() and cleanup's may meet the same fault; it is said once.
   const problems = new Set<string>();
   const breaches = new Set<string>();
+  /** The problems that are an operation running out of its bound. */
+  const hangs = new Set<string>();
   // Only the contract's own failures are problems here: an ordinary rejection of a second close is disposal/idempotent-close's to judge.
   const note = (error: unknown) => {
     if (error instanceof ClientHung || error instanceof ClientMisbehaved) problems.add(error.message);
+    if (error instanceof ClientHung) hangs.add(error.message);
     if (error instanceof ClientMisbehaved) breaches.add(error.message);
   };
   // What is left of an operation's own bound (never more than one operation timeout): a hung operation is not waited for twice.
@@ -517,7 +531,10 @@ async function cleanUp({ revision, servers, stdioServer, traces, connections, cl
   await Promise.all(
     connections.map((held) =>
       held.closing
-        ? bounded(held.closing.settled, 'close', remaining(held.closing.deadline, closeBoundMs)).catch(() => problems.add(`close did not settle within ${closeBoundMs} ms`))
+        ? bounded(held.closing.settled, 'close', remaining(held.closing.deadline, closeBoundMs)).catch(() => {
+            problems.add(`close did not settle within ${closeBoundMs} ms`);
+            hangs.add(`close did not settle within ${closeBoundMs} ms`);
+          })
         : bounded(invoke(traces, 'close', () => held.connection.close()), 'close', closeBoundMs).catch(note),
     ),
   );
@@ -561,5 +578,5 @@ async function cleanUp({ revision, servers, stdioServer, traces, connections, cl
       `the client left ${timers.length} timer${timers.length === 1 ? '' : 's'} running after dispose (${listed(timers.map(describeTimer))}), unref'd by the runner so ${timers.length === 1 ? 'it' : 'they'} cannot keep the process alive`,
     );
   }
-  return { findings, problems: [...problems], breaches: [...breaches] };
+  return { findings, problems: [...problems], breaches: [...breaches], ...(problems.size > 0 && [...problems].every((p) => hangs.has(p)) ? { onlyHangs: true as const } : {}) };
 }

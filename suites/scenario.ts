@@ -162,8 +162,9 @@ export interface Evidence {
    */
   stdio?: StdioEvidence;
   /**
-   * That error was a connect running out of time: the client gave up at its connect timeout (the case's bound) or the
-   * runner's bound gave up on it. A slow start on a loaded machine, until the case has run with its largest bounds.
+   * That error was an operation running out of time: a connect the client gave up at its connect timeout (the case's
+   * bound), or a start, connect or operation the runner's bound gave up on (a close waiting out a shutdown, say). On a
+   * loaded machine maybe the machine's doing, until the case has run with its largest bounds.
    */
   clientTimedOut?: true;
 }

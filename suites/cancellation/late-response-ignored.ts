@@ -8,8 +8,11 @@ import { cancellation } from '../spec.ts';
 import { answerOf, cancelNotifications, carrying, idOf, label, labels, requests, sessionOf, toolCallExchanges } from '../wire.ts';
 import { answersAfterCancel, callRunning, type AnswersAfterCancel } from './support.ts';
 
-/** The cancelled call's tool runs this long, then answers: the answer the client must ignore (a bound, scaled with the policy). */
-const answerAfterOf = (time: TimePolicy): number => Math.round(time.ms.quiet / 2);
+/**
+ * The cancelled call's tool runs this long, then answers: the answer the client must ignore. A reaction time, the time
+ * the client has to abort once the call runs: a shorter run could end before a busy client aborts (no race to judge).
+ */
+const answerAfterOf = (time: TimePolicy): number => time.ms.react;
 
 /** The server's answer to the first call of `tool`, and the exchange it travelled on. */
 function answerToCall(exchanges: readonly WireExchange[], tool: string) {
