@@ -53,7 +53,6 @@ class ClientConnection:
         self.client = client
         # What the client negotiated, read while connected: it stays the answer after close.
         self.version = client.protocol_version
-        self.closed = False
 
     async def info(self) -> dict[str, Any]:
         return {"negotiatedVersion": self.version, "era": "modern" if self.version in MODERN_PROTOCOL_VERSIONS else "legacy"}
@@ -67,10 +66,7 @@ class ClientConnection:
         return result.model_dump(mode="json", by_alias=True, exclude_none=True)
 
     async def close(self) -> None:
-        # Leaving the context manager is the client's close; it cannot be left twice, so a second close has nothing to do.
-        if self.closed:
-            return
-        self.closed = True
+        # Leaving the context managers is the client's close (Held leaves them once).
         await self.held.close()
 
 

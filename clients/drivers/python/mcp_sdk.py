@@ -52,7 +52,6 @@ class SdkConnection:
         self.session = session
         self.initialized = initialized
         self.session_id = session_id
-        self.closed = False
 
     async def info(self) -> dict[str, Any]:
         info: dict[str, Any] = {"negotiatedVersion": str(self.initialized.protocolVersion), "era": "legacy"}
@@ -71,10 +70,7 @@ class SdkConnection:
         return result.model_dump(mode="json", by_alias=True, exclude_none=True)
 
     async def close(self) -> None:
-        # Leaving the context managers is the SDK's close; they cannot be left twice, so a second close has nothing to do.
-        if self.closed:
-            return
-        self.closed = True
+        # Leaving the context managers is the client's close (Held leaves them once).
         await self.held.close()
 
 

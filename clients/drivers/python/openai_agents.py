@@ -52,7 +52,6 @@ class AgentsConnection:
         # What the client negotiated, read while connected: it stays the answer after cleanup().
         self.version = getattr(server.session, "protocol_version", None)
         self.session_id = server.session_id if isinstance(server, MCPServerStreamableHttp) else None
-        self.closed = False
 
     async def info(self) -> dict[str, Any]:
         info: dict[str, Any] = {}
@@ -73,10 +72,7 @@ class AgentsConnection:
         return result.model_dump(mode="json", by_alias=True, exclude_none=True)
 
     async def close(self) -> None:
-        # cleanup() is the SDK's close (run by the holding task); a second close has nothing to do.
-        if self.closed:
-            return
-        self.closed = True
+        # Leaving the context managers is the client's close (Held leaves them once).
         await self.held.close()
 
 

@@ -85,9 +85,16 @@ class Held:
             raise
 
     async def close(self) -> None:
+        # The context managers cannot be left twice: a second close has nothing to do but wait for the first, and the
+        # first reports how leaving them went.
+        first = not self._closing.is_set()
         self._closing.set()
-        if self._task is not None:
-            await self._task
+        if self._task is None:
+            return
+        if first:
+            await asyncio.shield(self._task)
+        else:
+            await asyncio.wait([self._task])
 
     def abandon(self) -> None:
         if self._task is not None and not self._task.done():
