@@ -4,23 +4,20 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { timePolicy } from '../config/time.ts';
 import { REVISIONS } from '../protocol/revisions.ts';
 import { SCENARIOS } from './index.ts';
 import { plannedCases } from './plan.ts';
-import type { Evidence, SpecRef } from './scenario.ts';
+import { checksOnNothing } from './judged.ts';
+import type { SpecRef } from './scenario.ts';
 
 const SPEC_DIR = join(import.meta.dirname, '..', '..', 'shared', 'spec');
 const PREFIX = 'https://modelcontextprotocol.io/specification/';
-
-/** What a judge makes of a record in which nothing happened: every citation it can give, without running a client. */
-const nothing = (revision: Evidence['revision']): Evidence => ({ revision, time: timePolicy(), exchanges: [], otherServers: [], issuedSessions: [], clientRevisions: [], toolRuns: [], observed: {} });
 
 function cited(): { where: string; spec: SpecRef }[] {
   const refs: { where: string; spec: SpecRef }[] = [];
   for (const { scenario, revision } of plannedCases(SCENARIOS)) {
     refs.push({ where: `${scenario.id} (source)`, spec: scenario.source.spec });
-    for (const check of scenario.judge(nothing(revision))) refs.push({ where: `${scenario.id} @ ${revision} › ${check.name}`, spec: check.spec });
+    for (const check of checksOnNothing(scenario, revision)) refs.push({ where: `${scenario.id} @ ${revision} › ${check.name}`, spec: check.spec });
   }
   return refs;
 }
