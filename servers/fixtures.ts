@@ -37,7 +37,8 @@ export const FIXTURE_TOOLS = {
   ping: 'ping_client',
   /**
    * Sends the client one request of `method` (roots/list, sampling/createMessage or elicitation/create, whatever it
-   * declared) during the call, on its own stream, waits at most `timeoutMs`, then answers with what came back.
+   * declared; with `mode: "url"` a URL mode elicitation) during the call, on its own stream, waits at most `timeoutMs`,
+   * then answers with what came back.
    * Legacy sessions only.
    */
   ask: 'ask_client',
@@ -92,6 +93,14 @@ export const SERVER_REQUEST_PARAMS = {
 } as const;
 export type ServerRequestMethod = keyof typeof SERVER_REQUEST_PARAMS;
 
+/** What `ask_client` sends for elicitation/create with `mode: "url"` (2025-11-25): a URL mode elicitation. */
+export const URL_ELICITATION_PARAMS = {
+  mode: 'url',
+  message: 'Open this page to go on, please.',
+  url: 'https://conformance.invalid/authorize',
+  elicitationId: 'conformance-url-elicitation',
+} as const;
+
 const SLOW_DEFAULT_MS = 30_000;
 
 /** The text `close_stream` answers with once it has closed its stream. */
@@ -119,6 +128,8 @@ const INPUT_SCHEMAS = {
     timeoutMs: z.number().int().min(1).max(3_600_000).default(5_000),
     /** Cancel the request at once (notifications/cancelled naming it), then cancel one the server never sent. */
     cancel: z.boolean().default(false),
+    /** elicitation/create only: "url" sends a URL mode elicitation (URL_ELICITATION_PARAMS) instead of a form. */
+    mode: z.enum(['url']).optional(),
   }),
   askLater: z.object({
     method: z.enum(['ping', ...Object.keys(SERVER_REQUEST_PARAMS)] as ['ping', ...ServerRequestMethod[]]),
@@ -262,14 +273,15 @@ export function createFixtureServer(state: FixtureState, supportedProtocolVersio
   server.registerTool(
     FIXTURE_TOOLS.ask,
     { description: 'Sends the client one request of `method` during the call, waits at most `timeoutMs`; answers with what came back.', inputSchema: INPUT_SCHEMAS.ask },
-    async ({ method, timeoutMs, cancel }, ctx) => {
+    async ({ method, timeoutMs, cancel, mode }, ctx) => {
       const run = state.start(FIXTURE_TOOLS.ask, ctx.mcpReq.id);
       let answer: string;
       // With `cancel` the server changes its mind at once: the SDK writes notifications/cancelled naming the request.
       const changedMind = new AbortController();
       try {
         // Sent whatever the client declared: how a client treats a request it did not declare is what is tested.
-        const asked = ctx.mcpReq.send({ method, params: SERVER_REQUEST_PARAMS[method] }, { timeout: timeoutMs, signal: AbortSignal.any([ctx.mcpReq.signal, changedMind.signal]) });
+        const params = mode === 'url' && method === 'elicitation/create' ? URL_ELICITATION_PARAMS : SERVER_REQUEST_PARAMS[method];
+        const asked = ctx.mcpReq.send({ method, params }, { timeout: timeoutMs, signal: AbortSignal.any([ctx.mcpReq.signal, changedMind.signal]) });
         if (cancel) setImmediate(() => changedMind.abort('the server no longer needs it'));
         answer = `result ${JSON.stringify(await asked)}`;
       } catch (error) {

@@ -72,6 +72,7 @@ export interface ReferenceRules {
   getStream405IsNoStream: boolean;
   neverAnswerNotifications: boolean;
   declareHandledCapabilities: boolean;
+  refuseUndeclaredElicitationMode: boolean;
   answerInputRequired: boolean;
   echoRequestState: boolean;
   requestStateOfTheLastRound: boolean;
@@ -323,6 +324,10 @@ export const RULES: Record<RuleName, RuleDoc> = {
   declareHandledCapabilities: {
     does: 'the client declares roots, sampling and elicitation in initialize exactly when it has a handler for them (and answers their requests with it)',
     source: 'client/roots.mdx, client/sampling.mdx, client/elicitation.mdx › Capabilities (MUST declare the capability)',
+  },
+  refuseUndeclaredElicitationMode: {
+    does: 'an elicitation/create in a mode the client did not declare (URL mode: it declares elicitation as {}, form only) is refused with -32602, never handed to its form handler',
+    source: '2025-11-25 client/elicitation.mdx › Error Handling (MUST return -32602 for a mode not declared in client capabilities)',
   },
   answerInputRequired: {
     does: '2026-07-28: an InputRequiredResult is answered by its handlers and the request retried with inputResponses (a new id), not surfaced as an error',

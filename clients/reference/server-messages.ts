@@ -18,6 +18,7 @@ export function capabilitiesOf(handlers: ClientHandlers, rules: ReferenceRules):
 }
 
 const METHOD_NOT_FOUND = { code: -32601, message: 'Method not found' };
+const URL_MODE_UNDECLARED = { code: -32602, message: 'URL mode elicitation was not declared in the client capabilities' };
 
 /** The reply to send for a message from the server, or undefined when none is due. */
 export function replyTo(message: JsonRpcMessage, rules: ReferenceRules, handlers: ClientHandlers): JsonRpcMessage | undefined {
@@ -29,6 +30,9 @@ export function replyTo(message: JsonRpcMessage, rules: ReferenceRules, handlers
   if (message.method === 'ping' && rules.answerPing) return { jsonrpc: '2.0', id: message.id, result: {} };
   const handler = HANDLED[message.method];
   const answer = handler === undefined ? undefined : handlers[handler];
+  // It declares elicitation as {} (form only): a URL mode request is for a mode it does not support. The habit
+  // refuseUndeclaredElicitationMode rules out: any elicitation handed to the form handler.
+  if (handler === 'elicitation' && answer !== undefined && message.params?.['mode'] === 'url' && rules.refuseUndeclaredElicitationMode) return { jsonrpc: '2.0', id: message.id, error: URL_MODE_UNDECLARED };
   if (handler === 'roots' && answer !== undefined) return { jsonrpc: '2.0', id: message.id, result: { roots: answer } };
   if (answer !== undefined) return { jsonrpc: '2.0', id: message.id, result: answer as Params };
   // The habit answerServerRequests rules out: a request the client has no handler for is never answered.

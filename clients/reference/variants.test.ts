@@ -558,6 +558,14 @@ const ON_THE_WIRE: Record<RuleName, () => Promise<void>> = {
     expect(carrying(server.record, 'initialize')[0]!.requestMessages[0]!.params!['capabilities']).toEqual({});
     await connection.close();
   },
+  async refuseUndeclaredElicitationMode() {
+    const server = await serve('2025-11-25');
+    const connection = await broken('refuseUndeclaredElicitationMode').connect(server.url, { ...CONNECT, handlers: { elicitation: { action: 'accept', content: { name: 'x' } } } });
+    // The URL mode request is accepted with the form's content, though initialize declared elicitation: {}.
+    expect(JSON.stringify(await connection.callTool('ask_client', { method: 'elicitation/create', mode: 'url', timeoutMs: BOUND_MS }))).toContain('accept');
+    expect(carrying(server.record, 'initialize')[0]!.requestMessages[0]!.params!['capabilities']).toEqual({ elicitation: {} });
+    await connection.close();
+  },
   async answerInputRequired() {
     const server = await serve('2026-07-28');
     const connection = await broken('answerInputRequired').connect(server.url, { ...PIN, handlers: { roots: [{ uri: 'file:///x', name: 'x' }] } });

@@ -449,6 +449,12 @@ export const VARIANT_SPECS: readonly VariantSpec[] = [
     breaks: ['server-requests/get-stream-405'],
   },
   {
+    name: 'broken-any-elicitation-mode',
+    rule: 'refuseUndeclaredElicitationMode',
+    description: 'Reference client that hands a URL mode elicitation to its form handler and accepts it, though it declared elicitation as {} (form only)',
+    breaks: ['server-requests/elicitation-url-undeclared', 'stdio/elicitation-url-undeclared'],
+  },
+  {
     name: 'broken-undeclared-handlers',
     rule: 'declareHandledCapabilities',
     description: 'Reference client that answers roots/list, sampling and elicitation with its handlers but declares none of those capabilities in initialize',

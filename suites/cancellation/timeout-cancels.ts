@@ -1,10 +1,10 @@
 import type { TimePolicy } from '../../config/time.ts';
 import { isHttpSse, isModern, L_AND_M } from '../../protocol/revisions.ts';
-import { checkInTime, clientCompleted, precondition } from '../checks.ts';
+import { checkIf, checkInTime, clientCompleted, precondition } from '../checks.ts';
 import { describeOutcome, holdsWithin, inFlightMs, outcomeOf, rejectedInTime, Watched } from '../outcome.ts';
 import { defineScenario, type Evidence } from '../scenario.ts';
 import { cancellation, stdio, timeouts } from '../spec.ts';
-import { label, toolCallExchanges, wireCancelOf } from '../wire.ts';
+import { label, labels, toolCallExchanges, wireCancelOf } from '../wire.ts';
 
 /** The per-request timeout the call is given: long enough that even a CPU-starved client has sent the call before it times out (a bound, scaled with the policy). */
 const timeoutOf = (time: TimePolicy): number => Math.round(time.ms.quiet * 1.5);
@@ -30,7 +30,8 @@ export const timeoutCancels = defineScenario({
     const timeoutMs = timeoutOf(evidence.time);
     const call = outcomeOf(evidence, 'call');
     const wire = wireCancelOf(revision, evidence.exchanges, 'slow');
-    const slow = toolCallExchanges(evidence.exchanges, 'slow')[0];
+    const calls = toolCallExchanges(evidence.exchanges, 'slow');
+    const slow = calls[0];
     return [
       precondition(
         'call-reached-server',
@@ -68,6 +69,15 @@ export const timeoutCancels = defineScenario({
         wire.detail,
         wire.exchanges,
       ),
+      // A timeout gives up on the request; sending it again runs the tool again (real clients retry timed-out calls).
+      checkIf(
+        slow === undefined ? 'the call never reached the server' : undefined,
+        'not-sent-again',
+        timeouts(revision, 'on a timeout the sender cancels the request and stops waiting for it: it does not send it again', 'SHOULD'),
+        () => calls.length === 1,
+        () => (calls.length === 1 ? `${label(slow!)} was sent once and not again after its timeout` : `the timed-out call was sent ${calls.length} times: ${labels(calls)}`),
+        calls,
+      ),
     ];
   },
   doctored: [
@@ -76,6 +86,17 @@ export const timeoutCancels = defineScenario({
       unmet: true,
       how: 'the client timed out before its tools/call reached the server',
       doctor: (e: Evidence) => ({ ...e, exchanges: e.exchanges.filter((x) => !x.requestMessages.some((m) => m.method === 'tools/call' || m.method === 'notifications/cancelled')) }),
+    },
+    {
+      check: 'not-sent-again',
+      how: 'the timed-out call sent a second time, with a new id',
+      doctor: (e: Evidence) => {
+        const first = toolCallExchanges(e.exchanges, 'slow')[0];
+        if (first === undefined) return e;
+        const seq = Math.max(...e.exchanges.map((x) => x.seq)) + 1;
+        const again = { ...first, seq, requestMessages: first.requestMessages.map((m) => (m.method === 'tools/call' ? { ...m, id: `again-${String(m.id)}` } : m)) };
+        return { ...e, exchanges: [...e.exchanges, again] };
+      },
     },
   ],
 });

@@ -13,6 +13,7 @@ import { timeoutCancels } from '../cancellation/timeout-cancels.ts';
 import { inFlightSettled } from '../disposal/in-flight-settled.ts';
 import { quietAfterClose } from '../disposal/quiet-after-close.ts';
 import { versionPerRevision } from '../negotiation/version-per-revision.ts';
+import { elicitationUrlUndeclared } from '../server-requests/elicitation-mode.ts';
 import { HANDLER_SCENARIOS } from '../server-requests/handler-answered.ts';
 import { INPUT_REQUIRED_SCENARIOS } from '../server-requests/input-required.ts';
 import { notificationsInterleaved } from '../server-requests/notifications-interleaved.ts';
@@ -57,6 +58,7 @@ export const STDIO_TWINS: readonly Scenario[] = [
   // The server's requests on stdout during a call; each reply, and its refusal, on stdin.
   overStdio(requestsAnswered, { doctored: (requestsAnswered.doctored ?? []).filter((proof) => proof.check !== 'reply-posted') }),
   ...HANDLER_SCENARIOS.map((scenario) => overStdio(scenario)),
+  overStdio(elicitationUrlUndeclared),
   overStdio(notificationsInterleaved),
   overStdio(serverCancels),
   // The InputRequiredResult on stdout, each retry a stdin line of its own.
