@@ -204,7 +204,10 @@ test('Ctrl-C during a run leaves no client program behind', { timeout: 0 }, asyn
   // The command line loads the suite, then starts the program, which has its hello bound.
   await eventually(() => program().length === 1, 'the client program to start', LOAD_HEADROOM * loadMs + time.ms.hello);
   child.kill('SIGINT');
-  const { signal } = await run.finished;
-  expect(signal).toBe('SIGINT');
+  const { code, signal } = await run.finished;
+  // Either moment is Ctrl-C handled: while the client loads (its hello, before any case) the signal ends the process
+  // as usual; once cases run, the command line prints what finished and exits 130. On a busy machine the program may be
+  // seen only after the cases began (flakes run 8 beside the hog: exit 130).
+  expect({ code, signal }).toSatisfy(({ code, signal }: { code: number | null; signal: NodeJS.Signals | null }) => signal === 'SIGINT' || (signal === null && code === 130));
   await eventually(() => program().length === 0, 'the client program to be gone');
 });
