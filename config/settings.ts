@@ -24,7 +24,7 @@ export const SETTINGS_ENV = {
   exhaustive: 'MCP_CONFORMANCE_EXHAUSTIVE',
   /** `1`: the container tests fail instead of skipping when no Docker engine or image is there (CI). */
   requireContainers: 'MCP_CONFORMANCE_REQUIRE_CONTAINERS',
-  /** `full`: the load test's full size (200 sessions × 50 calls per era). */
+  /** `full`: the load tests' full size (per era: 200 sessions × 50 calls over HTTP; over stdio 50 processes × 50 calls, and 1,000 pipelined). */
   load: 'MCP_CONFORMANCE_LOAD',
 } as const;
 

@@ -1,6 +1,6 @@
 // What the robustness tests (bad input, load) share: the endpoints of every era they aim at, a lean raw client
 // that opens a normal session on one and calls `echo` through it, raw-socket HTTP for bodies that are cut off or
-// dribbled, and heap measurement. Only tests import this module.
+// dribbled, heap measurement; and over stdio, every era's way in and its echo call. Only tests import this module.
 import { connect, type Socket } from 'node:net';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
@@ -8,7 +8,10 @@ import { Agent } from 'undici';
 import { expect } from 'vitest';
 import type { Era } from '../era.ts';
 import type { ReferenceServer } from '../reference-server.ts';
+import type { StdioEra } from '../stdio/protocol.ts';
+import type { RawStdioClient } from '../stdio/test-client.ts';
 import {
+  envelope,
   INITIALIZED,
   initializeRequest,
   MODERN,
@@ -183,6 +186,51 @@ async function openHttpSseChannel(server: ReferenceServer, raw: RawClient): Prom
       stream.close();
     },
   };
+}
+
+/**
+ * How a stdio client opens a process of an era: `legacy` the initialize handshake at `revision`, `modern` 2026-07-28's
+ * server/discover, then the envelope on every request. `dual` both ways: its opening message decides, for the process's life.
+ */
+export interface StdioEndpoint {
+  era: StdioEra;
+  leg: 'legacy' | 'modern';
+  revision: string;
+}
+
+/** Every stdio era the server program speaks (servers/stdio/protocol.ts STDIO_ERAS), `dual` on each leg. */
+export const STDIO_ENDPOINTS: readonly StdioEndpoint[] = [
+  { era: '2024-11-05', leg: 'legacy', revision: '2024-11-05' },
+  { era: '2025-03-26', leg: 'legacy', revision: '2025-03-26' },
+  { era: '2025-06-18', leg: 'legacy', revision: '2025-06-18' },
+  { era: '2025-11-25', leg: 'legacy', revision: '2025-11-25' },
+  { era: '2026-07-28', leg: 'modern', revision: MODERN },
+  { era: 'dual', leg: 'modern', revision: MODERN },
+  { era: 'dual', leg: 'legacy', revision: '2025-11-25' },
+];
+
+export const stdioEndpointName = ({ era, leg }: StdioEndpoint) => (era === 'dual' ? `dual (${leg})` : era);
+
+/** A request as a conforming client of the endpoint writes it (at 2026-07-28 with the envelope in `_meta`). */
+export const stdioRequest = (endpoint: StdioEndpoint, id: number, method: string, params: Record<string, unknown> = {}) =>
+  endpoint.leg === 'modern' ? modernRequest(id, method, params).body : { jsonrpc: '2.0', id, method, params };
+
+/** The tools/call of `echo` a conforming client of the endpoint writes. */
+export const stdioEcho = (endpoint: StdioEndpoint, id: number, text: string) => stdioRequest(endpoint, id, 'tools/call', { name: 'echo', arguments: { text } });
+
+/** What `echo` answers `text` with, as a matcher. */
+export const echoAnswer = (id: number, text: string) => expect.objectContaining({ jsonrpc: '2.0', id, result: expect.objectContaining({ content: [{ type: 'text', text }] }) });
+
+/** Opens a process as a conforming client does (the handshake, or server/discover), checking the answer. */
+export async function openStdio(client: RawStdioClient, endpoint: StdioEndpoint, timeoutMs?: number): Promise<void> {
+  if (endpoint.leg === 'modern') {
+    const discover = await client.request('server/discover', { _meta: envelope() }, timeoutMs);
+    expect(discover.result?.['supportedVersions'], 'the versions server/discover names').toContain(MODERN);
+    return;
+  }
+  const init = await client.request('initialize', initializeRequest(endpoint.revision).params, timeoutMs);
+  expect(init.result?.['protocolVersion'], 'the revision initialize answered').toBe(endpoint.revision);
+  client.send(INITIALIZED);
 }
 
 /** What a raw-socket request got back. */

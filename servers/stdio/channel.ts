@@ -31,7 +31,9 @@ export class ProgramChannel {
       const lines = this.queue.splice(0);
       if (lines.length > 0) socket.write(lines.join(''));
     });
-    socket.on('data', (data) => this.receive(data.toString('utf8')));
+    // Decoded by the socket: a character cut between two reads arrives whole.
+    socket.setEncoding('utf8');
+    socket.on('data', (text: string) => this.receive(text));
     // No harness (gone, or never there): serve without reporting.
     const lost = () => {
       this.connected = false;

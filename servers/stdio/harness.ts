@@ -241,13 +241,18 @@ export async function startStdioServer(options: StdioServerOptions): Promise<Std
   const channel: Server = createServer((socket) => {
     const entry = record.connected();
     sockets.set(entry, socket);
-    let pending = '';
-    socket.on('data', (data) => {
-      pending += data.toString('utf8');
+    // Decoded by the socket, so a character cut between two reads arrives whole; a line's pieces are joined once it
+    // ends, so a long one (a 10 MiB stdin line's event) costs its length, not its length times its reads.
+    socket.setEncoding('utf8');
+    let pending: string[] = [];
+    socket.on('data', (text: string) => {
+      let from = 0;
       let newline: number;
-      while ((newline = pending.indexOf('\n')) !== -1) {
-        const line = pending.slice(0, newline);
-        pending = pending.slice(newline + 1);
+      while ((newline = text.indexOf('\n', from)) !== -1) {
+        pending.push(text.slice(from, newline));
+        const line = pending.join('');
+        pending = [];
+        from = newline + 1;
         if (line.trim() === '') continue;
         let event: ChannelEvent;
         try {
@@ -257,6 +262,7 @@ export async function startStdioServer(options: StdioServerOptions): Promise<Std
         }
         onEvent(entry, socket, event);
       }
+      if (from < text.length) pending.push(text.slice(from));
     });
     socket.on('error', () => {});
     socket.on('close', () => {

@@ -5,7 +5,7 @@
 import { closeSync, readFileSync } from 'node:fs';
 import type { ProgramChannel } from './channel.ts';
 import { find, type StdioPersonalityName, STDERR_FLOOD_BYTES, UTF8_SPLIT_CHARACTER, UTF8_SPLIT_META_KEY } from './personalities.ts';
-import { epochNow, type StdioPersonalitySpec } from './protocol.ts';
+import { epochNow, MAX_STDIN_LINE_BYTES, type StdioPersonalitySpec } from './protocol.ts';
 
 /** A stdin line as the program read it: what the dispatcher gets. */
 export interface StdinLine {
@@ -18,6 +18,10 @@ export interface StdinLine {
   error?: string;
   /** A line of whitespace only. */
   blank: boolean;
+  /** The bytes before EOF, with no newline after them. */
+  unterminated: boolean;
+  /** Its length in bytes when past MAX_STDIN_LINE_BYTES (its text is then empty). */
+  tooLong?: number;
 }
 
 /** What the dispatcher is given, in arrival order: each line, then EOF. */
@@ -61,7 +65,11 @@ export class ProgramIo {
   private readonly personalities: StdioPersonalitySpec[];
   private launch: number | undefined;
   private lineCount = 0;
+  /** The line read so far (until its newline), and its length. */
   private pending: Buffer[] = [];
+  private pendingBytes = 0;
+  /** The length so far of a line past the limit, whose bytes are being dropped (undefined while lines are kept). */
+  private overlong: number | undefined;
   private readonly arrivals: Arrival[] = [];
   private dispatcher: ((arrival: Arrival) => void | Promise<void>) | undefined;
   private readonly holds = new Set<Promise<unknown>>();
@@ -114,25 +122,61 @@ export class ProgramIo {
     this.signalHandler = handler;
   }
 
-  /** Reads stdin from now on: every chunk reported, cut into lines, queued for the dispatcher. */
+  /**
+   * Reads stdin from now on: every chunk reported, cut into lines, queued for the dispatcher. A line past
+   * MAX_STDIN_LINE_BYTES is dropped from there to its newline: those bytes are counted, not kept nor reported.
+   */
   readStdin(): void {
     const stdin = process.stdin;
     stdin.on('data', (chunk: Buffer) => {
-      this.channel.report({ t: 'stdin', at: epochNow(), data: chunk.toString('base64') });
+      const at = epochNow();
+      /** The chunk's runs of kept and of dropped bytes, in order: what is reported of it. */
+      const runs: { from: number; to: number; dropped: boolean }[] = [];
+      const mark = (from: number, to: number, dropped: boolean) => {
+        const last = runs.at(-1);
+        if (to <= from) return;
+        if (last && last.dropped === dropped && last.to === from) last.to = to;
+        else runs.push({ from, to, dropped });
+      };
+      const complete: { bytes: Buffer; tooLong?: number }[] = [];
       let start = 0;
-      let newline: number;
-      while ((newline = chunk.indexOf(0x0a, start)) !== -1) {
-        this.pending.push(chunk.subarray(start, newline));
-        this.takeLine(Buffer.concat(this.pending), false);
+      while (start < chunk.length) {
+        const newline = chunk.indexOf(0x0a, start);
+        const end = newline === -1 ? chunk.length : newline;
+        if (this.overlong === undefined && this.pendingBytes + (end - start) > MAX_STDIN_LINE_BYTES) {
+          // Past the limit: what was kept of the line goes, and the rest of it is only counted.
+          this.overlong = this.pendingBytes;
+          this.pending = [];
+          this.pendingBytes = 0;
+        }
+        if (this.overlong !== undefined) {
+          this.overlong += end - start;
+          mark(start, end, true);
+        } else {
+          this.pending.push(chunk.subarray(start, end));
+          this.pendingBytes += end - start;
+          mark(start, end, false);
+        }
+        if (newline === -1) break;
+        mark(newline, newline + 1, false);
+        complete.push(this.overlong !== undefined ? { bytes: Buffer.alloc(0), tooLong: this.overlong } : { bytes: Buffer.concat(this.pending) });
         this.pending = [];
+        this.pendingBytes = 0;
+        this.overlong = undefined;
         start = newline + 1;
       }
-      if (start < chunk.length) this.pending.push(chunk.subarray(start));
+      for (const { from, to, dropped } of runs) {
+        this.channel.report(dropped ? { t: 'stdin', at, data: '', dropped: to - from } : { t: 'stdin', at, data: chunk.subarray(from, to).toString('base64') });
+      }
+      for (const { bytes, tooLong } of complete) this.takeLine(bytes, false, tooLong);
     });
     stdin.on('end', () => {
       const rest = Buffer.concat(this.pending);
+      const tooLong = this.overlong;
       this.pending = [];
-      if (rest.length > 0) this.takeLine(rest, true);
+      this.pendingBytes = 0;
+      this.overlong = undefined;
+      if (rest.length > 0 || tooLong !== undefined) this.takeLine(rest, true, tooLong);
       this.channel.report({ t: 'stdin-eof', at: epochNow() });
       this.arrive({ kind: 'eof' });
     });
@@ -153,7 +197,8 @@ export class ProgramIo {
     void this.drain();
   }
 
-  private takeLine(bytes: Buffer, unterminated: boolean): void {
+  /** One line, complete (or cut off by EOF): reported, then queued for the dispatcher. `tooLong`: its length, past the limit (none of it kept). */
+  private takeLine(bytes: Buffer, unterminated: boolean, tooLong?: number): void {
     const line = ++this.lineCount;
     let text: string;
     let utf8 = true;
@@ -163,7 +208,8 @@ export class ProgramIo {
       text = new TextDecoder('utf-8').decode(bytes);
       utf8 = false;
     }
-    const parsed = parseLine(text);
+    const parsed: ReturnType<typeof parseLine> =
+      tooLong !== undefined ? { messages: [], error: `a line of ${tooLong} bytes, longer than ${MAX_STDIN_LINE_BYTES}` } : parseLine(text);
     this.channel.report({
       t: 'line',
       at: epochNow(),
@@ -174,10 +220,20 @@ export class ProgramIo {
       ...(parsed.batch && { batch: true }),
       ...(parsed.error !== undefined && { error: parsed.error }),
       ...(unterminated && { unterminated: true }),
+      ...(tooLong !== undefined && { tooLong }),
     });
     this.arrive({
       kind: 'line',
-      line: { line, text, utf8, blank: text.trim() === '', ...('value' in parsed && { value: parsed.value }), ...(parsed.error !== undefined && { error: parsed.error }) },
+      line: {
+        line,
+        text,
+        utf8,
+        blank: tooLong === undefined && text.trim() === '',
+        unterminated,
+        ...('value' in parsed && { value: parsed.value }),
+        ...(parsed.error !== undefined && { error: parsed.error }),
+        ...(tooLong !== undefined && { tooLong }),
+      },
     });
   }
 
@@ -288,16 +344,16 @@ export class ProgramIo {
         for (let at = 0; at < bytes.length; at += size) {
           if (this.frozen) return;
           if (at > 0) await pause(split.ms ?? SPLIT_PAUSE_MS);
-          this.write(bytes.subarray(at, at + size));
+          await this.write(bytes.subarray(at, at + size));
         }
       } else if (utf8 && multibyteCut(bytes) !== undefined) {
         const cut = multibyteCut(bytes)!;
-        this.write(bytes.subarray(0, cut));
+        await this.write(bytes.subarray(0, cut));
         await pause(utf8.ms ?? UTF8_PAUSE_MS);
         if (this.frozen) return;
-        this.write(bytes.subarray(cut));
+        await this.write(bytes.subarray(cut));
       } else {
-        this.write(bytes);
+        await this.write(bytes);
       }
       const at = epochNow();
       for (const { message, line } of reported) this.channel.report({ t: 'sent', at, message, ...(line !== undefined && { line }) });
@@ -305,10 +361,22 @@ export class ProgramIo {
     return this.writing;
   }
 
-  private write(bytes: Buffer): void {
-    if (this.stdoutBroken || this.stdoutClosed || bytes.length === 0) return;
+  /**
+   * One write to stdout, reported as it begins; resolves once the bytes are with the kernel. A client that does not read
+   * stdout holds it there: the write chain waits (as a server blocked on a full pipe does) instead of piling up
+   * answers in memory, and nothing is reported sent before it went.
+   */
+  private write(bytes: Buffer): Promise<void> {
+    if (this.stdoutBroken || this.stdoutClosed || bytes.length === 0) return Promise.resolve();
     this.channel.report({ t: 'stdout', at: epochNow(), data: bytes.toString('base64') });
-    process.stdout.write(bytes);
+    return new Promise((resolve) => {
+      try {
+        // An error (EPIPE: the client closed its end) settles it too; watchStdout reports it.
+        process.stdout.write(bytes, () => resolve());
+      } catch {
+        resolve();
+      }
+    });
   }
 
   /** Watches stdout for a client that stopped reading it (EPIPE): reported, and writes stop. */
@@ -375,7 +443,15 @@ export class ProgramIo {
   }
 }
 
-/** A JSON-RPC message, a batch (an array: its object members), or why the line is neither. */
+/**
+ * Whether a JSON value has the shape of a JSON-RPC 2.0 message (§4, §5): an object with `"jsonrpc": "2.0"` and a method
+ * (a request or notification), a result or an error (a response). Only the shape: the era's server (the SDK's
+ * parser) judges the rest, and answers -32600 what it refuses.
+ */
+const isJsonRpcShaped = (value: unknown) =>
+  typeof value === 'object' && value !== null && !Array.isArray(value) && (value as { jsonrpc?: unknown }).jsonrpc === '2.0' && ('method' in value || 'result' in value || 'error' in value);
+
+/** A JSON-RPC message, a batch (an array: its JSON-RPC members), or why the line is neither. */
 export function parseLine(text: string): { messages: unknown[]; value?: unknown; batch?: boolean; error?: string } {
   if (text.trim() === '') return { messages: [], error: 'blank line' };
   let value: unknown;
@@ -385,11 +461,11 @@ export function parseLine(text: string): { messages: unknown[]; value?: unknown;
     return { messages: [], error: `not JSON: ${(error as Error).message}` };
   }
   if (Array.isArray(value)) {
-    const messages = value.filter((item) => typeof item === 'object' && item !== null && !Array.isArray(item));
-    const error = value.length === 0 ? 'an empty batch' : messages.length < value.length ? 'a batch member is not an object' : undefined;
+    const messages = value.filter(isJsonRpcShaped);
+    const error = value.length === 0 ? 'an empty batch' : messages.length < value.length ? 'a batch member is not a JSON-RPC message' : undefined;
     return { messages, value, batch: true, ...(error !== undefined && { error }) };
   }
-  if (typeof value !== 'object' || value === null) return { messages: [], value, error: 'JSON, but not a JSON-RPC message (an object) or batch' };
+  if (!isJsonRpcShaped(value)) return { messages: [], value, error: 'JSON, but not a JSON-RPC message or batch' };
   return { messages: [value], value };
 }
 

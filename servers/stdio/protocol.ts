@@ -34,6 +34,16 @@ export const STDIO_ERA_DESCRIPTIONS: Record<StdioEra, string> = {
   dual: '2026-07-28 and the 2025-11-25 handshake in one process (serveStdio, legacy: serve): the opening message decides',
 };
 
+/**
+ * The longest stdin line the program keeps, in bytes (without its newline): the SDK's own stdio read limit
+ * (STDIO_DEFAULT_MAX_BUFFER_SIZE, 10 MiB; servers/robustness/stdio-bad-input.test.ts checks they agree). Past it the rest
+ * of the line is read and dropped, counted but neither kept nor reported, and the line is answered -32000 (serve.ts):
+ * unbounded, one line that never ends would grow the program, the channel's events and the harness's record (the
+ * test's own process) until something gave, as an endless line of a line-protocol program once did (V8's string
+ * limit, clients/process/adapter.ts MAX_LINE_BYTES).
+ */
+export const MAX_STDIN_LINE_BYTES = 10 * 1024 * 1024;
+
 /** Milliseconds since the epoch, with a fraction: both halves run on one machine, so their clocks agree. */
 export const epochNow = (): number => performance.timeOrigin + performance.now();
 
@@ -74,14 +84,19 @@ export type ChannelEvent =
       /** Linux: the process's start time in clock ticks (/proc/self/stat), so a reused pid is never taken for it. */
       procStart?: string;
     }
-  /** A chunk read from stdin, exactly as read (base64). */
-  | { t: 'stdin'; at: number; data: string }
+  /**
+   * A chunk read from stdin, exactly as read (base64); or, `dropped`, that many bytes of it belonging to a line longer
+   * than MAX_STDIN_LINE_BYTES, from the read that crossed the limit on: not kept (`data` empty). A chunk is reported,
+   * in order, as one or more of these.
+   */
+  | { t: 'stdin'; at: number; data: string; dropped?: number }
   | { t: 'stdin-eof'; at: number }
   /**
    * One line of stdin (without its `\n`), numbered from 1: its text (`utf8` false when the bytes were not valid UTF-8),
    * its messages (a batch flattened), or why it is not JSON-RPC. `unterminated`: the bytes before EOF with no newline.
+   * `tooLong`: the line's length in bytes, past MAX_STDIN_LINE_BYTES (its text is then empty: none of it is kept).
    */
-  | { t: 'line'; at: number; line: number; text: string; utf8: boolean; messages: unknown[]; batch?: boolean; error?: string; unterminated?: boolean }
+  | { t: 'line'; at: number; line: number; text: string; utf8: boolean; messages: unknown[]; batch?: boolean; error?: string; unterminated?: boolean; tooLong?: number }
   /** A message the server wrote, when its last byte went out; `line`: the stdin line it answers or belongs to. */
   | { t: 'sent'; at: number; message: unknown; line?: number }
   /** One write to stdout, exactly as written (base64). */

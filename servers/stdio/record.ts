@@ -7,10 +7,12 @@
 //   `startedAt` when the line was complete. `line` and `process` say where it came from.
 // - The server's answer to a request, and a notification it sent about one (progress), are `responseMessages` of that
 //   request's exchange, with the time their last byte was written; the exchange ends (`endedBy: 'server'`) when every
-//   request on it is answered. A notification line ends at once. A message the server sent on its own (a ping, a
+//   request on it is answered (an error with id null answers a whole line: a batch refused where there are none). A notification line ends at once. A message the server sent on its own (a ping, a
 //   command the harness gave) is an exchange of its own: method 'STDOUT', no request messages.
 // - `notes`: a personality's labels (PROBE_ANSWER_NOTE, …) and the line's faults: 'stdin-not-json',
-//   'stdin-not-jsonrpc', 'stdin-not-utf8', 'stdin-blank-line', 'stdin-unterminated', 'stdin-batch'.
+//   'stdin-not-jsonrpc' (JSON, but no JSON-RPC message: noted by the line, or by the server when its parser refused
+//   it), 'stdin-not-utf8', 'stdin-blank-line', 'stdin-unterminated', 'stdin-batch', 'stdin-too-long' (past
+//   MAX_STDIN_LINE_BYTES: `requestBody` empty, nothing of it kept).
 // Plus what only stdio has, per process (`processes`, in launch order): every stdin chunk (base64) and stdout write with
 // its time, stderr writes, stdin EOF, signals, the exit (reported, or inferred when the channel dropped without one:
 // SIGKILL), children, and whether the harness had to kill it at the end.
@@ -28,6 +30,8 @@ export interface StdioExchange extends WireExchange {
 export interface StdioChunk {
   at: number;
   data: string;
+  /** stdin only: this many bytes of a line past MAX_STDIN_LINE_BYTES, read but not kept (`data` is then empty). */
+  dropped?: number;
 }
 
 export interface StdioStderrWrite {
@@ -167,7 +171,7 @@ export class StdioRecord extends ExchangeRecord<StdioExchange> {
         break;
       }
       case 'stdin':
-        entry.stdin.push({ at, data: event.data });
+        entry.stdin.push({ at, data: event.data, ...(event.dropped !== undefined && { dropped: event.dropped }) });
         break;
       case 'stdin-eof':
         entry.stdinEofAt = at;
@@ -216,7 +220,8 @@ export class StdioRecord extends ExchangeRecord<StdioExchange> {
     if (!event.utf8) notes.push('stdin-not-utf8');
     if (event.unterminated) notes.push('stdin-unterminated');
     if (event.batch) notes.push('stdin-batch');
-    if (event.error === 'blank line') notes.push('stdin-blank-line');
+    if (event.tooLong !== undefined) notes.push('stdin-too-long');
+    else if (event.error === 'blank line') notes.push('stdin-blank-line');
     else if (event.error?.startsWith('not JSON')) notes.push('stdin-not-json');
     else if (event.error !== undefined) notes.push('stdin-not-jsonrpc');
     const exchange: StdioExchange = {
@@ -271,7 +276,12 @@ export class StdioRecord extends ExchangeRecord<StdioExchange> {
     exchange.responseMessages.push(...messages.map((message) => ({ message, at })));
     const pending = this.unanswered.get(exchange);
     if (!pending) return;
-    for (const message of messages) if (message.method === undefined && message.id !== undefined) pending.delete(JSON.stringify(message.id));
+    for (const message of messages) {
+      if (message.method !== undefined) continue;
+      if (message.id !== undefined && message.id !== null) pending.delete(JSON.stringify(message.id));
+      // One error with id null, not in a batch's answer, answers the line as a whole (a batch where there are none).
+      else if (message.error !== undefined && !Array.isArray(sent)) pending.clear();
+    }
     if (pending.size === 0) {
       this.unanswered.delete(exchange);
       this.end(exchange, at);
@@ -302,7 +312,7 @@ export class StdioRecord extends ExchangeRecord<StdioExchange> {
   }
 }
 
-/** Every byte a process read from stdin, in order. */
+/** Every byte a process read from stdin, in order (but those of a line past the limit: a chunk's `dropped` counts them). */
 export const stdinBytes = (process: StdioProcess): Buffer => Buffer.concat(process.stdin.map((chunk) => Buffer.from(chunk.data, 'base64')));
 
 /** Every byte a process wrote to stdout, in order. */

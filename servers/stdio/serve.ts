@@ -9,14 +9,16 @@
 // - dual: serveStdio, `legacy: 'serve'`: the opening message decides (server/discover or a modern request: 2026-07-28;
 //   initialize: 2025-11-25), for the life of the process.
 // - A line that is not JSON gets -32700, one that is not a JSON-RPC message -32600 (id null), as JSON-RPC 2.0 says; a
-//   blank line is ignored (and recorded). At EOF the server aborts what runs and exits 0, unless a personality says not.
+//   line past MAX_STDIN_LINE_BYTES -32000 (id null: none of it is kept); a blank line is ignored, and so are the bytes
+//   before EOF with no newline (a message ends at its newline), both recorded. At EOF the server aborts what runs and
+//   exits 0, unless a personality says not. servers/robustness/stdio-bad-input.test.ts has the table, and why.
 import { isJSONRPCRequest, parseJSONRPCMessage, type JSONRPCMessage, type Transport, type TransportSendOptions } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { createFixtureServer, FixtureState } from '../fixtures.ts';
 import type { ProgramChannel } from './channel.ts';
 import type { Arrival, ProgramIo } from './io.ts';
 import { EARLY_PINGS, PROBE_ANSWER_NOTE, type StdioPersonalityName } from './personalities.ts';
-import { epochNow, STDIO_ERA_REVISIONS, type StdioEra } from './protocol.ts';
+import { epochNow, MAX_STDIN_LINE_BYTES, STDIO_ERA_REVISIONS, type StdioEra } from './protocol.ts';
 
 type Id = string | number;
 const key = (id: unknown) => JSON.stringify(id);
@@ -55,10 +57,14 @@ export class LineTransport implements Transport {
     this.onmessage?.(message);
   }
 
-  /** The members of a 2025-03-26 batch: each to the server; the answers to its requests go out as one batch. */
-  receiveBatch(messages: JSONRPCMessage[], line: number): void {
+  /**
+   * The members of a 2025-03-26 batch: each to the server; the answers to its requests go out as one batch, with
+   * `errors` (the answers to its members that are no JSON-RPC message: JSON-RPC 2.0 §6 puts them in the same array).
+   */
+  receiveBatch(messages: JSONRPCMessage[], line: number, errors: unknown[] = []): void {
     const pending = new Set(messages.filter((m) => isJSONRPCRequest(m)).map((m) => key((m as { id: Id }).id)));
-    if (pending.size > 0) this.batches.push({ line, pending, answers: [] });
+    if (pending.size > 0) this.batches.push({ line, pending, answers: [...errors] });
+    else if (errors.length > 0) void this.io.send(errors, line);
     for (const message of messages) this.receive(message, line);
   }
 
@@ -231,23 +237,26 @@ export async function serveEra(io: ProgramIo, channel: ProgramChannel, era: Stdi
       await io.exit({ code: 0 }, 'stdin EOF');
       return;
     }
-    const { line, value, error, blank } = arrival.line;
-    // Recorded (the record notes it); nothing to answer.
-    if (blank) return;
+    const { line, value, error, blank, unterminated, tooLong } = arrival.line;
+    // Recorded (the record notes them); nothing to answer: a blank line is no message, and a message ends at its
+    // newline (the SDK's stdio transport, too, serves only what a newline ended).
+    if (blank || unterminated) return;
+    if (tooLong !== undefined) return void io.send(errorAnswer(null, -32000, `Line Too Long: a stdin line must not exceed ${MAX_STDIN_LINE_BYTES} bytes`), line);
     if (error !== undefined && value === undefined) return void io.send(errorAnswer(null, -32700, `Parse error: ${error}`), line);
     if (chatter) void io.stderr(`[reference-stdio] debug: line ${line}: ${Array.isArray(value) ? 'a batch' : String((value as { method?: unknown }).method ?? 'a response')}\n`);
     if (Array.isArray(value)) {
       if (era !== '2025-03-26') return void io.send(errorAnswer(null, -32600, `Invalid Request: JSON-RPC batches are not accepted at ${era}`), line);
       if (value.length === 0) return void io.send(errorAnswer(null, -32600, 'Invalid Request: an empty batch'), line);
       const members: JSONRPCMessage[] = [];
+      const errors: unknown[] = [];
       for (const member of value) {
         try {
           members.push(parseJSONRPCMessage(member));
         } catch {
-          void io.send(errorAnswer((member as { id?: unknown } | null)?.id, -32600, 'Invalid Request: a batch member is not a JSON-RPC message'), line);
+          errors.push(errorAnswer((member as { id?: unknown } | null)?.id, -32600, 'Invalid Request: a batch member is not a JSON-RPC message'));
         }
       }
-      transport.receiveBatch(members, line);
+      transport.receiveBatch(members, line, errors);
       return;
     }
     let message: JSONRPCMessage;

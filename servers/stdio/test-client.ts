@@ -104,6 +104,12 @@ export class RawStdioClient {
     });
   }
 
+  /** The stdout lines from index `from` on, once there are at least `count` of them. */
+  async linesFrom(from: number, count: number, what: string, timeoutMs = WAIT_MS): Promise<unknown[]> {
+    await this.waitForLine(() => this.lines.length >= from + count, what, timeoutMs);
+    return this.lines.slice(from);
+  }
+
   closeStdin(): void {
     this.child.stdin!.end();
   }
