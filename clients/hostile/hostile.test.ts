@@ -29,6 +29,7 @@ import { activeResources, failOnLeakedHandles, grownSince } from '../../suites/l
 import { CLEANUP_CHECKS, CLIENT_COMPLETED, CLIENT_RUNNING, defaultNegotiation, runScenario } from '../../suites/runner.ts';
 import type { Scenario, ScenarioResult } from '../../suites/scenario.ts';
 import { HOSTILE_REVISION, hostileAdapter, leaked, releaseLeaks, THROWN_MESSAGE, type Hostility } from './adapters.ts';
+import { hostileStdioAdapter, UNREAD_REQUESTS } from './stdio-adapters.ts';
 
 const HOSTILE_PROGRAM = join(ROOT, 'clients', 'process', 'testdata', 'hostile-program.ts');
 const MODULES = join(import.meta.dirname, 'modules');
@@ -386,6 +387,52 @@ describe('in process: each hostile behaviour is reported as what it is, within i
     expect(leaked().intervals).toBe(1);
     expect(activeResources().Timeout ?? 0).toBeLessThanOrEqual(handlesBefore.Timeout ?? 0);
     await releaseLeaks();
+  });
+});
+
+// Over stdio the client launches the server itself: what it does to that process (never reading its stdout, flooding
+// its stdin, leaving it running) is reported as exactly that, and whatever it leaves the runner kills (the stdio
+// server's close(): record.cleanup, servers/stdio/harness.ts). No time is asserted here: each run's is printed.
+describe('over stdio: a client that never reads the server’s stdout, floods its stdin, or leaves the server running is reported as that; nothing is left', () => {
+  const serverOf = (result: ScenarioResult) => result.evidence!.stdio!.processes.find((p) => p.role === 'server')!;
+  const lines = (result: ScenarioResult) => result.evidence!.exchanges.filter((x) => x.method === 'STDIN');
+
+  test('never reads stdout: the pipe fills and the server’s answers wait in it; the call is reported hung at its bound', async () => {
+    const adapter = hostileStdioAdapter('never-reads-stdout');
+    const result = await timedRun(adapter, byId('stdio/version-per-revision'));
+    const why = explain(result);
+    console.info(`stdio, never reads stdout: ${Math.round(result.wallMs)} ms`);
+    expect(result.evidence?.clientError, why).toBe(`ClientHung: tools/list did not settle within ${POLICY.ms.operation} ms`);
+    expect(result.verdict, why).toBe('fail');
+    expect(findings(result), why).toEqual({});
+    // Every request reached the server; only what the pipe (and the client's stream buffer) held went out: the rest waits.
+    const lists = lines(result).filter((x) => x.requestMessages.some((m) => m.method === 'tools/list'));
+    expect(lists, why).toHaveLength(UNREAD_REQUESTS);
+    const answered = lists.filter((x) => x.responseMessages.length > 0).length;
+    console.info(`stdio, never reads stdout: ${answered} of ${UNREAD_REQUESTS} tools/list answers left the server before its stdout filled`);
+    expect(answered, why).toBeGreaterThan(0);
+    expect(answered, why).toBeLessThan(UNREAD_REQUESTS);
+    expect(serverOf(result).alive, why).toBe(true);
+    // Its dispose killed the process it launched: nothing left for the runner (the afterEach sees no descendant).
+    expect(await adapter.launched[0]!.exited).toEqual({ code: null, signal: 'SIGKILL' });
+  });
+
+  test('leaves the server running: processes-released says so (informational), and the runner kills it', async () => {
+    const adapter = hostileStdioAdapter('leaves-server-running');
+    const result = await timedRun(adapter, byId('stdio/version-per-revision'));
+    const why = explain(result);
+    console.info(`stdio, leaves the server running: ${Math.round(result.wallMs)} ms`);
+    const { pid } = adapter.launched[0]!.child;
+    expect(result.evidence?.clientError, why).toBeUndefined();
+    expect(findings(result), why).toEqual({
+      [CLEANUP_CHECKS.processes]: `the client left 1 process of the server running ${POLICY.ms.react} ms after dispose (pid ${pid}), killed by the runner`,
+    });
+    expect(result.checks.find((c) => c.name === CLEANUP_CHECKS.processes)?.spec.level, why).toBe('MAY');
+    expect(result.verdict, why).toBe('pass');
+    // Its stdin never closed: the server never read an EOF, nor a signal, until the runner's SIGKILL.
+    expect(serverOf(result), why).toMatchObject({ pid, alive: true, signals: [] });
+    expect(serverOf(result).stdinEofAt, why).toBeUndefined();
+    expect(await adapter.launched[0]!.exited).toEqual({ code: null, signal: 'SIGKILL' });
   });
 });
 
