@@ -473,6 +473,10 @@ export const VARIANT_SPECS: readonly VariantSpec[] = [
       'stdio/sampling-input-required',
       'stdio/elicitation-input-required',
     ],
+    unreached: {
+      'server-requests/elicitation-url-undeclared': { at: ['2025-11-25'], why: 'it declares no elicitation at all, so no form-only declaration is there to keep a URL mode request out' },
+      'stdio/elicitation-url-undeclared': { at: ['2025-11-25'], why: 'it declares no elicitation at all, so no form-only declaration is there to keep a URL mode request out' },
+    },
   },
   {
     name: 'broken-answers-notifications',
