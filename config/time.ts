@@ -62,6 +62,13 @@ export function provisionally(policy: TimePolicy, provisional: boolean): TimePol
   return provisional ? { ...firm, provisional: true } : firm;
 }
 
+/**
+ * How much earlier than the suite's clock a client's own timer may fire: Node's timers run on a loop clock kept in
+ * whole milliseconds (up to 1 ms early by performance.now()), and other runtimes round too. A client that gives up
+ * this close to its timeout gave up at it.
+ */
+export const CLOCK_SLACK_MS = 5;
+
 /** How many times a case inconclusive for lack of time runs in all, each time with bounds twice as large. */
 export const MAX_ATTEMPTS = 3;
 export const ATTEMPT_GROWTH = 2;

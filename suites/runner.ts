@@ -14,7 +14,7 @@ import type { Revision } from '../protocol/revisions.ts';
 import { startReferenceServer } from '../servers/server.ts';
 import { startStdioServer, type StdioReferenceServer } from '../servers/stdio/harness.ts';
 import { basePolicy, settings } from '../config/settings.ts';
-import { ATTEMPT_GROWTH, MAX_ATTEMPTS, provisionally, scaledBy, type TimePolicy } from '../config/time.ts';
+import { ATTEMPT_GROWTH, CLOCK_SLACK_MS, MAX_ATTEMPTS, provisionally, scaledBy, type TimePolicy } from '../config/time.ts';
 import { calibrate } from './calibration.ts';
 import { check, checkInTime, precondition, timeMayCure } from './checks.ts';
 import { ClientHung, ClientMisbehaved, describeError, describeValue } from './outcome.ts';
@@ -290,7 +290,7 @@ export async function runScenario(scenario: Scenario, adapter: ClientAdapter, re
       void connecting.catch(noop).finally(() => pendingConnects.delete(connecting));
       const connection = await bounded(connecting, 'connect', boundMs).catch((error: unknown) => {
         // Given up at (or past) its own timeout, or by the runner's bound: the connect ran out of time.
-        const late = error instanceof ClientHung || (!(error instanceof ClientMisbehaved) && performance.now() - connectStarted >= connectOptions.timeoutMs);
+        const late = error instanceof ClientHung || (!(error instanceof ClientMisbehaved) && performance.now() - connectStarted >= connectOptions.timeoutMs - CLOCK_SLACK_MS);
         if (late && typeof error === 'object' && error !== null) timedOut.add(error);
         throw error;
       });
