@@ -149,139 +149,142 @@ test('every stdio era is here, dual on both legs', () => {
   expect(STDIO_ENDPOINTS.filter((e) => e.era === 'dual').map((e) => e.leg).sort()).toEqual(['legacy', 'modern']);
 });
 
-describe.each(STDIO_ENDPOINTS.map((endpoint) => [stdioEndpointName(endpoint), endpoint] as const))('%s', (_name, endpoint) => {
-  const opened = new Opened();
-  let proc: Proc;
+// In order, even in a shuffled run (npm run flakes): the cases share their era's process, and the last one ends it.
+describe('each stdio era, its cases in order', { shuffle: false }, () => {
+  describe.each(STDIO_ENDPOINTS.map((endpoint) => [stdioEndpointName(endpoint), endpoint] as const))('%s', (_name, endpoint) => {
+    const opened = new Opened();
+    let proc: Proc;
 
-  beforeAll(async () => {
-    const server = opened.keep(await startStdioServer({ era: endpoint.era }));
-    const client = new RawStdioClient(server.target);
-    opened.defer(() => client.dispose());
-    // The opening line is bad: answered, and it decides nothing (dual: the handshake or the discovery after it does).
-    client.write('{"opening": \n');
-    expect(await client.linesFrom(0, 1, 'the answer to the bad opening line')).toEqual([PARSE_ERROR]);
-    await openStdio(client, endpoint);
-    proc = { endpoint, server, client, nextId: 100 };
-  });
-  afterAll(() => opened.closeAll());
+    beforeAll(async () => {
+      const server = opened.keep(await startStdioServer({ era: endpoint.era }));
+      const client = new RawStdioClient(server.target);
+      opened.defer(() => client.dispose());
+      // The opening line is bad: answered, and it decides nothing (dual: the handshake or the discovery after it does).
+      client.write('{"opening": \n');
+      expect(await client.linesFrom(0, 1, 'the answer to the bad opening line')).toEqual([PARSE_ERROR]);
+      await openStdio(client, endpoint);
+      proc = { endpoint, server, client, nextId: 100 };
+    });
+    afterAll(() => opened.closeAll());
 
-  test('malformed JSON: -32700, id null', () => expectBadLine(proc, { write: ({ client }, id) => client.write(line(`{"jsonrpc":"2.0","id":${id},"method":"ping"`)), answer: PARSE_ERROR, notes: ['stdin-not-json'] }));
+    test('malformed JSON: -32700, id null', () => expectBadLine(proc, { write: ({ client }, id) => client.write(line(`{"jsonrpc":"2.0","id":${id},"method":"ping"`)), answer: PARSE_ERROR, notes: ['stdin-not-json'] }));
 
-  test('a JSON object that is not JSON-RPC: -32600, id null', () =>
-    expectBadLine(proc, {
-      write: ({ client }) => client.write(line('{"hello":"world"}')),
-      answer: NOT_JSON_RPC,
-      notes: ['stdin-not-jsonrpc'],
-      exchange: (x) => expect(x.requestMessages, 'messages of a line that is none').toEqual([]),
-    }));
-
-  test('JSON that is not an object: -32600, id null', () => expectBadLine(proc, { write: ({ client }) => client.write(line('"hello"')), answer: NOT_JSON_RPC, notes: ['stdin-not-jsonrpc'] }));
-
-  test('an empty line: ignored', () => expectBadLine(proc, { write: ({ client }) => client.write('\n'), notes: ['stdin-blank-line'] }));
-
-  test('bytes that are not UTF-8: -32700, id null', () =>
-    expectBadLine(proc, {
-      write: ({ client }) => client.write(line(Buffer.from([0xff, 0xfe, 0xc3, 0x28, 0xe2, 0x82]))),
-      answer: PARSE_ERROR,
-      notes: ['stdin-not-utf8', 'stdin-not-json'],
-    }));
-
-  test('a call with bytes that are not UTF-8 in a string: answered, U+FFFD in their place', () =>
-    expectBadLine(proc, {
-      // "naïve" in Latin-1: 0xEF opens a three-byte sequence that "v" does not continue.
-      write: ({ client }, id) => {
-        const [head, tail] = JSON.stringify(stdioEcho(endpoint, id, 'na@ve')).split('@') as [string, string];
-        client.write(line(Buffer.concat([Buffer.from(head), Buffer.from([0xef]), Buffer.from(tail)])));
-      },
-      answer: echoAnswer(proc.nextId, 'na\uFFFDve'),
-      notes: ['stdin-not-utf8'],
-      echoRuns: 1,
-    }));
-
-  test('a call dribbled a byte at a time: one line, one exchange, answered once', () =>
-    expectBadLine(proc, {
-      async write({ client, server }, id) {
-        const bytes = Buffer.from(line(JSON.stringify(stdioEcho(endpoint, id, 'dribbled'))));
-        const reads = server.record.processes[0]!.stdin;
-        const before = reads.length;
-        // Each byte once the previous one has been read (its chunk reported): each its own read.
-        for (let at = 0; at < bytes.length; at++) {
-          client.write(bytes.subarray(at, at + 1));
-          await server.record.waitFor(() => reads.length === before + at + 1, `byte ${at + 1} of ${bytes.length} read`, WAIT_MS);
-        }
-        expect(reads.slice(before).map((chunk) => Buffer.from(chunk.data, 'base64').length), 'bytes per read').toEqual(Array.from(bytes, () => 1));
-      },
-      answer: echoAnswer(proc.nextId, 'dribbled'),
-      notes: [],
-      echoRuns: 1,
-    }));
-
-  if (endpoint.era === '2025-03-26') {
-    test('an empty batch: -32600, id null (a single error, not an array)', () =>
-      expectBadLine(proc, { write: ({ client }) => client.write(line('[]')), answer: nullIdError(-32600, 'Invalid Request: an empty batch'), notes: ['stdin-batch', 'stdin-not-jsonrpc'] }));
-
-    test('a batch with a member that is no message: one batch answer, the call’s result and a -32600 for the member', () =>
+    test('a JSON object that is not JSON-RPC: -32600, id null', () =>
       expectBadLine(proc, {
-        write: ({ client }, id) => client.write(line(JSON.stringify([stdioEcho(endpoint, id, 'in a batch'), 1]))),
-        answer: [nullIdError(-32600, 'Invalid Request: a batch member is not a JSON-RPC message'), echoAnswer(proc.nextId, 'in a batch')],
-        notes: ['stdin-batch', 'stdin-not-jsonrpc'],
+        write: ({ client }) => client.write(line('{"hello":"world"}')),
+        answer: NOT_JSON_RPC,
+        notes: ['stdin-not-jsonrpc'],
+        exchange: (x) => expect(x.requestMessages, 'messages of a line that is none').toEqual([]),
+      }));
+
+    test('JSON that is not an object: -32600, id null', () => expectBadLine(proc, { write: ({ client }) => client.write(line('"hello"')), answer: NOT_JSON_RPC, notes: ['stdin-not-jsonrpc'] }));
+
+    test('an empty line: ignored', () => expectBadLine(proc, { write: ({ client }) => client.write('\n'), notes: ['stdin-blank-line'] }));
+
+    test('bytes that are not UTF-8: -32700, id null', () =>
+      expectBadLine(proc, {
+        write: ({ client }) => client.write(line(Buffer.from([0xff, 0xfe, 0xc3, 0x28, 0xe2, 0x82]))),
+        answer: PARSE_ERROR,
+        notes: ['stdin-not-utf8', 'stdin-not-json'],
+      }));
+
+    test('a call with bytes that are not UTF-8 in a string: answered, U+FFFD in their place', () =>
+      expectBadLine(proc, {
+        // "naïve" in Latin-1: 0xEF opens a three-byte sequence that "v" does not continue.
+        write: ({ client }, id) => {
+          const [head, tail] = JSON.stringify(stdioEcho(endpoint, id, 'na@ve')).split('@') as [string, string];
+          client.write(line(Buffer.concat([Buffer.from(head), Buffer.from([0xef]), Buffer.from(tail)])));
+        },
+        answer: echoAnswer(proc.nextId, 'na\uFFFDve'),
+        notes: ['stdin-not-utf8'],
         echoRuns: 1,
-        exchange: (x) => expect(x.requestMessages.map((m) => m.method), 'the batch’s messages').toEqual(['tools/call']),
       }));
-  } else {
-    test('a batch, in a revision without them: -32600, id null; nothing of it served', () =>
+
+    test('a call dribbled a byte at a time: one line, one exchange, answered once', () =>
       expectBadLine(proc, {
-        write: ({ client }, id) => client.write(line(JSON.stringify([stdioEcho(endpoint, id, 'in a batch')]))),
-        answer: NO_BATCHES(endpoint.era),
-        notes: ['stdin-batch'],
+        async write({ client, server }, id) {
+          const bytes = Buffer.from(line(JSON.stringify(stdioEcho(endpoint, id, 'dribbled'))));
+          const reads = server.record.processes[0]!.stdin;
+          const before = reads.length;
+          // Each byte once the previous one has been read (its chunk reported): each its own read.
+          for (let at = 0; at < bytes.length; at++) {
+            client.write(bytes.subarray(at, at + 1));
+            await server.record.waitFor(() => reads.length === before + at + 1, `byte ${at + 1} of ${bytes.length} read`, WAIT_MS);
+          }
+          expect(reads.slice(before).map((chunk) => Buffer.from(chunk.data, 'base64').length), 'bytes per read').toEqual(Array.from(bytes, () => 1));
+        },
+        answer: echoAnswer(proc.nextId, 'dribbled'),
+        notes: [],
+        echoRuns: 1,
       }));
-  }
 
-  test('a line of exactly the limit: served', () =>
-    expectBadLine(proc, {
-      write: ({ client }, id) => client.write(line(padded(stdioRequest(endpoint, id, 'tools/list'), MAX_STDIN_LINE_BYTES))),
-      answer: expect.objectContaining({ id: proc.nextId, result: expect.objectContaining({ tools: expect.arrayContaining([expect.objectContaining({ name: 'echo' })]) }) }),
-      notes: [],
-      exchange: (x) => expect(Buffer.byteLength(x.requestBody)).toBe(MAX_STDIN_LINE_BYTES),
-    }));
+    if (endpoint.era === '2025-03-26') {
+      test('an empty batch: -32600, id null (a single error, not an array)', () =>
+        expectBadLine(proc, { write: ({ client }) => client.write(line('[]')), answer: nullIdError(-32600, 'Invalid Request: an empty batch'), notes: ['stdin-batch', 'stdin-not-jsonrpc'] }));
 
-  test('a line one byte longer: -32000, id null; the call never runs, and nothing past the limit is kept', () =>
-    expectBadLine(proc, {
-      write: ({ client }, id) => client.write(line(padded(stdioEcho(endpoint, id, 'too long'), MAX_STDIN_LINE_BYTES + 1))),
-      answer: TOO_LONG,
-      notes: ['stdin-too-long'],
-      exchange: (x) => {
-        expect(x.requestBody, 'what the record keeps of the line').toBe('');
-        expect(x.requestMessages).toEqual([]);
-        // The bytes read once the line was past the limit are counted, not reported: the record holds less than the line.
-        const reads = proc.server.record.processes[0]!.stdin;
-        const dropped = reads.reduce((sum, chunk) => sum + (chunk.dropped ?? 0), 0);
-        expect(dropped, 'bytes dropped').toBeGreaterThan(0);
-        expect(dropped, 'bytes dropped').toBeLessThanOrEqual(MAX_STDIN_LINE_BYTES + 1);
-        expect(reads.filter((chunk) => chunk.dropped !== undefined).every((chunk) => chunk.data === ''), 'dropped runs carry no data').toBe(true);
-      },
-    }));
+      test('a batch with a member that is no message: one batch answer, the call’s result and a -32600 for the member', () =>
+        expectBadLine(proc, {
+          write: ({ client }, id) => client.write(line(JSON.stringify([stdioEcho(endpoint, id, 'in a batch'), 1]))),
+          answer: [nullIdError(-32600, 'Invalid Request: a batch member is not a JSON-RPC message'), echoAnswer(proc.nextId, 'in a batch')],
+          notes: ['stdin-batch', 'stdin-not-jsonrpc'],
+          echoRuns: 1,
+          exchange: (x) => expect(x.requestMessages.map((m) => m.method), 'the batch’s messages').toEqual(['tools/call']),
+        }));
+    } else {
+      test('a batch, in a revision without them: -32600, id null; nothing of it served', () =>
+        expectBadLine(proc, {
+          write: ({ client }, id) => client.write(line(JSON.stringify([stdioEcho(endpoint, id, 'in a batch')]))),
+          answer: NO_BATCHES(endpoint.era),
+          notes: ['stdin-batch'],
+        }));
+    }
 
-  // Last: it ends the process.
-  test('an unterminated last line, then EOF: recorded, not served; exit 0', async () => {
-    const { client, server } = proc;
-    const { record } = server;
-    const linesBefore = client.lines.length;
-    const runsBefore = server.fixtures.runsOf('echo');
-    const id = proc.nextId++;
-    client.write(JSON.stringify(stdioEcho(endpoint, id, 'unterminated')));
-    client.closeStdin();
-    expect(await client.exited, 'how the process ended').toEqual({ code: 0, signal: null });
-    await record.waitFor((r) => r.processes[0]!.channelClosedAt !== undefined, 'the process’s channel to close', WAIT_MS);
-    expect(client.lines.slice(linesBefore), 'what the server wrote after the line').toEqual([]);
-    const last = record.exchanges.at(-1)!;
-    expect(last).toMatchObject({ method: 'STDIN', notes: ['stdin-unterminated'], responseMessages: [] });
-    expect(last.requestMessages.map((m) => m.id), 'the call, as the line carried it').toEqual([id]);
-    expect(last.endedBy, 'an unanswered request never ends').toBeUndefined();
-    expect(server.fixtures.runsOf('echo'), 'echo runs').toBe(runsBefore);
-    const [p, ...others] = record.processes;
-    expect(others, 'processes besides the one launched').toEqual([]);
-    expect(p!.exit).toEqual({ at: expect.any(Number), code: 0, signal: null, reason: 'stdin EOF' });
-    expect(server.survivors()).toEqual([]);
+    test('a line of exactly the limit: served', () =>
+      expectBadLine(proc, {
+        write: ({ client }, id) => client.write(line(padded(stdioRequest(endpoint, id, 'tools/list'), MAX_STDIN_LINE_BYTES))),
+        answer: expect.objectContaining({ id: proc.nextId, result: expect.objectContaining({ tools: expect.arrayContaining([expect.objectContaining({ name: 'echo' })]) }) }),
+        notes: [],
+        exchange: (x) => expect(Buffer.byteLength(x.requestBody)).toBe(MAX_STDIN_LINE_BYTES),
+      }));
+
+    test('a line one byte longer: -32000, id null; the call never runs, and nothing past the limit is kept', () =>
+      expectBadLine(proc, {
+        write: ({ client }, id) => client.write(line(padded(stdioEcho(endpoint, id, 'too long'), MAX_STDIN_LINE_BYTES + 1))),
+        answer: TOO_LONG,
+        notes: ['stdin-too-long'],
+        exchange: (x) => {
+          expect(x.requestBody, 'what the record keeps of the line').toBe('');
+          expect(x.requestMessages).toEqual([]);
+          // The bytes read once the line was past the limit are counted, not reported: the record holds less than the line.
+          const reads = proc.server.record.processes[0]!.stdin;
+          const dropped = reads.reduce((sum, chunk) => sum + (chunk.dropped ?? 0), 0);
+          expect(dropped, 'bytes dropped').toBeGreaterThan(0);
+          expect(dropped, 'bytes dropped').toBeLessThanOrEqual(MAX_STDIN_LINE_BYTES + 1);
+          expect(reads.filter((chunk) => chunk.dropped !== undefined).every((chunk) => chunk.data === ''), 'dropped runs carry no data').toBe(true);
+        },
+      }));
+
+    // Last: it ends the process.
+    test('an unterminated last line, then EOF: recorded, not served; exit 0', async () => {
+      const { client, server } = proc;
+      const { record } = server;
+      const linesBefore = client.lines.length;
+      const runsBefore = server.fixtures.runsOf('echo');
+      const id = proc.nextId++;
+      client.write(JSON.stringify(stdioEcho(endpoint, id, 'unterminated')));
+      client.closeStdin();
+      expect(await client.exited, 'how the process ended').toEqual({ code: 0, signal: null });
+      await record.waitFor((r) => r.processes[0]!.channelClosedAt !== undefined, 'the process’s channel to close', WAIT_MS);
+      expect(client.lines.slice(linesBefore), 'what the server wrote after the line').toEqual([]);
+      const last = record.exchanges.at(-1)!;
+      expect(last).toMatchObject({ method: 'STDIN', notes: ['stdin-unterminated'], responseMessages: [] });
+      expect(last.requestMessages.map((m) => m.id), 'the call, as the line carried it').toEqual([id]);
+      expect(last.endedBy, 'an unanswered request never ends').toBeUndefined();
+      expect(server.fixtures.runsOf('echo'), 'echo runs').toBe(runsBefore);
+      const [p, ...others] = record.processes;
+      expect(others, 'processes besides the one launched').toEqual([]);
+      expect(p!.exit).toEqual({ at: expect.any(Number), code: 0, signal: null, reason: 'stdin EOF' });
+      expect(server.survivors()).toEqual([]);
+    });
   });
 });
