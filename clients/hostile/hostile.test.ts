@@ -25,6 +25,7 @@ import { startReferenceServer } from '../../servers/server.ts';
 import { baselineMismatch, loadBaseline } from '../../suites/baselines.ts';
 import { explain } from '../../suites/evidence.ts';
 import { SCENARIOS } from '../../suites/index.ts';
+import { SCHEMA_CHECK } from '../../suites/schema.ts';
 import { activeResources, failOnLeakedHandles, grownSince } from '../../suites/leaks.ts';
 import { CLEANUP_CHECKS, CLIENT_COMPLETED, CLIENT_RUNNING, defaultNegotiation, runScenario } from '../../suites/runner.ts';
 import type { Scenario, ScenarioResult } from '../../suites/scenario.ts';
@@ -415,6 +416,25 @@ describe('over stdio: a client that never reads the server’s stdout, floods it
     expect(serverOf(result).alive, why).toBe(true);
     // Its dispose killed the process it launched: nothing left for the runner (the afterEach sees no descendant).
     expect(await adapter.launched[0]!.exited).toEqual({ code: null, signal: 'SIGKILL' });
+  });
+
+  test('floods stdin: the server reads on and refuses every garbage line; the calls behind a full pipe are answered; the client is failed for its garbage', async () => {
+    const adapter = hostileStdioAdapter('floods-stdin');
+    const result = await timedRun(adapter, byId('stdio/version-per-revision'));
+    const why = explain(result);
+    const garbage = lines(result).filter((x) => x.notes.includes('stdin-not-json'));
+    console.info(`stdio, floods stdin: ${Math.round(result.wallMs)} ms, ${garbage.length} garbage lines read`);
+    expect(result.evidence?.clientError, why).toBeUndefined();
+    // More than a full pipe of it was read (64 lines of 1 KiB), each line refused alone (the last may be unanswered
+    // yet when the record was taken: the flood goes on until close()).
+    const refused = garbage.filter((x) => x.responseMessages.length > 0);
+    expect(refused.length, why).toBeGreaterThan(64);
+    for (const x of refused) expect(x.responseMessages.map((m) => m.message.error?.code), why).toEqual([-32700]);
+    // The calls written between its blocks were lines of their own, and answered: the scenario's checks all pass; the
+    // client is failed for what it wrote, and for that alone.
+    expect(result.checks.filter((c) => c.outcome !== 'pass').map((c) => c.name), why).toEqual([SCHEMA_CHECK]);
+    expect(result.verdict, why).toBe('fail');
+    expect(findings(result), why).toEqual({});
   });
 
   test('leaves the server running: processes-released says so (informational), and the runner kills it', async () => {

@@ -18,26 +18,28 @@ export type StdioHabit = keyof typeof STDIO_HABITS;
 export const UNREAD_REQUESTS = 200;
 /** One line of the flood, 1 KiB: no JSON. */
 export const FLOOD_LINE = `${'garbage '.repeat(127)}garbage\n`;
-/** What the flood has written before any request of the client's goes out (and it goes on until close()). */
-export const FLOOD_BYTES = 4 * 1024 * 1024;
 /** The flood's writes: whole lines, so a request written between two stays a line of its own. */
 const FLOOD_BLOCK = FLOOD_LINE.repeat(64);
 
 const never = <T>(): Promise<T> => new Promise<T>(() => {});
 
-/** Writes the flood until `stopped()`, each block once the pipe took the last; resolves when it has written `FLOOD_BYTES` (it goes on). */
+/**
+ * Writes the flood until `stopped()`, each block once the pipe took the last; resolves the first time the pipe is full
+ * (it goes on). A request then waits behind a full pipe, and a pipe's worth (64 KiB) more at most, wherever the flood
+ * began: how many lines it waits behind is the pipe's size, not the machine's speed (a fixed number of bytes
+ * flooded first made it wait for the server to read them all, which a loaded machine took longer than the call's bound).
+ */
 function flood(raw: RawStdioClient, stopped: () => boolean): Promise<void> {
   const stdin = raw.child.stdin!;
   const gone = new Promise<void>((resolve) => stdin.once('close', () => resolve()));
-  let written = 0;
-  return new Promise<void>((reached) => {
+  return new Promise<void>((full) => {
     void (async () => {
       while (!stopped() && stdin.writable) {
-        written += FLOOD_BLOCK.length;
-        if (!stdin.write(FLOOD_BLOCK)) await Promise.race([once(stdin, 'drain'), gone]);
-        if (written >= FLOOD_BYTES) reached();
+        if (stdin.write(FLOOD_BLOCK)) continue;
+        full();
+        await Promise.race([once(stdin, 'drain'), gone]);
       }
-      reached();
+      full();
     })();
   });
 }
@@ -45,7 +47,7 @@ function flood(raw: RawStdioClient, stopped: () => boolean): Promise<void> {
 function hostileStdioClient(habit: StdioHabit, launched: RawStdioClient[]): ClientUnderTest {
   let raw: RawStdioClient | undefined;
   let stopFlood = false;
-  /** Resolves once the flood has written FLOOD_BYTES: every request waits for it. */
+  /** Resolves once the flood has filled the pipe: every request waits for it. */
   let flooded: Promise<void> = Promise.resolve();
   let nextId = 1_000;
   /** Its own bound on an answer: the connect's (the runner bounds every operation from outside as well). */
