@@ -42,7 +42,7 @@ const SPLIT_PIECE_BYTES = 8;
 const SPLIT_PAUSE_MS = 2;
 /** The pause between the two halves of a utf8-split write, so the client reads them apart. */
 const UTF8_PAUSE_MS = 5;
-/** merged-writes: the longest a notification waits for an answer to travel with. */
+/** merged-writes: the longest a notification waits for an answer to travel with, unless the personality says otherwise. */
 const MERGE_HOLD_MS = 250;
 /** What a stderr write reports of its bytes. */
 const STDERR_HEAD_BYTES = 2_048;
@@ -271,14 +271,15 @@ export class ProgramIo {
       if (this.batchAnswers.length === 1) setImmediate(() => this.enqueue([{ message: this.batchAnswers.map((o) => o.message), line: undefined }], this.batchAnswers.splice(0)));
       return this.writing;
     }
-    if (this.has('merged-writes')) {
+    const merged = this.has('merged-writes');
+    if (merged) {
       this.merged.push(outgoing);
       if (isResponse(message)) {
         clearTimeout(this.mergeTimer);
         this.mergeTimer = undefined;
         setImmediate(() => this.flushMerged());
       } else {
-        this.mergeTimer ??= setTimeout(() => this.flushMerged(), MERGE_HOLD_MS);
+        this.mergeTimer ??= setTimeout(() => this.flushMerged(), merged.ms ?? MERGE_HOLD_MS);
       }
       return this.writing;
     }

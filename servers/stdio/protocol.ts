@@ -55,7 +55,7 @@ export interface StdioPersonalitySpec {
   name: string;
   /** Only in this launch of the server (1: the first process that reports; the harness counts). Default: every launch. */
   launch?: number;
-  /** Milliseconds (slow start, the pause between the pieces of a split write). */
+  /** Milliseconds (slow start, the pause between the pieces of a split write, how long merged-writes holds a message). */
   ms?: number;
   /** Bytes (the stderr flood's size, a split write's piece). */
   bytes?: number;

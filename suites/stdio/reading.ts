@@ -107,11 +107,18 @@ function readingScenario(shape: Shape, revisions: readonly Revision[], title: st
     requires: [],
     transport: 'stdio',
     source: { spec: THE_RULE[shape]('2025-11-25') },
-    setup: () => ({ stdio: { personalities: [shape] }, state: undefined }),
+    // merged-writes holds the log message for the answer as long as the client may take to call (a fixed hold ran out
+    // on a loaded machine, and the message went alone).
+    setup: (_revision, time) => ({ stdio: { personalities: [shape === 'merged-writes' ? { name: shape, ms: time.ms.operation } : shape] }, state: undefined }),
     async run(context) {
       const client = await context.connect();
       // Held by the server until the answer is due, and written with it.
-      if (shape === 'merged-writes') context.stdio.send(LOG_MESSAGE);
+      // The command travels on the side channel, the call on stdin: settle() makes sure the server holds the message
+      // before the call can reach it (under load the call came first, and its answer went alone).
+      if (shape === 'merged-writes') {
+        context.stdio.send(LOG_MESSAGE);
+        await context.stdio.settle(context.time.ms.operation);
+      }
       const first = await watchEcho(context, client);
       context.observe('first', first);
       if (first.state !== 'pending') context.observe('next', await watchEcho(context, client));
