@@ -32,7 +32,7 @@ export const STDIO_PERSONALITIES = {
   },
   'stderr-flood': { description: 'writes 1 MiB to stderr before its first answer (blocking, as a full pipe blocks, until the client drains it); option bytes' },
   'stderr-chatter': { description: 'writes warnings, a banner and an "Error:"-looking line to stderr at start-up, and a debug line per request' },
-  'split-writes': { description: 'writes every message in pieces of a few bytes, one write each with a pause between (options bytes, ms)' },
+  'split-writes': { description: 'writes every message in pieces of a few bytes, one write each with a pause between, at most 16 pieces (the rest of a longer message in the last) (options bytes, ms)' },
   'merged-writes': { description: 'holds messages until an answer is due and writes them, and answers due together, in one write' },
   'utf8-split': {
     description: `every answer carries "${UTF8_SPLIT_CHARACTER}" (in its result's _meta) and every message is written in two writes cut inside a multi-byte character`,
