@@ -20,8 +20,9 @@ Everything else goes through McpClient's public API as its docstrings and the se
 McpClient connects lazily, on its first call; `connect` here makes the call its own tool factory's users make first,
 `list_tools()`. McpClient caches that list for its lifetime; the harness's listTools asks the server again with the
 public `list_tools(force_refresh=True)`, so it reaches the wire. Declared only where that API has a way:
-- resume: a SessionInfoFactory (the public seam SessionInfoDebugStateFactory uses) whose SessionInfo holds the stored
-  session id, and from 0.17 also the stored negotiated version (SessionInfo.protocol_version, which 0.16 has not).
+- resume (from 0.17): a SessionInfoFactory (the public seam SessionInfoDebugStateFactory uses) whose SessionInfo holds
+  the stored session id and the stored negotiated version (SessionInfo.protocol_version). 0.16's SessionInfo holds the
+  id only: with no version there is no resume state (ResumeState needs it), so 0.16 does not declare resume.
 - keep-session: terminate_on_close=False.
 - mode-legacy (0.16: the initialize handshake only); from 0.17 mode-auto and mode-pin too (protocol_mode 'auto',
   'modern'; 'modern' is 2026-07-28 only), and affinity-key (a SessionInfo holding the key: the modern strategy sends
@@ -229,9 +230,10 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser()
     parser.add_argument("--name")
     name = parser.parse_args().name
-    features = ["mode-legacy", "resume", "keep-session", "cancellation"]
+    # resume from 0.17 only: 0.16's SessionInfo holds no negotiated version, so it has no resume state to export.
+    features = ["mode-legacy", "keep-session", "cancellation"]
     if MODERN_LINE:
-        features[1:1] = ["mode-auto", "mode-pin", "affinity-key"]
+        features[1:1] = ["mode-auto", "mode-pin", "affinity-key", "resume"]
     line = "latest" if MODERN_LINE else ".".join(UIPATH_VERSION.split(".")[:2])
     main(
         {
