@@ -16,8 +16,10 @@ another (and never taken as an error), a ping from the server answered and any o
 cancelled call sent `notifications/cancelled`; close() closes its stdin, waits the grace the harness gives
 (shutdownGraceMs), then SIGTERM to the group, waits again, then SIGKILL.
 
-The line protocol (docs/line-protocol.md, version 1.1): a hello line first, then one JSON request per line on
-stdin, each answered by exactly one JSON line on stdout; requests run concurrently, each in its own thread.
+The line protocol (docs/line-protocol.md, version 1.4): a hello line first, then one JSON request per line on
+stdin, each answered by exactly one JSON line on stdout; requests run concurrently, each in its own thread. A request
+the client has not settled by its `deadlineMs` is answered `hung` a little before it (and left running, its later
+answer dropped), so one hung operation does not get the program killed with every case in flight beside it.
 Only protocol lines go to stdout; logs go to stderr. The driver exits on `shutdown` and when stdin ends.
 """
 
@@ -48,6 +50,8 @@ HELLO = {
 POST_HEADERS = {'Content-Type': 'application/json', 'Accept': 'application/json, text/event-stream'}
 NOTIFY_TIMEOUT_S = 5
 CLOSE_TIMEOUT_S = 5
+# When an unsettled request is answered `hung` without a client timeout of its own: 90% of its deadline.
+HUNG_AT = 0.9
 # The stdio shutdown grace when the harness gives none (it always does: options.shutdownGraceMs).
 DEFAULT_GRACE_S = 2
 
@@ -625,12 +629,44 @@ def error_answer(error):
     return answer
 
 
+def answer_by(request):
+    """When to answer `hung` (1.4), in seconds: halfway from the client's own timeout to the deadline when the request
+    carries one (that timeout fires first), else at HUNG_AT of the deadline; None without a deadline."""
+    deadline = request.get('deadlineMs')
+    if not isinstance(deadline, (int, float)) or deadline <= 0:
+        return None
+    own = request.get('timeoutMs', (request.get('options') or {}).get('timeoutMs'))
+    if isinstance(own, (int, float)) and 0 < own < deadline:
+        return (own + deadline) / 2 / 1000
+    return deadline * HUNG_AT / 1000
+
+
 def handle(request):
+    answered = []
+    lock = threading.Lock()
+
+    def answer(message):
+        # Exactly one answer per request: the client's, or `hung` when that comes too late.
+        with lock:
+            if answered:
+                return
+            answered.append(True)
+        send(message)
+
+    by = answer_by(request)
+    timer = None
+    if by is not None:
+        hung = {'code': 'hung', 'name': 'ClientHung', 'message': 'the client did not settle %s within %s ms' % (request.get('op'), request.get('deadlineMs'))}
+        timer = threading.Timer(by, answer, args=({'id': request['id'], 'error': hung},))
+        timer.daemon = True
+        timer.start()
     try:
-        send({'id': request['id'], 'result': perform(request)})
+        answer({'id': request['id'], 'result': perform(request)})
     except Exception as error:  # noqa: BLE001 - every failure is an answer
-        send({'id': request['id'], 'error': error_answer(error)})
+        answer({'id': request['id'], 'error': error_answer(error)})
     finally:
+        if timer is not None:
+            timer.cancel()
         with _state:
             _calls.pop(request['id'], None)
 
