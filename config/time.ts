@@ -69,6 +69,14 @@ export function provisionally(policy: TimePolicy, provisional: boolean): TimePol
  */
 export const CLOCK_SLACK_MS = 5;
 
+/**
+ * When the machine was quiet while a case ran, so a client's lateness was its own: at least this share of every CPU's
+ * time idle, and this process's event loop never held up longer than this share of the react bound (suites/outcome.ts
+ * `watchMachine`). A busy machine (a CPU hog, a loaded runner) leaves no CPU idle; a quiet one running the suite leaves
+ * most of it. Kept strict: a quiet machine misread as busy costs a verdict (inconclusive), the other way a false fail.
+ */
+export const QUIET_MACHINE = { idleShare: 0.4, stallShareOfReact: 0.1 } as const;
+
 /** How many times a case inconclusive for lack of time runs in all, each time with bounds twice as large. */
 export const MAX_ATTEMPTS = 3;
 export const ATTEMPT_GROWTH = 2;

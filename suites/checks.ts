@@ -28,6 +28,28 @@ export function checkInTime(time: TimePolicy, name: string, spec: SpecRef, held:
 }
 
 /**
+ * A run with larger bounds than the case's first (runCase's reruns) gives the script room to finish on a slow machine,
+ * but promptness is the first run's react bound: a rule that held only within the larger one was late by that bound.
+ * `atFirst` is the same evidence judged with the first run's react bound, firmly. A check that passed here and not
+ * there is the client's lateness on a quiet machine (that judgement), and on a busy one (`quiet` false) cannot be told
+ * from the machine's: inconclusive. A client with a fixed latency between the two bounds is so judged the same on any
+ * machine, not by where its latency falls against the last rerun's bound. The runner's client-completed is its own.
+ */
+export function promptAtFirstBound(checks: readonly Check[], atFirst: readonly Check[], quiet: boolean, load: string, reactMs: number): Check[] {
+  const seen = new Map<string, number>();
+  return checks.map((c) => {
+    const nth = seen.get(c.name) ?? 0;
+    seen.set(c.name, nth + 1);
+    const first = atFirst.filter((f) => f.name === c.name)[nth];
+    if (c.outcome !== 'pass' || c.precondition || c.name === 'client-completed' || first === undefined || first.outcome !== 'fail') return c;
+    const at = `with the first run's react bound of ${reactMs} ms`;
+    return quiet
+      ? { ...first, detail: `${first.detail} (${at}, on a quiet machine: ${load})` }
+      : { ...unexercised(c.name, c.spec, `held only within a rerun's larger bounds; ${at}: ${first.detail}; the machine was busy (${load}), so the lateness cannot be told from the machine's`), exchanges: c.exchanges };
+  });
+}
+
+/**
  * A rule judged only when the scenario reached it: `reached` undefined judges it (`ok`, `detail`); a string is why it
  * was not exercised. The one way judges say "could not drive the client there" without blaming the client.
  */

@@ -3,11 +3,12 @@
 // `observed`; the judge reads the same record back. Also the errors the runner raises for a client that hangs or breaks
 // the adapter contract, the one line that describes anything a client threw, and the server side of an operation
 // (its handler running, aborted).
-import type { TimePolicy } from '../config/time.ts';
+import { cpus } from 'node:os';
+import { QUIET_MACHINE, type TimePolicy } from '../config/time.ts';
 import type { FixtureState, ToolRun } from '../servers/fixtures.ts';
 import type { ExchangeRecord, WireExchange } from '../servers/wire-record.ts';
 import { check, checkInTime, type InTime } from './checks.ts';
-import type { Check, DoctoredProof, Evidence, SpecRef } from './scenario.ts';
+import type { Check, DoctoredProof, Evidence, MachineLoad, SpecRef } from './scenario.ts';
 
 // — what a client threw —
 
@@ -133,6 +134,33 @@ export function watchStalls(periodMs = 10): { stop(): number } {
     },
   };
 }
+
+/** Watches the machine until `stop()` (os.cpus() times, so any platform Node runs on; a clock tick is 10 ms). */
+export function watchMachine(): { stop(): MachineLoad } {
+  const times = () => cpus().reduce((sum, cpu) => ({ idle: sum.idle + cpu.times.idle, all: sum.all + cpu.times.idle + cpu.times.user + cpu.times.nice + cpu.times.sys + cpu.times.irq }), { idle: 0, all: 0 });
+  const before = times();
+  const stalls = watchStalls();
+  let load: MachineLoad | undefined;
+  return {
+    stop() {
+      if (load === undefined) {
+        const after = times();
+        const all = after.all - before.all;
+        // A case shorter than the clock tick has no measure of its own: it counts as idle only if the machine said so.
+        load = { idleShare: all > 0 ? Math.round(((after.idle - before.idle) / all) * 100) / 100 : 0, stalledMs: stalls.stop() };
+      }
+      return load;
+    },
+  };
+}
+
+/** Whether a client that was late on this machine was late by itself (config/time.ts QUIET_MACHINE), or may have been held up by the machine. */
+export function machineWasQuiet(load: MachineLoad, time: TimePolicy): boolean {
+  return load.idleShare >= QUIET_MACHINE.idleShare && load.stalledMs <= time.ms.react * QUIET_MACHINE.stallShareOfReact;
+}
+
+/** The load in a few words, for a check's detail. */
+export const describeLoad = (load: MachineLoad): string => `${Math.round(load.idleShare * 100)}% of the CPUs idle, this process held up ${load.stalledMs} ms at most`;
 
 const elapsed = (since: number) => Math.round(performance.now() - since);
 

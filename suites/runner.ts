@@ -16,8 +16,8 @@ import { startStdioServer, type StdioReferenceServer } from '../servers/stdio/ha
 import { basePolicy, settings } from '../config/settings.ts';
 import { ATTEMPT_GROWTH, CLOCK_SLACK_MS, MAX_ATTEMPTS, provisionally, scaledBy, type TimePolicy } from '../config/time.ts';
 import { calibrate } from './calibration.ts';
-import { check, checkInTime, precondition, timeMayCure } from './checks.ts';
-import { ClientHung, ClientMisbehaved, describeError, describeValue } from './outcome.ts';
+import { check, checkInTime, precondition, promptAtFirstBound, timeMayCure } from './checks.ts';
+import { ClientHung, ClientMisbehaved, describeError, describeLoad, describeValue, machineWasQuiet, watchMachine } from './outcome.ts';
 import { transportOf } from './plan.ts';
 import { shutdown, stdioShutdown } from './spec.ts';
 import { schemaCheck } from './schema.ts';
@@ -32,6 +32,8 @@ export interface RunOptions {
   operationTimeoutMs?: number;
   /** Names the case for the adapter (logs, out-of-process clients); default `scenario@revision`. */
   caseId?: string;
+  /** The react bound of the case's first run, when this is a rerun with larger bounds (runCase): promptness is judged by it (checks.ts `promptAtFirstBound`). */
+  firstReactMs?: number;
 }
 
 /** The runner's own findings after the script (MAY: they inform, never change a verdict), added only when one is seen. */
@@ -319,6 +321,7 @@ export async function runScenario(scenario: Scenario, adapter: ClientAdapter, re
   let ending: Ending = { findings: [], problems: [], breaches: [] };
   /** Where the client broke the adapter contract (threw synchronously, returned garbage): its doing, never inconclusive. */
   const breaches: string[] = [];
+  const machine = watchMachine();
   try {
     try {
       await scenario.run(context);
@@ -375,6 +378,12 @@ export async function runScenario(scenario: Scenario, adapter: ClientAdapter, re
   }
   checks = completedCleanly(checks, ending, revision, time);
   checks.push(...ending.findings);
+  const load = machine.stop();
+  evidence = { ...evidence, machine: load };
+  if (options.firstReactMs !== undefined && options.firstReactMs < time.ms.react) {
+    const first: TimePolicy = { ...provisionally(time, false), ms: { ...time.ms, react: options.firstReactMs } };
+    checks = promptAtFirstBound(checks, scenario.judge({ ...evidence, time: first }), machineWasQuiet(load, first), describeLoad(load), options.firstReactMs);
+  }
   const interrupted = askInterrupted(adapter, caseId);
   if (interrupted !== undefined) checks.unshift(precondition(CLIENT_RUNNING, scenario.source.spec, false, interrupted, [], { lasting: true }));
   breaches.push(...ending.breaches);
@@ -436,11 +445,12 @@ function completedCleanly(checks: Check[], ending: Ending, revision: Revision, t
 export async function runCase(scenario: Scenario, adapter: ClientAdapter, revision: Revision, options: Omit<RunOptions, 'time'> & { time?: TimePolicy } = {}): Promise<ScenarioResult> {
   if (notApplicable(scenario, adapter, revision)) return runScenario(scenario, adapter, revision, options);
   let time = options.time ?? (await calibratedPolicy(adapter, transportOf(scenario)));
+  const firstReact = time.ms.react;
   const attempts: Attempt[] = [];
   for (let attempt = 1; ; attempt++) {
     const caseId = attempt === 1 ? `${scenario.id}@${revision}` : `${scenario.id}@${revision}#${attempt}`;
     // Every run but the last is provisional: a deadline it misses is "time ran out", for the next run to judge.
-    const result = await runScenario(scenario, adapter, revision, { ...options, time: provisionally(time, attempt < MAX_ATTEMPTS), caseId });
+    const result = await runScenario(scenario, adapter, revision, { ...options, time: provisionally(time, attempt < MAX_ATTEMPTS), caseId, ...(attempt > 1 ? { firstReactMs: firstReact } : {}) });
     const again = result.verdict === 'inconclusive' && attempt < MAX_ATTEMPTS && timeMayCure(result.checks);
     if (!again) return attempts.length > 0 ? { ...result, attempts } : result;
     attempts.push({ verdict: result.verdict, ...(result.reason !== undefined ? { reason: result.reason } : {}), scale: time.scale });

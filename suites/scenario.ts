@@ -167,6 +167,16 @@ export interface Evidence {
    * loaded machine maybe the machine's doing, until the case has run with its largest bounds.
    */
   clientTimedOut?: true;
+  /** How busy the machine was while the case ran, its clean-up included (suites/outcome.ts `watchMachine`); set after the clean-up. */
+  machine?: MachineLoad;
+}
+
+/** How busy the machine was while a case ran: the share of every CPU's time left idle, and this process's longest stall. */
+export interface MachineLoad {
+  /** Idle CPU time over all CPU time, all CPUs together, from 0 (saturated) to 1 (idle). */
+  idleShare: number;
+  /** The longest this process's event loop went without running a timer (watchStalls), in ms. */
+  stalledMs: number;
 }
 
 /** What a stdio case leaves besides its exchanges, as it was when the script ended (before the runner's clean-up). */

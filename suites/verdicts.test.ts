@@ -5,7 +5,8 @@ import { handshakeOrder } from './negotiation/handshake-order.ts';
 import { deleteIssuedSession } from './disposal/delete-issued-session.ts';
 import { timePolicy, provisionally } from '../config/time.ts';
 import { referenceClient } from '../clients/reference/index.ts';
-import { checkInTime, precondition, timeMayCure } from './checks.ts';
+import { checkInTime, precondition, promptAtFirstBound, timeMayCure } from './checks.ts';
+import { machineWasQuiet, watchMachine } from './outcome.ts';
 import { progressResetsTimeout } from './cancellation/progress-resets-timeout.ts';
 import { sdkV1StreamableHttp } from '../clients/sdk-v1.ts';
 import { legacyNotification } from './cancellation/legacy-notification.ts';
@@ -61,15 +62,15 @@ describe('deadlines on provisional and firm runs', () => {
     expect(provisionally(provisional, false)).toEqual(firm);
   });
 
-  test('a client late only at the first scale is run again with larger bounds and judged on the last run, and the result says so', async () => {
-    const time = timePolicy();
-    // Rejects an aborted call one and a half react bounds late: past the bound at scale 1, within it at scale 2.
-    const lateMs = Math.round(time.ms.react * 1.5);
-    const late: ClientAdapter = {
+  /** The reference client with its rejections of an aborted call delayed: `lateMs(run)` for the case's nth run (1, 2, …). */
+  const rejectingLate = (name: string, lateMs: (run: number) => number): ClientAdapter => {
+    let runs = 0;
+    return {
       ...referenceClient,
-      name: 'late-rejecting-reference',
+      name,
       async start(caseId) {
         const client = await referenceClient.start(caseId);
+        const delay = lateMs(++runs);
         return {
           dispose: () => client.dispose(),
           async connect(url, options) {
@@ -80,7 +81,7 @@ describe('deadlines on provisional and firm runs', () => {
               listTools: (o) => connection.listTools(o),
               close: () => connection.close(),
               callTool: (name, args, o) => connection.callTool(name, args, o).catch(async (error: unknown) => {
-                await new Promise((resolve) => setTimeout(resolve, lateMs));
+                await new Promise((resolve) => setTimeout(resolve, delay));
                 throw error;
               }),
             };
@@ -88,11 +89,61 @@ describe('deadlines on provisional and firm runs', () => {
         };
       },
     };
+  };
+
+  test('a client late only in the first run (a moment of stall) is run again with larger bounds and judged on the last run, and the result says so', async () => {
+    const time = timePolicy();
+    // One and a half react bounds late in its first run, prompt after.
+    const late = rejectingLate('late-once-reference', (run) => (run === 1 ? Math.round(time.ms.react * 1.5) : 0));
     const result = await runCase(legacyNotification, late, '2025-06-18', { time });
     expect(result.attempts?.[0]).toMatchObject({ verdict: 'inconclusive', scale: 1 });
     expect(result.attempts?.[0]?.reason).toMatch(/time ran out at time scale 1/);
     expect(result.verdict, result.reason).toBe('pass');
     expect(result.evidence?.time.scale).toBeGreaterThan(1);
+  });
+
+  test('a client always late by more than the first react bound is judged by that bound, never passed by a rerun’s larger one: its lateness on a quiet machine, inconclusive on a busy one', async () => {
+    const time = timePolicy();
+    // One and a half react bounds late every time: within the rerun's doubled bound, not within the first.
+    const lateMs = Math.round(time.ms.react * 1.5);
+    const result = await runCase(legacyNotification, rejectingLate('always-late-reference', () => lateMs), '2025-06-18', { time });
+    const rejected = result.checks.find((c) => c.name === 'call-rejected-promptly')!;
+    expect(result.verdict, result.reason).not.toBe('pass');
+    expect(rejected.outcome).not.toBe('pass');
+    const load = result.evidence!.machine!;
+    if (machineWasQuiet(load, time)) {
+      expect(rejected.outcome).toBe('fail');
+      expect(rejected.detail).toMatch(new RegExp(`with the first run's react bound of ${time.ms.react} ms, on a quiet machine`));
+    } else {
+      expect(rejected.outcome).toBe('inconclusive');
+      expect(rejected.detail).toMatch(/held only within a rerun's larger bounds/);
+    }
+  });
+
+  test('the first bound decides: a rerun’s pass kept when the first bound held too, taken back when not (quiet: the first run’s fail; busy: inconclusive)', () => {
+    const spec = { url: 'u', section: 's', level: 'SHOULD' as const };
+    const at = (name: string, outcome: Check['outcome'], detail = name): Check => ({ name, spec, outcome, detail, exchanges: [3] });
+    const rerun = [at('client-completed', 'pass'), at('prompt', 'pass'), at('prompt', 'pass'), at('shape', 'pass'), at('never', 'fail')];
+    const first = [at('client-completed', 'fail'), at('prompt', 'pass'), at('prompt', 'fail', 'rejected after 750 ms'), at('shape', 'pass'), at('never', 'fail')];
+    const quiet = promptAtFirstBound(rerun, first, true, 'idle', 500);
+    expect(quiet.map((c) => c.outcome)).toEqual(['pass', 'pass', 'fail', 'pass', 'fail']);
+    expect(quiet[2]!.detail).toBe("rejected after 750 ms (with the first run's react bound of 500 ms, on a quiet machine: idle)");
+    const busy = promptAtFirstBound(rerun, first, false, 'busy', 500);
+    expect(busy.map((c) => c.outcome)).toEqual(['pass', 'pass', 'inconclusive', 'pass', 'fail']);
+    expect(busy[2]!.exchanges).toEqual([3]);
+    expect(busy[2]!.detail).toMatch(/rejected after 750 ms; the machine was busy \(busy\)/);
+  });
+
+  test('the machine is quiet only with CPU to spare and a loop that was never held up', () => {
+    const time = timePolicy();
+    expect(machineWasQuiet({ idleShare: 0.9, stalledMs: 5 }, time)).toBe(true);
+    expect(machineWasQuiet({ idleShare: 0.05, stalledMs: 5 }, time)).toBe(false);
+    expect(machineWasQuiet({ idleShare: 0.9, stalledMs: time.ms.react }, time)).toBe(false);
+    const watch = watchMachine();
+    const load = watch.stop();
+    expect(watch.stop()).toBe(load);
+    expect(load.idleShare).toBeGreaterThanOrEqual(0);
+    expect(load.idleShare).toBeLessThanOrEqual(1);
   });
 });
 
