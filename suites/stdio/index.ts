@@ -10,21 +10,17 @@ import { stdioCloseStdoutAndExit, stdioCrashMidCall } from './server-exits.ts';
 import { stdioShutdownSequence } from './shutdown-sequence.ts';
 import { stdioStderr } from './stderr.ts';
 import { STDIO_TWINS } from './twins.ts';
+import { waitingForTheProbe } from './support.ts';
 
 /**
  * The stdio transport's scenarios (issue 13): the scenarios of the other suites whose rule does not depend on HTTP,
- * run over stdio (twins.ts), then the rules of stdio itself.
+ * run over stdio (twins.ts), then the rules of stdio itself. All but the probe's own (probe-*, era-per-process) judge
+ * rules a client reaches on a modern session only if it waited for its probe (support.ts `waitingForTheProbe`).
  */
-export const STDIO: readonly Scenario[] = [...STDIO_TWINS, ...PROBE_FALLBACK, ...PROBE_MODERN, eraPerProcess,
-  stdioFraming,
-  stdioSplitWrites,
-  stdioMergedWrites,
-  stdioUtf8Split,
-  stdioCrashMidCall,
-  stdioCloseStdoutAndExit,
-  stdioShutdownSequence,
-  stdioProcessTree,
-  stdioStderr,
-  pingWhileIdle,
-  pingAtInitialize,
+export const STDIO: readonly Scenario[] = [
+  ...STDIO_TWINS.map(waitingForTheProbe),
+  ...PROBE_FALLBACK,
+  ...PROBE_MODERN,
+  eraPerProcess,
+  ...[stdioFraming, stdioSplitWrites, stdioMergedWrites, stdioUtf8Split, stdioCrashMidCall, stdioCloseStdoutAndExit, stdioShutdownSequence, stdioProcessTree, stdioStderr, pingWhileIdle, pingAtInitialize].map(waitingForTheProbe),
 ];

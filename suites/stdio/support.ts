@@ -2,8 +2,11 @@
 // reported on its side channel) and its doctored proof, and overStdio, which runs a scenario written for HTTP over
 // stdio (twins.ts).
 import type { Check, DoctoredProof, Evidence, Scenario, SpecRef } from '../scenario.ts';
+import { isModern } from '../../protocol/revisions.ts';
 import { precondition } from '../checks.ts';
 import { stdio } from '../spec.ts';
+import { carrying } from '../wire.ts';
+import { answerAt, stdioBackward } from '../negotiation/support.ts';
 
 export const SERVER_RECORDED = 'server-recorded';
 
@@ -49,5 +52,57 @@ export function overStdio(scenario: Scenario, overrides: { setup?: Scenario['set
     ...(stdioSetup !== undefined ? { setup: stdioSetup } : setup !== undefined ? { setup: (revision, time) => ({ state: setup(revision, time).state }) } : {}),
     judge: (evidence) => [serverRecorded(evidence), ...scenario.judge(evidence)],
     doctored: [...(overrides.doctored ?? scenario.doctored ?? []), serverRecordedProof],
+  };
+}
+
+export const PROBE_WAITED_FOR = 'probe-waited-for';
+
+/**
+ * At 2026-07-28, a client that probes with server/discover got to the case's rules on a modern session only if it
+ * waited for the answer. One that sent initialize before the server had answered gave up on the probe: a server slow
+ * to start (on a busy machine the suite's own process takes a second) taken for a legacy one, which the probe
+ * scenarios judge (stdio/probe-slow-start: how long a client waits out a start). Here the case never reached its
+ * rules with the session a client meets on a quiet machine: inconclusive, not a fail of the rules it did not reach.
+ */
+export function probeWaitedFor(evidence: Evidence): Check[] {
+  if (evidence.stdio === undefined || !isModern(evidence.revision)) return [];
+  const probe = carrying(evidence.exchanges, 'server/discover')[0];
+  if (probe === undefined) return [];
+  const answered = answerAt(probe);
+  const gaveUp = carrying(evidence.exchanges, 'initialize').find((x) => x.startedAt >= probe.startedAt && (answered === undefined || x.startedAt < answered));
+  const rule = stdioBackward('only no answer within a reasonable timeout means a legacy server: a modern server that starts slowly is waited for', 'SHOULD');
+  if (gaveUp === undefined) return [precondition(PROBE_WAITED_FOR, rule, true, 'the client waited for the answer to its server/discover', [probe])];
+  const answer = answered === undefined ? 'which the server never answered' : `which the server answered ${Math.round(answered - probe.startedAt)} ms after reading it`;
+  return [
+    precondition(
+      PROBE_WAITED_FOR,
+      rule,
+      false,
+      `the client sent initialize before it had the answer to its server/discover (${answer}): it took a server still starting for a legacy one, so this case's rules were not reached on a modern session; how long a client waits out a slow start is judged by stdio/probe-slow-start`,
+      [probe, gaveUp],
+    ),
+  ];
+}
+
+/** The proof that probe-waited-for guards something: an unanswered probe, and an initialize after it. */
+export const probeWaitedForProof: DoctoredProof = {
+  check: PROBE_WAITED_FOR,
+  unmet: true,
+  how: 'the first line is an unanswered server/discover, an initialize read after it',
+  doctor: (e) => {
+    const [first, ...rest] = e.exchanges;
+    if (first === undefined) return e;
+    const line = (seq: number, method: string) => ({ ...first, seq, notes: [], responseMessages: [], requestMessages: [{ jsonrpc: '2.0' as const, id: 900 + seq, method, params: {} }] });
+    return { ...e, exchanges: [line(first.seq - 0.6, 'server/discover'), line(first.seq - 0.3, 'initialize'), first, ...rest] };
+  },
+};
+
+/** A stdio scenario that does not judge the probe itself, with probe-waited-for (and its proof) added at 2026-07-28. */
+export function waitingForTheProbe(scenario: Scenario): Scenario {
+  if (!scenario.revisions.some(isModern)) return scenario;
+  return {
+    ...scenario,
+    judge: (evidence) => [...probeWaitedFor(evidence), ...scenario.judge(evidence)],
+    doctored: [...(scenario.doctored ?? []), probeWaitedForProof],
   };
 }
