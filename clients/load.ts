@@ -20,7 +20,7 @@ export interface LoadOptions {
   cwd?: string;
   /** Each operation of a line-protocol program (default: programOperationMs of the settings' time policy, 4 s at scale 1). */
   operationTimeoutMs?: number;
-  /** The hello of a line-protocol program, and an adapter factory's promise (default: the policy's `hello`, 10 s at scale 1). */
+  /** The hello of a line-protocol program, and an adapter factory's promise (default: the policy's `hello`, 30 s at scale 1). */
   helloTimeoutMs?: number;
   /** Refuse process adapters (the Node driver, which is itself the out-of-process side). */
   inProcessOnly?: boolean;

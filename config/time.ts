@@ -14,8 +14,11 @@ export const TIME_BASES = {
   operation: 5_000,
   /** What a client needs to start and connect to a plain server; raised per client by calibration. */
   startup: 1_000,
-  /** A line-protocol program's hello after spawn. */
-  hello: 10_000,
+  /**
+   * A line-protocol program's hello after spawn: its runtime and its client's imports. A Python SDK with a large
+   * dependency tree (openai-agents) takes 5 s on a quiet 2-core machine and over 20 s beside the matrix and a test run.
+   */
+  hello: 30_000,
   /** How long a client's connections may take to close after dispose (the FIN crossing loopback). */
   drain: 100,
 } as const;

@@ -75,7 +75,7 @@ export interface ContainerAdapterConfig {
   copy?: Record<string, string>;
   /** The program's working directory inside the container (default: the image's). */
   cwd?: string;
-  /** As for the process adapter: each operation's deadline and the hello's (default: from the time policy, 4 s and 10 s at scale 1). */
+  /** As for the process adapter: each operation's deadline and the hello's (default: from the time policy, 4 s and 30 s at scale 1). */
   operationTimeoutMs?: number;
   helloTimeoutMs?: number;
 }

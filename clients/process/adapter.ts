@@ -80,7 +80,7 @@ export interface ProcessAdapterConfig {
    * carries a client timeout gets max(this, that + one reaction time).
    */
   operationTimeoutMs?: number;
-  /** Deadline for the hello line after each spawn (default: the policy's `hello`, 10 s at scale 1). */
+  /** Deadline for the hello line after each spawn (default: the policy's `hello`, 30 s at scale 1). */
   helloTimeoutMs?: number;
   /** Deadline for each step of shutdown (default: four reaction times, 2 s at scale 1). */
   shutdownStepMs?: number;

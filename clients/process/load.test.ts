@@ -80,11 +80,11 @@ describe('what loads', () => {
 
 test('the timeouts come from the time policy of the settings: the runner’s bound on an operation, and a program’s own deadline below it', () => {
   const env = { MCP_CONFORMANCE_OPERATION_TIMEOUT_MS: '3000', MCP_CONFORMANCE_TIME_SCALE: '2' };
-  // Scaled like every base: the runner's bound 6 s; the program's two reaction times (2 × 500 ms × 2) below it; the hello 10 s × 2.
+  // Scaled like every base: the runner's bound 6 s; the program's two reaction times (2 × 500 ms × 2) below it; the hello 30 s × 2.
   expect(runnerOperationTimeoutMs(env)).toBe(6_000);
-  expect(timeoutsFromEnv(env)).toEqual({ operationTimeoutMs: 4_000, helloTimeoutMs: 20_000 });
+  expect(timeoutsFromEnv(env)).toEqual({ operationTimeoutMs: 4_000, helloTimeoutMs: 60_000 });
   expect(runnerOperationTimeoutMs({})).toBeUndefined();
-  expect(timeoutsFromEnv({})).toEqual({ operationTimeoutMs: 4_000, helloTimeoutMs: 10_000 });
+  expect(timeoutsFromEnv({})).toEqual({ operationTimeoutMs: 4_000, helloTimeoutMs: 30_000 });
 });
 
 describe('each bad input is one exact line', () => {
