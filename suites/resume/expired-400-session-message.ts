@@ -11,7 +11,7 @@ import { judgeSessionLoss, runSessionLoss, sessionNeverLost } from './support.ts
 const INTEROP =
   'interoperability, not spec text: the SDK examples answer an unknown session 400 -32000 "No valid session ID provided" where the spec says 404; a client SHOULD treat it as the 404';
 const RESTART = 'a new session starts with an InitializeRequest without a session ID, and its id goes on every later request';
-const TRIGGER = { status: 400, code: -32000 } as const;
+const TRIGGER = { status: 400, code: -32000, note: 'unknown-session-400' } as const;
 
 export const expired400SessionMessage = defineScenario<{ expiring: ExpiringSessions }>({
   id: 'resume/expired-400-session-message',

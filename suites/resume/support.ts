@@ -35,7 +35,8 @@ export function withHeader(exchange: WireExchange, name: string, value: string |
 
 export interface SessionLossRules {
   /** How the server told the client its session is gone. */
-  trigger: { status: 404 } | { status: 400; code: number };
+  /** The answer that loses the session: its status, the JSON-RPC error code, and the note its personality puts on the exchange (so another 400, a version refused, is not taken for it). */
+  trigger: { status: 404 } | { status: 400; code: number; note: string };
   /** What the answer is, for details: `404`, `400 -32000 "…No valid session ID provided"`. */
   answer: string;
   /** The rule that makes the client start over (404: MUST; the SDK-example 400: interoperability, SHOULD). */
@@ -68,7 +69,7 @@ export function sessionLoss(evidence: Evidence, trigger: SessionLossRules['trigg
       dead !== undefined &&
       sessionOf(exchange) === dead &&
       exchange.status === trigger.status &&
-      ('code' in trigger ? exchange.responseMessages.some(({ message }) => message.error?.code === trigger.code) : true),
+      ('code' in trigger ? exchange.notes.includes(trigger.note) && exchange.responseMessages.some(({ message }) => message.error?.code === trigger.code) : true),
   );
   const following = lost ? after(evidence.exchanges, lost.seq) : [];
   const reinit = following.find((exchange) => carries(exchange, 'initialize'));
@@ -156,7 +157,8 @@ export function judgeSessionLoss(evidence: Evidence, rules: SessionLossRules): C
     ),
   );
   const later = replacement ? after(operatingTraffic(evidence), replacement.seq) : [];
-  const notNew = later.filter((exchange) => sessionOf(exchange) !== newId);
+  // A DELETE of the dead session is judged by dead-id-never-sent-again, not charged here a second time.
+  const notNew = later.filter((exchange) => sessionOf(exchange) !== newId && !(exchange.method === 'DELETE' && sessionOf(exchange) === dead));
   const notNewInFlight = replacement ? onlyInFlight(staleAfter(notNew, replacement, evidence), 'another id than the new one', replacement) : undefined;
   const spec = reinit ? rules.restart : rules.recover;
   checks.push(

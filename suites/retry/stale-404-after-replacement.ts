@@ -120,7 +120,9 @@ export const stale404AfterReplacement = defineScenario<{ expiring: ExpiringSessi
       ? 'no replacement session was started: nothing to keep (new-session-after-first-404 says why)'
       : stale404 === undefined
         ? `only ${answered404.length} request with the old id was answered 404: no stale 404 reached the client (were the two tools/list not in flight together?)`
-        : undefined;
+        : stale404.headersAt !== undefined && reinit.exchange.startedAt >= stale404.headersAt
+          ? `the client started its one new session (${label(reinit.exchange)}) only after both 404s had reached it: there was no replacement for the stale ${label(stale404)} to tear down`
+          : undefined;
 
     return [
       sessionEnded(revision, dead, first404),
