@@ -28,6 +28,9 @@ interface Refusal {
   at: number | undefined;
 }
 
+/** When the client had the refusal: when it was written, else when its request arrived. */
+const refusedAtOf = (refusal: Refusal): number => refusal.at ?? refusal.request.exchange.startedAt;
+
 function refusals(exchanges: readonly WireExchange[]): Refusal[] {
   return requests(exchanges, 'initialize').flatMap((request) => {
     const error = answerTo(exchanges, request)?.error;
@@ -99,15 +102,17 @@ export const errorForm = defineScenario<{ revision: Revision }>({
     const promptly = judged(({ exchanges, outcome }, first) => {
       if (outcome === undefined) return { unreached: 'the case did not run' };
       const shown = { exchanges: [first.request.exchange] };
-      if (outcome.connect.hung) return { broken: describeCase(outcome), ...shown };
+      const left = Math.round(outcome.startedAt + boundMs - refusedAtOf(first));
+      const noTimeLeft = `the error form came only ${left} ms before the connect bound of ${boundMs} ms ran out: no time left to react`;
+      // A connect that hung after an error form that left no time to react says nothing either way.
+      if (outcome.connect.hung) return left < reactMs ? { unreached: noTimeLeft, ...shown } : { broken: describeCase(outcome), ...shown };
       const retry = requests(exchanges, 'initialize').find((r) => r.exchange.seq > first.request.exchange.seq);
       const reactedAt = Math.min(settledAt(outcome), retry?.exchange.startedAt ?? Infinity);
-      const refusedAt = first.at ?? first.request.exchange.startedAt;
+      const refusedAt = refusedAtOf(first);
       const took = Math.round(reactedAt - refusedAt);
       const retried = retry !== undefined && retry.exchange.startedAt <= settledAt(outcome);
       if (retried || !ranOutOfTime(outcome, boundMs)) return { ...shown, held: `reacted ${took} ms after the error form (${retried ? `retried with ${labels([retry.exchange])}` : describeCase(outcome)})` };
-      const left = Math.round(outcome.startedAt + boundMs - refusedAt);
-      if (left < reactMs) return { unreached: `the error form came only ${left} ms before the connect bound of ${boundMs} ms ran out: no time left to react`, ...shown };
+      if (left < reactMs) return { unreached: noTimeLeft, ...shown };
       return { broken: `the client sat out its connect bound: ${took} ms after the error form ${describeCase(outcome)}`, ...shown };
     });
 
