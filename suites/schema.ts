@@ -366,21 +366,15 @@ export function schemaSpec(revision: Revision): SpecRef {
  * is not JSON-RPC at all is a violation too. A `server/discover` probe at a legacy revision is judged by the
  * 2026-07-28 schema.
  */
-export function schemaCheck(evidence: Pick<Evidence, 'revision' | 'exchanges'> & Partial<Pick<Evidence, 'otherServers'>>): Check {
+export function schemaCheck(evidence: Pick<Evidence, 'revision' | 'exchanges'>): Check {
   const { revision } = evidence;
-  const own = schemaViolations(evidence);
-  // What the client sent to the servers a script started besides the case's own (one per answer, say) counts too.
-  const others = (evidence.otherServers ?? []).map((server, index) => ({ server: index + 2, ...schemaViolations({ revision, exchanges: server.exchanges }) }));
-  const violations = [...own.violations.map((v) => ({ ...v, at: `#${v.exchange.seq}` })), ...others.flatMap((o) => o.violations.map((v) => ({ ...v, at: `server ${o.server} #${v.exchange.seq}` })))];
-  const messages = own.messages + others.reduce((sum, o) => sum + o.messages, 0);
-  const probes = own.probes + others.reduce((sum, o) => sum + o.probes, 0);
+  const { violations, messages, probes } = schemaViolations(evidence);
   const probeNote = probes > 0 ? ` (${probes} server/discover probe${probes === 1 ? '' : 's'} judged by the ${MODERN} schema)` : '';
   if (violations.length === 0) {
     return check(SCHEMA_CHECK, schemaSpec(revision), true, `all ${messages} messages the client sent match the ${revision} schema${probeNote}`);
   }
-  const listed = violations.slice(0, SHOWN).map((v) => `${v.at} ${v.label}: ${v.problem}`);
+  const listed = violations.slice(0, SHOWN).map((v) => `#${v.exchange.seq} ${v.label}: ${v.problem}`);
   const more = violations.length > SHOWN ? `; and ${violations.length - SHOWN} more` : '';
-  // The check's exchanges are the case server's own (the record its sequence numbers refer to).
-  const offending = [...new Set(own.violations.map((v) => v.exchange))].sort((a, b) => a.seq - b.seq);
+  const offending = [...new Set(violations.map((v) => v.exchange))].sort((a, b) => a.seq - b.seq);
   return check(SCHEMA_CHECK, schemaSpec(revision), false, `${listed.join('; ')}${more}`, offending);
 }
