@@ -61,7 +61,10 @@ export const handshakeOrder: Scenario = {
       // Over stdio every line is a message, so initialize-first says it all.
       ...(isHttpSse(evidence.revision) || evidence.stdio !== undefined ? [] : [noHttpBeforeInitialize]),
       // Without an initialize result the notification has nothing to follow: sent anyway, it is early; not sent, unexercised.
-      checkIf(
+      // A connect that ran out of time before the notification (a starved client, on a provisional run) is 'late'.
+      initialized === undefined && answered !== undefined && evidence.clientTimedOut
+        ? checkInTime(evidence.time, 'initialized-sent', lifecycle(evidence.revision, 'initialization', 'Initialization: the client MUST send an initialized notification', 'MUST'), 'late', 'no notifications/initialized was sent before the connect ran out of time')
+        : checkIf(
         answered === undefined && initialized === undefined ? 'initialize was never answered with a result: nothing for notifications/initialized to follow' : undefined,
         'initialized-sent',
         lifecycle(evidence.revision, 'initialization', 'Initialization: the client MUST send an initialized notification', 'MUST'),
