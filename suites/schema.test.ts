@@ -156,6 +156,33 @@ describe('real traffic passes', () => {
     expect(result.detail).toContain('(1 server/discover probe judged by the 2026-07-28 schema)');
   });
 
+  test('a fallback to initialize in a 2026-07-28 case is judged by the era fallen back to, on every server of the case', async () => {
+    // The official client in auto mode against a sessionful server: its probe is refused, it falls back to initialize.
+    const exchanges = await record('2025-11-25', async (url) => {
+      const client = new V2Client({ name: 'schema-test', version: '0' }, { versionNegotiation: { mode: 'auto' } });
+      await client.connect(new V2Transport(new URL(url)));
+      await client.callTool({ name: 'echo', arguments: { text: 'hello' } });
+      await client.close();
+    });
+    expect(messagesOf(exchanges).map((m) => m.method)).toContain('initialize');
+    const own = schemaCheck(evidence(MODERN, exchanges));
+    expect(own.outcome, own.detail).toBe('pass');
+    expect(own.detail).toMatch(/ message(s)? after a fallback to initialize judged by the legacy era's schema\)$/);
+    // The same fallback on a second server of the case, with a broken message: named by its server.
+    const broken = structuredClone(exchanges);
+    const call = broken.find((x) => x.requestMessages.some((m) => m.method === 'tools/call'))!;
+    delete (call.requestMessages.find((m) => m.method === 'tools/call') as Record<string, any>).params.name;
+    const other = { url: 'http://127.0.0.1:1/mcp', era: '2025-11-25' as Era, personalities: [], exchanges: broken, issuedSessions: [] };
+    const result = schemaCheck({ ...evidence(MODERN), otherServers: [other] });
+    expect(result.outcome).toBe('fail');
+    expect(result.detail).toBe(`server 2 #${call.seq} tools/call (fallback, judged by 2025-11-25): params.name: Invalid input: expected string, received undefined`);
+    expect(result.exchanges).toEqual([]);
+    // Without the probe before it, the initialize is no fallback: a 2026-07-28 client opened with a legacy message.
+    const unprobed = exchanges.filter((x) => !x.requestMessages.some((m) => m.method === 'server/discover'));
+    const opening = unprobed.find((x) => x.requestMessages.some((m) => m.method === 'initialize'))!;
+    expect(schemaCheck(evidence(MODERN, unprobed)).detail).toMatch(new RegExp(`^#${opening.seq} initialize: not a client request at 2026-07-28`));
+  });
+
   test('the reference client probing in auto mode at 2025-06-18', async () => {
     const exchanges = await record('2025-06-18', (url) => referenceWorkout(url, 'auto'));
     expect(messagesOf(exchanges)[0]?.method).toBe('server/discover');

@@ -25,10 +25,11 @@ import {
   ClientRequestSchema as V1ClientRequestSchema,
   ServerRequestSchema as V1ServerRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
-import { REVISIONS, specUrl, type Revision } from '../protocol/revisions.ts';
+import { META } from '../protocol/http.ts';
+import { LEGACY_REVISIONS, REVISIONS, specUrl, type Revision } from '../protocol/revisions.ts';
 import type { JsonRpcMessage, WireExchange } from '../servers/wire-record.ts';
 import { check } from './checks.ts';
-import { mcpExchanges } from './wire.ts';
+import { envelopeOf, initializeResult, mcpExchanges } from './wire.ts';
 import type { Check, Evidence, SpecRef } from './scenario.ts';
 
 export const SCHEMA_CHECK = 'messages-match-schema';
@@ -331,25 +332,45 @@ function answeredBy(message: JsonRpcMessage, exchange: WireExchange, requests: M
  * to the MCP endpoint is an MCP message: OAuth discovery, client registration and token requests (a JSON or form body
  * of their own, to other paths) are not judged here.
  */
-export function schemaViolations(evidence: Pick<Evidence, 'revision' | 'exchanges'>): { violations: SchemaViolation[]; messages: number; probes: number } {
+export function schemaViolations(evidence: Pick<Evidence, 'revision' | 'exchanges'>): { violations: SchemaViolation[]; messages: number; probes: number; fallbacks: number } {
   const { revision, exchanges } = evidence;
   const violations: SchemaViolation[] = [];
   let messages = 0;
   let probes = 0;
+  let fallbacks = 0;
   let requests: ReturnType<typeof serverRequests> | undefined;
+  // At 2026-07-28, a client that falls back to initialize (after a modern request: the era detection the revision
+  // asks for) speaks the legacy era it fell back to from there on: its initialize and every envelope-less message after
+  // it are judged by that era's schema, as the dual-era server routes them (the SDK's isLegacyRequest). Whether it
+  // should have fallen back at all is its scenario's own check. An initialize before any modern request is no fallback:
+  // a 2026-07-28 client opened with a message its revision does not have.
+  let triedModern = false;
+  let fellBackTo: Revision | undefined;
   for (const exchange of mcpExchanges(exchanges, revision)) {
     const body = bodyProblem(exchange, revision);
     if (body !== undefined) violations.push({ exchange, label: exchange.requestMessages.length === 0 ? '(not JSON-RPC)' : '(batch)', problem: body });
     for (const message of exchange.requestMessages) {
       messages++;
+      if (revision >= MODERN && message.method === 'initialize' && triedModern) fellBackTo ??= fallbackRevision(message, exchange);
+      if (message.method === 'server/discover' || envelopeOf(message)?.[META.version] !== undefined) triedModern = true;
+      const legacy = fellBackTo !== undefined && envelopeOf(message)?.[META.version] === undefined;
+      const judgedBy = legacy ? fellBackTo! : revision;
       const isResponse = message.method === undefined;
       if (isResponse) requests ??= serverRequests(exchanges);
-      const verdict = validateClientMessage(message, revision, isResponse ? answeredBy(message, exchange, requests!) : undefined);
+      const verdict = validateClientMessage(message, judgedBy, isResponse ? answeredBy(message, exchange, requests!) : undefined);
       if (verdict.probe) probes++;
-      if (verdict.problem !== undefined) violations.push({ exchange, label: verdict.label, problem: verdict.problem });
+      if (legacy) fallbacks++;
+      const label = legacy ? `${verdict.label} (fallback, judged by ${judgedBy})` : verdict.label;
+      if (verdict.problem !== undefined) violations.push({ exchange, label, problem: verdict.problem });
     }
   }
-  return { violations, messages, probes };
+  return { violations, messages, probes, fallbacks };
+}
+
+/** The legacy revision a fallback initialize speaks: the one its answer negotiated, else the one it asked for, else the last legacy one. */
+function fallbackRevision(initialize: JsonRpcMessage, exchange: WireExchange): Revision {
+  const legacy = (version: unknown): Revision | undefined => (LEGACY_REVISIONS as readonly unknown[]).includes(version) ? (version as Revision) : undefined;
+  return legacy(initializeResult(exchange)?.['protocolVersion']) ?? legacy(initialize.params?.['protocolVersion']) ?? LEGACY_REVISIONS.at(-1)!;
 }
 
 /** The rule: the schema reference page where the revision has one (2025-06-18 on), else Base Protocol › Messages. */
@@ -366,15 +387,26 @@ export function schemaSpec(revision: Revision): SpecRef {
  * is not JSON-RPC at all is a violation too. A `server/discover` probe at a legacy revision is judged by the
  * 2026-07-28 schema.
  */
-export function schemaCheck(evidence: Pick<Evidence, 'revision' | 'exchanges'>): Check {
+export function schemaCheck(evidence: Pick<Evidence, 'revision' | 'exchanges'> & Partial<Pick<Evidence, 'otherServers'>>): Check {
   const { revision } = evidence;
-  const { violations, messages, probes } = schemaViolations(evidence);
-  const probeNote = probes > 0 ? ` (${probes} server/discover probe${probes === 1 ? '' : 's'} judged by the ${MODERN} schema)` : '';
+  const own = schemaViolations(evidence);
+  // What the client sent to the servers a script started besides the case's own (one per answer, say) counts too.
+  const others = (evidence.otherServers ?? []).map((server, index) => ({ server: index + 2, ...schemaViolations({ revision, exchanges: server.exchanges }) }));
+  const all = [own, ...others];
+  const violations = [...own.violations.map((v) => ({ ...v, at: `#${v.exchange.seq}` })), ...others.flatMap((o) => o.violations.map((v) => ({ ...v, at: `server ${o.server} #${v.exchange.seq}` })))];
+  const sum = (key: 'messages' | 'probes' | 'fallbacks') => all.reduce((total, part) => total + part[key], 0);
+  const [messages, probes, fallbacks] = [sum('messages'), sum('probes'), sum('fallbacks')];
+  const notes = [
+    ...(probes > 0 ? [`${probes} server/discover probe${probes === 1 ? '' : 's'} judged by the ${MODERN} schema`] : []),
+    ...(fallbacks > 0 ? [`${fallbacks} message${fallbacks === 1 ? '' : 's'} after a fallback to initialize judged by the legacy era's schema`] : []),
+  ];
+  const note = notes.length > 0 ? ` (${notes.join('; ')})` : '';
   if (violations.length === 0) {
-    return check(SCHEMA_CHECK, schemaSpec(revision), true, `all ${messages} messages the client sent match the ${revision} schema${probeNote}`);
+    return check(SCHEMA_CHECK, schemaSpec(revision), true, `all ${messages} messages the client sent match the ${revision} schema${note}`);
   }
-  const listed = violations.slice(0, SHOWN).map((v) => `#${v.exchange.seq} ${v.label}: ${v.problem}`);
+  const listed = violations.slice(0, SHOWN).map((v) => `${v.at} ${v.label}: ${v.problem}`);
   const more = violations.length > SHOWN ? `; and ${violations.length - SHOWN} more` : '';
-  const offending = [...new Set(violations.map((v) => v.exchange))].sort((a, b) => a.seq - b.seq);
+  // The check's exchanges are the case server's own (the record its sequence numbers refer to).
+  const offending = [...new Set(own.violations.map((v) => v.exchange))].sort((a, b) => a.seq - b.seq);
   return check(SCHEMA_CHECK, schemaSpec(revision), false, `${listed.join('; ')}${more}`, offending);
 }
