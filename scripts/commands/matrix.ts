@@ -27,7 +27,7 @@ export const matrix = defineCommand({
       optionLines([
         ['--config <file>', 'the matrix file (default: matrix.json of the suite)'],
         ['--clients <a,b,c*>', 'only these entries (a trailing * matches a prefix)'],
-        ['--scenario <text>', 'only scenarios whose id contains <text>'],
+        ['--scenario <text>', 'only scenarios whose id contains <text> (repeatable: any of them)'],
         ['--out <dir>', 'the reports folder (default: reports/matrix)'],
         ['--shard <i/n>', 'only this shard of the suite files, as vitest --shard'],
         ['--strict', 'SHOULD violations fail instead of warning'],
@@ -41,11 +41,10 @@ export const matrix = defineCommand({
       'bad input, 3 an incomplete run, whatever else (--resume completes it), 130 or 143 interrupted',
     ].join('\n'),
   async run(values) {
-    if ((values.scenario?.length ?? 0) > 1) throw new UsageError('matrix takes one --scenario');
     const { runMatrix } = await import('../matrix/run.ts');
     const { config, clients, out, shard, strict, compare, resume } = values;
     const gates = { allowLost: values['allow-lost'], failOn: values['fail-on'] };
-    return runMatrix({ config, clients, out, shard, strict, compare, resume, ...gates, scenario: values.scenario?.[0] }).catch((error: Error) => {
+    return runMatrix({ config, clients, out, shard, strict, compare, resume, ...gates, scenario: values.scenario?.join(',') }).catch((error: Error) => {
       throw new UsageError(error.message);
     });
   },

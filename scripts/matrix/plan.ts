@@ -24,9 +24,10 @@ export function suiteOfFile(moduleId: string): SuiteName | undefined {
 /** The test file of a suite, as a vitest filter (compiled to .js in the package: config/layout.ts). */
 export const suiteFile = (suite: SuiteName): string => `scripts/matrix/shards/${suite}.matrix${MODULE_EXTENSION}`;
 
-/** A suite's cases that the scenario filter keeps. */
+/** A suite's cases that the scenario filter keeps: ids that contain any of its comma-separated texts. */
 export function suiteCases(suite: SuiteName, scenarioFilter: string | undefined): { scenario: Scenario; revision: Revision }[] {
-  return plannedCases(SUITES[suite]).filter(({ scenario }) => scenarioFilter === undefined || scenario.id.includes(scenarioFilter));
+  const texts = scenarioFilter?.split(',').filter((text) => text !== '');
+  return plannedCases(SUITES[suite]).filter(({ scenario }) => texts === undefined || texts.some((text) => scenario.id.includes(text)));
 }
 
 export interface PlannedCell {
