@@ -7,7 +7,9 @@ import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { PACKAGED_BUNDLE } from '../servers/stdio/bundle.ts';
 import { dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 
 const ROOT = join(import.meta.dirname, '..');
 export const DIST = join(ROOT, 'dist');
@@ -76,6 +78,11 @@ export function build(): boolean {
   for (const entry of matrix.clients) if (entry.adapter !== undefined) entry.adapter = compiledPath(entry.adapter);
   mkdirSync(dirname(join(DIST, MATRIX_FILE)), { recursive: true });
   writeFileSync(join(DIST, MATRIX_FILE), `${JSON.stringify(matrix, null, 2)}\n`);
+  // The stdio program as one file, which every stdio case launches (servers/stdio/bundle.ts says why).
+  const stdio = join(DIST, 'servers', 'stdio');
+  const bundler = `import { bundleStdioProgram } from ${JSON.stringify(pathToFileURL(join(ROOT, 'servers', 'stdio', 'bundle.ts')).href)};
+await bundleStdioProgram(${JSON.stringify(join(stdio, 'main.js'))}, ${JSON.stringify(join(stdio, dirname(PACKAGED_BUNDLE)))});`;
+  execFileSync(process.execPath, ['--input-type=module', '--eval', bundler], { cwd: ROOT, stdio: 'inherit' });
   // Last: a build that failed half-way leaves no stamp, and the next one starts afresh.
   writeFileSync(INPUTS_STAMP, inputs);
   return true;
