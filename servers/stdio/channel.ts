@@ -2,7 +2,7 @@
 // commands come back. Without a channel (no socket named, or none listening: a human ran the program by hand) events
 // go nowhere and the program serves all the same.
 import { createConnection, type Socket } from 'node:net';
-import { epochNow, type ChannelCommand, type ChannelEvent } from './protocol.ts';
+import { machineNow, type ChannelCommand, type ChannelEvent } from './protocol.ts';
 
 /** The longest the program waits for its last events to reach the harness before it exits anyway. */
 const FLUSH_BOUND_MS = 2_000;
@@ -101,7 +101,7 @@ export class ProgramChannel {
       }
       if (command.t === 'welcome') this.settleWelcome(command.launch);
       // Answered here, whatever the process is doing: a stdin chunk is reported as it is read, so before this.
-      if (command.t === 'sync') this.report({ t: 'synced', at: epochNow(), id: command.id });
+      if (command.t === 'sync') this.report({ t: 'synced', at: machineNow(), id: command.id });
       for (const handler of this.handlers) handler(command);
     }
   }

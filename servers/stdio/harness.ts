@@ -22,7 +22,7 @@ import type { Revision } from '../../protocol/revisions.ts';
 import { FixtureState, type ToolRun } from '../fixture-state.ts';
 import { stdioProgram } from './bundle.ts';
 import { checkPersonalities, personalitySpecs, type StdioPersonality } from './personalities.ts';
-import { programArgs, STDIO_CHANNEL_ENV, STDIO_ERA_REVISIONS, STDIO_ERAS, type ChannelCommand, type ChannelEvent, type StdioEra, type StdioTarget } from './protocol.ts';
+import { fromMachineClock, programArgs, STDIO_CHANNEL_ENV, STDIO_ERA_REVISIONS, STDIO_ERAS, type ChannelCommand, type ChannelEvent, type StdioEra, type StdioTarget } from './protocol.ts';
 import { StdioRecord, type StdioProcess } from './record.ts';
 
 export type { StdioTarget, StdioEra, StdioPersonality };
@@ -222,7 +222,7 @@ export async function startStdioServer(options: StdioServerOptions): Promise<Std
         const run = runs.get(idKey(entry, event.requestId));
         if (run) {
           fixtures.markAborted(run);
-          run.abortedAt = event.at - performance.timeOrigin;
+          run.abortedAt = fromMachineClock(event.at);
         }
         break;
       }
@@ -233,7 +233,7 @@ export async function startStdioServer(options: StdioServerOptions): Promise<Std
         for (const message of Array.isArray(event.message) ? event.message : [event.message]) {
           const m = message as { id?: unknown; method?: unknown };
           const run = m.method === undefined && m.id !== undefined ? runs.get(idKey(entry, m.id)) : undefined;
-          if (run && run.finishedAt === undefined) run.finishedAt = event.at - performance.timeOrigin;
+          if (run && run.finishedAt === undefined) run.finishedAt = fromMachineClock(event.at);
         }
         break;
     }

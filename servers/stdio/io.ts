@@ -5,7 +5,7 @@
 import { closeSync, readFileSync } from 'node:fs';
 import type { ProgramChannel } from './channel.ts';
 import { find, type StdioPersonalityName, STDERR_FLOOD_BYTES, UTF8_SPLIT_CHARACTER, UTF8_SPLIT_META_KEY } from './personalities.ts';
-import { epochNow, MAX_STDIN_LINE_BYTES, type StdioPersonalitySpec } from './protocol.ts';
+import { machineNow, MAX_STDIN_LINE_BYTES, type StdioPersonalitySpec } from './protocol.ts';
 
 /** A stdin line as the program read it: what the dispatcher gets. */
 export interface StdinLine {
@@ -117,7 +117,7 @@ export class ProgramIo {
   watchSignals(): void {
     for (const signal of SIGNALS) {
       process.on(signal, () => {
-        this.channel.report({ t: 'signal', at: epochNow(), signal });
+        this.channel.report({ t: 'signal', at: machineNow(), signal });
         if (this.signalHandler) this.signalHandler(signal);
         else void this.exit({ signal }, `${signal} received`);
       });
@@ -135,7 +135,7 @@ export class ProgramIo {
   readStdin(): void {
     const stdin = process.stdin;
     stdin.on('data', (chunk: Buffer) => {
-      const at = epochNow();
+      const at = machineNow();
       /** The chunk's runs of kept and of dropped bytes, in order: what is reported of it. */
       const runs: { from: number; to: number; dropped: boolean }[] = [];
       const mark = (from: number, to: number, dropped: boolean) => {
@@ -183,7 +183,7 @@ export class ProgramIo {
       this.pendingBytes = 0;
       this.overlong = undefined;
       if (rest.length > 0 || tooLong !== undefined) this.takeLine(rest, true, tooLong);
-      this.channel.report({ t: 'stdin-eof', at: epochNow() });
+      this.channel.report({ t: 'stdin-eof', at: machineNow() });
       this.arrive({ kind: 'eof' });
     });
     stdin.on('error', () => {});
@@ -218,7 +218,7 @@ export class ProgramIo {
       tooLong !== undefined ? { messages: [], error: `a line of ${tooLong} bytes, longer than ${MAX_STDIN_LINE_BYTES}` } : parseLine(text);
     this.channel.report({
       t: 'line',
-      at: epochNow(),
+      at: machineNow(),
       line,
       text,
       utf8,
@@ -263,7 +263,7 @@ export class ProgramIo {
 
   /** Labels the exchange of a stdin line (or the process). */
   note(label: string, line?: number): void {
-    this.channel.report({ t: 'note', at: epochNow(), label, ...(line !== undefined && { line }) });
+    this.channel.report({ t: 'note', at: machineNow(), label, ...(line !== undefined && { line }) });
   }
 
   // ---- stdout ----
@@ -312,7 +312,7 @@ export class ProgramIo {
       closeSync(1);
       this.note('stdout-closed');
     } catch (error) {
-      this.channel.report({ t: 'stdout-error', at: epochNow(), error: (error as Error).message });
+      this.channel.report({ t: 'stdout-error', at: machineNow(), error: (error as Error).message });
     }
   }
 
@@ -367,7 +367,7 @@ export class ProgramIo {
       } else {
         await this.write(bytes);
       }
-      const at = epochNow();
+      const at = machineNow();
       for (const { message, line } of reported) this.channel.report({ t: 'sent', at, message, ...(line !== undefined && { line }) });
     });
     return this.writing;
@@ -380,7 +380,7 @@ export class ProgramIo {
    */
   private write(bytes: Buffer): Promise<void> {
     if (this.stdoutBroken || this.stdoutClosed || bytes.length === 0) return Promise.resolve();
-    this.channel.report({ t: 'stdout', at: epochNow(), data: bytes.toString('base64') });
+    this.channel.report({ t: 'stdout', at: machineNow(), data: bytes.toString('base64') });
     return new Promise((resolve) => {
       try {
         // An error (EPIPE: the client closed its end) settles it too; watchStdout reports it.
@@ -396,7 +396,7 @@ export class ProgramIo {
     process.stdout.on('error', (error) => {
       if (this.stdoutBroken) return;
       this.stdoutBroken = true;
-      this.channel.report({ t: 'stdout-error', at: epochNow(), error: error.message });
+      this.channel.report({ t: 'stdout-error', at: machineNow(), error: error.message });
     });
   }
 
@@ -419,10 +419,10 @@ export class ProgramIo {
   /** Writes to stderr and reports when the write began and when it was done (a pipe nobody drains blocks it). */
   stderr(data: string | Buffer): Promise<void> {
     const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
-    const at = epochNow();
+    const at = machineNow();
     return new Promise((resolve) => {
       const done = () => {
-        this.channel.report({ t: 'stderr', at, doneAt: epochNow(), bytes: bytes.length, head: bytes.subarray(0, STDERR_HEAD_BYTES).toString('utf8') });
+        this.channel.report({ t: 'stderr', at, doneAt: machineNow(), bytes: bytes.length, head: bytes.subarray(0, STDERR_HEAD_BYTES).toString('utf8') });
         resolve();
       };
       try {
@@ -440,7 +440,7 @@ export class ProgramIo {
     this.exiting ??= (async () => {
       const code = 'code' in how ? how.code : null;
       const signal = 'signal' in how ? how.signal : null;
-      this.channel.report({ t: 'exit', at: epochNow(), code, signal, reason });
+      this.channel.report({ t: 'exit', at: machineNow(), code, signal, reason });
       await this.channel.flush();
       if (signal) {
         process.removeAllListeners(signal);

@@ -6,13 +6,13 @@
 import { spawn } from 'node:child_process';
 import { ProgramChannel } from './channel.ts';
 import { procStart, ProgramIo } from './io.ts';
-import { epochNow, parseProgramArgs, programArgs, STDIO_CHANNEL_ENV, type StdioEra, type StdioPersonalitySpec } from './protocol.ts';
+import { machineNow, parseProgramArgs, programArgs, STDIO_CHANNEL_ENV, type StdioEra, type StdioPersonalitySpec } from './protocol.ts';
 
 /** The wrapper: spawns the real server, reports its pid, exits as it exits; a signal kills the wrapper alone. */
 function runWrapper(programFile: string, channel: ProgramChannel, io: ProgramIo, era: StdioEra, personalities: StdioPersonalitySpec[]): void {
   const inner = personalities.filter((p) => p.name !== 'wrapper');
   const child = spawn(process.execPath, [...process.execArgv, programFile, ...programArgs(era, inner)], { stdio: 'inherit', env: process.env });
-  if (child.pid !== undefined) channel.report({ t: 'child', at: epochNow(), pid: child.pid });
+  if (child.pid !== undefined) channel.report({ t: 'child', at: machineNow(), pid: child.pid });
   // Not forwarded: the wrapper records the signal and dies of it, as an unwary launcher does; the server lives on.
   io.onSignal((signal) => void io.exit({ signal }, `${signal} received (not forwarded to the server)`));
   child.on('exit', (code, signal) => {
@@ -33,7 +33,7 @@ export async function main(programFile: string): Promise<void> {
   const helloAt = performance.now();
   channel.report({
     t: 'hello',
-    at: epochNow(),
+    at: machineNow(),
     pid: process.pid,
     ppid: process.ppid,
     role: wrapper ? 'wrapper' : 'server',

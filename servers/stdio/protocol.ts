@@ -44,8 +44,17 @@ export const STDIO_ERA_DESCRIPTIONS: Record<StdioEra, string> = {
  */
 export const MAX_STDIN_LINE_BYTES = 10 * 1024 * 1024;
 
-/** Milliseconds since the epoch, with a fraction: both halves run on one machine, so their clocks agree. */
-export const epochNow = (): number => performance.timeOrigin + performance.now();
+/**
+ * Milliseconds on the machine's monotonic clock (process.hrtime: CLOCK_MONOTONIC, one clock for all the processes of
+ * the machine), with a fraction: both halves run on one machine, so their readings compare. Not the wall clock, which
+ * each process reads once, at its start, for performance.timeOrigin: a step of it between two starts (a VM's time sync)
+ * set the program and the harness 11 s apart in the middle of a run, and 15 proof cases saw a server killed before its
+ * first line was read.
+ */
+export const machineNow = (): number => Number(process.hrtime.bigint()) / 1e6;
+
+/** A machineNow() reading on this process's performance.now() clock (both are monotonic: their distance is constant). */
+export const fromMachineClock = (machineMs: number): number => machineMs - (machineNow() - performance.now());
 
 /** What launched the process (its role), and what it is made of. */
 export type ProcessRole = 'server' | 'wrapper';
@@ -68,7 +77,7 @@ export interface StdioPersonalitySpec {
 }
 
 /**
- * What the program reports, one per line. `at` is epochNow() in the program. Every event of one process arrives in the
+ * What the program reports, one per line. `at` is machineNow() in the program. Every event of one process arrives in the
  * order it happened, on that process's own connection.
  */
 export type ChannelEvent =

@@ -17,7 +17,7 @@
 // its time, stderr writes, stdin EOF, signals, the exit (reported, or inferred when the channel dropped without one:
 // SIGKILL), children, and whether the harness had to kill it at the end.
 import { ExchangeRecord, type JsonRpcMessage, type WireExchange } from '../wire-record.ts';
-import type { ChannelEvent, ProcessRole, StdioEra, StdioPersonalitySpec } from './protocol.ts';
+import { fromMachineClock, machineNow, type ChannelEvent, type ProcessRole, type StdioEra, type StdioPersonalitySpec } from './protocol.ts';
 
 export interface StdioExchange extends WireExchange {
   /** The process (its `index` in `processes`) whose stdin or stdout carried it. */
@@ -105,9 +105,9 @@ export class StdioRecord extends ExchangeRecord<StdioExchange> {
   /** The requests of each exchange still unanswered (ids as JSON). */
   private readonly unanswered = new Map<StdioExchange, Set<string>>();
 
-  /** A time the program reported (epoch ms) in this record's time (ms since the record was created). */
-  fromEpoch(epochMs: number): number {
-    return epochMs - (performance.timeOrigin + this.origin);
+  /** A time the program reported (protocol.ts machineNow) in this record's time (ms since the record was created). */
+  fromMachine(machineMs: number): number {
+    return fromMachineClock(machineMs) - this.origin;
   }
 
   /** A connection opened: a process, known once it says hello. */
@@ -148,13 +148,13 @@ export class StdioRecord extends ExchangeRecord<StdioExchange> {
       reason: 'inferred: the channel closed without an exit record',
       inferred: true,
     };
-    this.changes.emit('event', entry, { t: 'channel-closed', at: performance.timeOrigin + this.origin + entry.channelClosedAt });
+    this.changes.emit('event', entry, { t: 'channel-closed', at: machineNow() });
     this.changed();
   }
 
   /** One event a process reported. */
   ingest(entry: StdioProcess, event: ChannelEvent): void {
-    const at = this.fromEpoch(event.at);
+    const at = this.fromMachine(event.at);
     switch (event.t) {
       case 'hello': {
         entry.pid = event.pid;
@@ -189,7 +189,7 @@ export class StdioRecord extends ExchangeRecord<StdioExchange> {
         entry.stdoutErrors.push({ at, error: event.error });
         break;
       case 'stderr':
-        entry.stderr.push({ at, doneAt: this.fromEpoch(event.doneAt), bytes: event.bytes, head: event.head });
+        entry.stderr.push({ at, doneAt: this.fromMachine(event.doneAt), bytes: event.bytes, head: event.head });
         break;
       case 'signal':
         entry.signals.push({ at, signal: event.signal });

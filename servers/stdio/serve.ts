@@ -18,7 +18,7 @@ import { createFixtureServer, FixtureState } from '../fixtures.ts';
 import type { ProgramChannel } from './channel.ts';
 import type { Arrival, ProgramIo } from './io.ts';
 import { EARLY_PINGS, PROBE_ANSWER_NOTE, type StdioPersonalityName } from './personalities.ts';
-import { epochNow, MAX_STDIN_LINE_BYTES, STDIO_ERA_REVISIONS, type StdioEra } from './protocol.ts';
+import { machineNow, MAX_STDIN_LINE_BYTES, STDIO_ERA_REVISIONS, type StdioEra } from './protocol.ts';
 
 type Id = string | number;
 const key = (id: unknown) => JSON.stringify(id);
@@ -160,7 +160,7 @@ export async function serveEra(io: ProgramIo, channel: ProgramChannel, era: Stdi
   const probesAnswered = new Map<string, number>();
 
   fixtures.on('run', (run) => {
-    channel.report({ t: 'run', at: epochNow(), tool: run.tool, requestId: run.requestId });
+    channel.report({ t: 'run', at: machineNow(), tool: run.tool, requestId: run.requestId });
     const crash = crashOn.get(key(run.requestId));
     if (crash === undefined) return;
     crashOn.clear();
@@ -168,7 +168,7 @@ export async function serveEra(io: ProgramIo, channel: ProgramChannel, era: Stdi
     io.freeze();
     void goDown(crash);
   });
-  fixtures.on('aborted', (run) => channel.report({ t: 'aborted', at: epochNow(), tool: run.tool, requestId: run.requestId }));
+  fixtures.on('aborted', (run) => channel.report({ t: 'aborted', at: machineNow(), tool: run.tool, requestId: run.requestId }));
 
   const goDown = async (how: 'crash-mid-call' | 'close-stdout-and-exit') => {
     if (how === 'crash-mid-call') {
