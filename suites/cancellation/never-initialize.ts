@@ -1,7 +1,7 @@
 import type { TimePolicy } from '../../config/time.ts';
 import { L } from '../../protocol/revisions.ts';
 import { slowResponses } from '../../servers/personalities/slow-responses.ts';
-import { check, clientCompleted, precondition } from '../checks.ts';
+import { check, clientCompleted, precondition, unexercised } from '../checks.ts';
 import { describeOutcome, holdsWithin, outcomeOf, settle } from '../outcome.ts';
 import { defineScenario, type Evidence } from '../scenario.ts';
 import { cancellation } from '../spec.ts';
@@ -43,6 +43,7 @@ export const neverInitialize = defineScenario({
     const ids = new Set(initializes.map((exchange) => idOf(exchange, 'initialize')));
     const cancels = cancelNotifications(evidence.exchanges).filter((c) => ids.has(c.requestId as string | number));
     const rule = cancellation(revision, 'behavior-requirements', 'Behavior Requirements: the initialize request MUST NOT be cancelled by clients', 'MUST');
+    const connect = outcomeOf(evidence, 'connect');
     return [
       precondition(
         'initialize-held',
@@ -54,15 +55,24 @@ export const neverInitialize = defineScenario({
         held ? [held] : [],
       ),
       clientCompleted(evidence, cancellation(revision, 'behavior-requirements', 'Behavior Requirements: a connect that gives up', 'MUST')),
-      check(
-        'initialize-not-cancelled',
-        rule,
-        cancels.length === 0,
-        cancels.length === 0
-          ? `the connect gave up (${describeOutcome(outcomeOf(evidence, 'connect'), 'it')}) and no notifications/cancelled named the initialize request`
-          : `notifications/cancelled named the initialize request: ${labels(cancels.map((c) => c.exchange))}`,
-        [...initializes, ...cancels.map((c) => c.exchange)],
-      ),
+      // A connect the runner's bound gave up on never gave up itself: the client never came to the moment it would have
+      // cancelled (sdk-v2-auto beside a CPU hog), so no cancellation is no pass. More time may bring it there.
+      cancels.length === 0 && connect?.hung === true
+        ? unexercised(
+            'initialize-not-cancelled',
+            rule,
+            `${evidence.time.provisional ? `time ran out at time scale ${evidence.time.scale} (run again with larger bounds): ` : ''}the client never gave up its connect (${describeOutcome(connect, 'it')}), so it never came to the moment a cancellation would be sent`,
+            initializes,
+          )
+        : check(
+            'initialize-not-cancelled',
+            rule,
+            cancels.length === 0,
+            cancels.length === 0
+              ? `the connect gave up (${describeOutcome(connect, 'it')}) and no notifications/cancelled named the initialize request`
+              : `notifications/cancelled named the initialize request: ${labels(cancels.map((c) => c.exchange))}`,
+            [...initializes, ...cancels.map((c) => c.exchange)],
+          ),
     ];
   },
   doctored: [
