@@ -5,6 +5,7 @@ import type { Check, DoctoredProof, Evidence, Scenario, SpecRef } from '../scena
 import { isModern } from '../../protocol/revisions.ts';
 import { precondition } from '../checks.ts';
 import { stdio } from '../spec.ts';
+import type { WireExchange } from '../../servers/wire-record.ts';
 import { carrying } from '../wire.ts';
 import { answerAt, stdioBackward } from '../negotiation/support.ts';
 
@@ -69,10 +70,20 @@ export function probeWaitedFor(evidence: Evidence): Check[] {
   const probe = carrying(evidence.exchanges, 'server/discover')[0];
   if (probe === undefined) return [];
   const answered = answerAt(probe);
-  const gaveUp = carrying(evidence.exchanges, 'initialize').find((x) => x.startedAt >= probe.startedAt && (answered === undefined || x.startedAt < answered));
+  // An initialize less than a reaction time after a DiscoverResult may have been decided before the client read it
+  // (ai-sdk-mcp's 1 s probe timeout fired with the answer in its pipe, beside a CPU hog): no client falls back on a
+  // modern server's result, and the wire cannot tell the two apart. After an error answer a fallback is the client's
+  // reading of that error, which the probe scenarios judge.
+  const react = isDiscoverResult(probe) ? evidence.time.ms.react : 0;
+  const gaveUp = carrying(evidence.exchanges, 'initialize').find((x) => x.startedAt >= probe.startedAt && (answered === undefined || x.startedAt < answered + react));
   const rule = stdioBackward('only no answer within a reasonable timeout means a legacy server: a modern server that starts slowly is waited for', 'SHOULD');
   if (gaveUp === undefined) return [precondition(PROBE_WAITED_FOR, rule, true, 'the client waited for the answer to its server/discover', [probe])];
-  const answer = answered === undefined ? 'which the server never answered' : `which the server answered ${Math.round(answered - probe.startedAt)} ms after reading it`;
+  const answer =
+    answered === undefined
+      ? 'which the server never answered'
+      : gaveUp.startedAt < answered
+        ? `which the server answered ${Math.round(answered - probe.startedAt)} ms after reading it`
+        : `which the server answered ${Math.round(answered - probe.startedAt)} ms after reading it, only ${Math.round(gaveUp.startedAt - answered)} ms before the initialize, within a reaction time (${react} ms) of a DiscoverResult: too close to tell whether the client had read it`;
   return [
     precondition(
       PROBE_WAITED_FOR,
@@ -83,6 +94,9 @@ export function probeWaitedFor(evidence: Evidence): Check[] {
     ),
   ];
 }
+
+/** The probe's answer is a result (a DiscoverResult), not an error. */
+const isDiscoverResult = (probe: WireExchange): boolean => probe.responseMessages.some(({ message }) => message.result !== undefined);
 
 /** The proof that probe-waited-for guards something: an unanswered probe, and an initialize after it. */
 export const probeWaitedForProof: DoctoredProof = {
