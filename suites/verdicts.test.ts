@@ -249,6 +249,11 @@ describe('a stale request that may have been in flight', () => {
     expect(deadIdCheck(withResent(evidence, 'GET', 1)).detail).toContain('may have sent before it read that answer');
     expect(deadIdCheck(withResent(evidence, 'POST', 1))).toMatchObject({ outcome: 'fail' });
     expect(deadIdCheck(withResent(evidence, 'GET', react + 1))).toMatchObject({ outcome: 'fail' });
+    // The loss met first on the stream's GET: the caller's POST right after it may have been on its way already.
+    const { lost } = sessionLoss(evidence, { status: 404 });
+    const onStream: Evidence = { ...evidence, exchanges: evidence.exchanges.map((x) => (x === lost ? { ...x, method: 'GET', requestMessages: [] } : x)) };
+    expect(deadIdCheck(withResent(onStream, 'POST', 1))).toMatchObject({ outcome: 'inconclusive', detail: expect.stringContaining('a request the client may have sent before it read that answer') });
+    expect(deadIdCheck(withResent(onStream, 'POST', react + 1))).toMatchObject({ outcome: 'fail' });
   });
 });
 

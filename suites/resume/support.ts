@@ -99,11 +99,13 @@ export function sessionLost(evidence: Evidence, spec: SpecRef, trigger: SessionL
  * Requests carrying what an answer made stale (a dead session id, an old version), split by whether the client can
  * have known better. A GET for the standalone SSE stream that reached the server within a reaction time of that answer
  * may have been sent before the client read it: the client reconnects it on its own timer, on another connection, and
- * on a loaded machine it arrives after. Every other stale request (a POST, or a GET well after) is the client's doing.
+ * on a loaded machine it arrives after. So may a POST within a reaction time of an answer to that stream's GET (the
+ * GET's 404 came first, and the caller's request was already on its way: mcp-remote beside a CPU hog). Every other
+ * stale request (a POST after a POST's answer, or anything well after) is the client's doing.
  */
 export function staleAfter(stale: readonly WireExchange[], answer: WireExchange, evidence: Evidence): { late: WireExchange[]; inFlight: WireExchange[] } {
   const learnedAt = answer.headersAt ?? answer.startedAt;
-  const inFlight = stale.filter((x) => x.method === 'GET' && x.startedAt < learnedAt + evidence.time.ms.react);
+  const inFlight = stale.filter((x) => (x.method === 'GET' || answer.method === 'GET') && x.startedAt < learnedAt + evidence.time.ms.react);
   return { late: stale.filter((x) => !inFlight.includes(x)), inFlight };
 }
 
@@ -112,7 +114,8 @@ export function onlyInFlight({ late, inFlight }: ReturnType<typeof staleAfter>, 
   if (late.length > 0 || inFlight.length === 0) return undefined;
   const learnedAt = answer.headersAt ?? answer.startedAt;
   const gaps = inFlight.map((x) => `${label(x)} ${Math.max(0, Math.round(x.startedAt - learnedAt))} ms after`).join(', ');
-  return `only ${gaps} ${label(answer)} carried ${what}: a stream reconnect the client may have sent before it read that answer, which a wire record cannot tell from a stale one`;
+  const sent = answer.method === 'GET' ? 'a request' : 'a stream reconnect';
+  return `only ${gaps} ${label(answer)} carried ${what}: ${sent} the client may have sent before it read that answer, which a wire record cannot tell from a stale one`;
 }
 
 export function judgeSessionLoss(evidence: Evidence, rules: SessionLossRules): Check[] {
