@@ -24,7 +24,12 @@ export type InTime = boolean | 'late';
  */
 export function checkInTime(time: TimePolicy, name: string, spec: SpecRef, held: InTime, detail: string, exchanges: readonly WireExchange[] = []): Check {
   if (held !== 'late' || !time.provisional) return check(name, spec, held === true, detail, exchanges);
-  return unexercised(name, spec, `time ran out at time scale ${time.scale} (run again with larger bounds): ${detail}`, exchanges);
+  return unexercised(name, spec, timeRanOut(time, detail), exchanges);
+}
+
+/** An inconclusive check's detail when more time may bring the rule within reach: "time ran out", on a provisional run. */
+export function timeRanOut(time: TimePolicy, detail: string): string {
+  return time.provisional ? `time ran out at time scale ${time.scale} (run again with larger bounds): ${detail}` : detail;
 }
 
 /**

@@ -1,7 +1,7 @@
 import type { TimePolicy } from '../../config/time.ts';
 import { L } from '../../protocol/revisions.ts';
 import { slowResponses } from '../../servers/personalities/slow-responses.ts';
-import { check, clientCompleted, precondition, unexercised } from '../checks.ts';
+import { check, clientCompleted, precondition, timeRanOut, unexercised } from '../checks.ts';
 import { describeOutcome, holdsWithin, outcomeOf, settle } from '../outcome.ts';
 import { defineScenario, type Evidence } from '../scenario.ts';
 import { cancellation } from '../spec.ts';
@@ -61,7 +61,7 @@ export const neverInitialize = defineScenario({
         ? unexercised(
             'initialize-not-cancelled',
             rule,
-            `${evidence.time.provisional ? `time ran out at time scale ${evidence.time.scale} (run again with larger bounds): ` : ''}the client never gave up its connect (${describeOutcome(connect, 'it')}), so it never came to the moment a cancellation would be sent`,
+            timeRanOut(evidence.time, `the client never gave up its connect (${describeOutcome(connect, 'it')}), so it never came to the moment a cancellation would be sent`),
             initializes,
           )
         : check(
