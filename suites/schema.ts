@@ -352,8 +352,9 @@ export function schemaViolations(evidence: Pick<Evidence, 'revision' | 'exchange
     for (const message of exchange.requestMessages) {
       messages++;
       if (revision >= MODERN && message.method === 'initialize' && triedModern) fellBackTo ??= fallbackRevision(message, exchange);
-      if (message.method === 'server/discover' || envelopeOf(message)?.[META.version] !== undefined) triedModern = true;
-      const legacy = fellBackTo !== undefined && envelopeOf(message)?.[META.version] === undefined;
+      const enveloped = envelopeOf(message)?.[META.version] !== undefined;
+      if (message.method === 'server/discover' || enveloped) triedModern = true;
+      const legacy = fellBackTo !== undefined && !enveloped;
       const judgedBy = legacy ? fellBackTo! : revision;
       const isResponse = message.method === undefined;
       if (isResponse) requests ??= serverRequests(exchanges);
@@ -385,7 +386,8 @@ export function schemaSpec(revision: Revision): SpecRef {
  * `messages-match-schema`: every JSON-RPC message the client sent to the MCP endpoint (requests, notifications, and its responses to
  * server requests) matches the message schemas of the revision under test, per the official SDKs; a body that
  * is not JSON-RPC at all is a violation too. A `server/discover` probe at a legacy revision is judged by the
- * 2026-07-28 schema.
+ * 2026-07-28 schema; at 2026-07-28, a fallback to initialize by the legacy revision it negotiated (schemaViolations).
+ * Every server of the case counts: the case's own and those its script started (`otherServers`).
  */
 export function schemaCheck(evidence: Pick<Evidence, 'revision' | 'exchanges'> & Partial<Pick<Evidence, 'otherServers'>>): Check {
   const { revision } = evidence;
