@@ -12,7 +12,7 @@ import { connectionsClosed, type OpenConnection } from '../servers/listen.ts';
 import type { ReferenceServer } from '../servers/reference-server.ts';
 import type { Revision } from '../protocol/revisions.ts';
 import { startReferenceServer } from '../servers/server.ts';
-import { startStdioServer, type StdioReferenceServer } from '../servers/stdio/harness.ts';
+import { isAlive, startStdioServer, type StdioReferenceServer } from '../servers/stdio/harness.ts';
 import { basePolicy, settings } from '../config/settings.ts';
 import { ATTEMPT_GROWTH, CLOCK_SLACK_MS, MAX_ATTEMPTS, provisionally, scaledBy, type TimePolicy } from '../config/time.ts';
 import { calibrate } from './calibration.ts';
@@ -473,14 +473,18 @@ export async function calibratedPolicy(adapter: ClientAdapter, transport: Transp
 }
 
 /**
- * The processes launched from a stdio target still running after dispose, given `ms` to end (a process killed a moment
- * ago may still be on its way out). The reported ones are watched; the full scan (any process with the target's channel
- * in its environment) is made once at the end.
+ * The processes launched from a stdio target the client left running after dispose, given `ms` to end (a process killed
+ * a moment ago may still be on its way out). The reported ones are watched by their pid; the full scan (any process
+ * with the target's channel in its environment) is made once at the end. A process that reported its own exit is on its
+ * way out by its own doing (it flushes its channel, then ends): not one the client left, even if a busy machine has not
+ * ended it yet (the stdio server's close() kills whatever is still there).
  */
 async function processesLeft(server: StdioReferenceServer, ms: number): Promise<number[]> {
   const deadline = performance.now() + ms;
-  while (server.processes().some((p) => p.alive) && performance.now() < deadline) await new Promise((resolve) => setTimeout(resolve, Math.max(5, Math.round(ms / 20))));
-  return server.survivors();
+  const running = () => server.processes().some((p) => isAlive(p.pid, p.procStart));
+  while (running() && performance.now() < deadline) await new Promise((resolve) => setTimeout(resolve, Math.max(5, Math.round(ms / 20))));
+  const exiting = new Set(server.processes().flatMap((p) => (p.exit !== undefined && p.pid !== undefined ? [p.pid] : [])));
+  return server.survivors().filter((pid) => !exiting.has(pid));
 }
 
 /** The observed values as plain data: one the client gave that cannot be cloned (a function, say) is recorded as what it is. */
