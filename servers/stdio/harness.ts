@@ -20,7 +20,7 @@ import type { TimePolicy } from '../../config/time.ts';
 import { basePolicy } from '../../config/settings.ts';
 import type { Revision } from '../../protocol/revisions.ts';
 import { FixtureState, type ToolRun } from '../fixture-state.ts';
-import { stdioProgram } from './bundle.ts';
+import { stdioLaunch, type StdioLaunch } from './bundle.ts';
 import { checkPersonalities, personalitySpecs, type StdioPersonality } from './personalities.ts';
 import { fromMachineClock, programArgs, STDIO_CHANNEL_ENV, STDIO_ERA_REVISIONS, STDIO_ERAS, type ChannelCommand, type ChannelEvent, type StdioEra, type StdioTarget } from './protocol.ts';
 import { StdioRecord, type StdioProcess } from './record.ts';
@@ -77,12 +77,12 @@ export interface StdioReferenceServer {
   close(): Promise<void>;
 }
 
-/** The program's command line (`program`: its bundle, or main.ts) for an era and personalities, with the channel named in its environment. */
-export function stdioTarget(program: string, era: StdioEra, personalities: readonly StdioPersonality[], channel: string, env: Record<string, string> = {}): StdioTarget {
+/** The program's command line (bundle.ts: its snapshot, its bundle, or main.ts) for an era and personalities, with the channel named in its environment. */
+export function stdioTarget(launch: StdioLaunch, era: StdioEra, personalities: readonly StdioPersonality[], channel: string, env: Record<string, string> = {}): StdioTarget {
   return {
     transport: 'stdio',
     command: process.execPath,
-    args: [program, ...programArgs(era, personalitySpecs(personalities))],
+    args: [...launch.execArgv, launch.program, ...programArgs(era, personalitySpecs(personalities))],
     env: { ...env, [STDIO_CHANNEL_ENV]: channel },
   };
 }
@@ -172,7 +172,7 @@ export async function startStdioServer(options: StdioServerOptions): Promise<Std
   const { era } = options;
   if (!(STDIO_ERAS as readonly string[]).includes(era)) throw new Error(`unknown stdio era "${era}"; eras: ${STDIO_ERAS.join(', ')}`);
   const policy = options.policy ?? basePolicy();
-  const program = await stdioProgram();
+  const launch = await stdioLaunch();
   // A slow start without its own length lasts the policy's reaction bound.
   const personalities = checkPersonalities(era, personalitySpecs(options.personalities ?? [])).map((p) =>
     p.name === 'probe-slow-start' && p.ms === undefined ? { ...p, ms: policy.ms.react } : p,
@@ -283,7 +283,7 @@ export async function startStdioServer(options: StdioServerOptions): Promise<Std
     throw error;
   });
 
-  const target = stdioTarget(program, era, personalities, path, options.env);
+  const target = stdioTarget(launch, era, personalities, path, options.env);
   const envEntry = `${STDIO_CHANNEL_ENV}=${path}`;
   const alive = (p: StdioProcess) => p.exit === undefined && isAlive(p.pid, p.procStart);
   const survivors = () => [...new Set([...record.processes.filter(alive).map((p) => p.pid!), ...processesWithEnv(envEntry)])];

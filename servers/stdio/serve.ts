@@ -12,13 +12,13 @@
 //   line past MAX_STDIN_LINE_BYTES -32000 (id null: none of it is kept); a blank line is ignored, and so are the bytes
 //   before EOF with no newline (a message ends at its newline), both recorded. At EOF the server aborts what runs and
 //   exits 0, unless a personality says not. servers/robustness/stdio-bad-input.test.ts has the table, and why.
-import { isJSONRPCRequest, parseJSONRPCMessage, type JSONRPCMessage, type Transport, type TransportSendOptions } from '@modelcontextprotocol/server';
+import { InMemoryTransport, isJSONRPCRequest, parseJSONRPCMessage, type JSONRPCMessage, type Transport, type TransportSendOptions } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { createFixtureServer, FixtureState } from '../fixtures.ts';
 import type { ProgramChannel } from './channel.ts';
 import type { Arrival, ProgramIo } from './io.ts';
 import { EARLY_PINGS, PROBE_ANSWER_NOTE, type StdioPersonalityName } from './personalities.ts';
-import { machineNow, MAX_STDIN_LINE_BYTES, STDIO_ERA_REVISIONS, type StdioEra } from './protocol.ts';
+import { machineNow, MAX_STDIN_LINE_BYTES, STDIO_ERA_REVISIONS, STDIO_ERAS, type StdioEra } from './protocol.ts';
 
 type Id = string | number;
 const key = (id: unknown) => JSON.stringify(id);
@@ -109,7 +109,7 @@ export class LineTransport implements Transport {
 }
 
 /** The era's server on the transport; `close` aborts what runs and closes it. */
-async function startEra(era: StdioEra, transport: LineTransport, fixtures: FixtureState, onerror: (error: Error) => void): Promise<{ close(): Promise<void> }> {
+async function startEra(era: StdioEra, transport: Transport, fixtures: FixtureState, onerror: (error: Error) => void): Promise<{ close(): Promise<void> }> {
   if (era === '2026-07-28' || era === 'dual') {
     const handle = serveStdio(
       ({ era: side }) => createFixtureServer(fixtures, side === 'modern' || era === '2026-07-28' ? ['2026-07-28'] : ['2025-11-25']),
@@ -121,6 +121,37 @@ async function startEra(era: StdioEra, transport: LineTransport, fixtures: Fixtu
   server.server.onerror = onerror;
   await server.connect(transport);
   return { close: () => server.close() };
+}
+
+/**
+ * One session of every era over an in-memory transport (the handshake or a probe, tools/list, an echo call), its answers
+ * awaited: what the SDK builds on first use (its schemas per revision, the tools' JSON Schemas, zod's compiled parsers)
+ * is then built. The startup snapshot runs it while it is built (snapshot-entry.ts), so no launch builds them again.
+ */
+export async function warmUp(): Promise<void> {
+  for (const era of STDIO_ERAS) {
+    const revision = STDIO_ERA_REVISIONS[era][0]!;
+    const modern = revision === '2026-07-28';
+    const _meta = { 'io.modelcontextprotocol/protocolVersion': revision, 'io.modelcontextprotocol/clientCapabilities': {}, 'io.modelcontextprotocol/clientInfo': { name: 'warm-up', version: '1' } };
+    const requests = [
+      modern ? { method: 'server/discover', params: { _meta } } : { method: 'initialize', params: { protocolVersion: revision, capabilities: {}, clientInfo: { name: 'warm-up', version: '1' } } },
+      { method: 'tools/list', params: modern ? { _meta } : {} },
+      { method: 'tools/call', params: { name: 'echo', arguments: { text: 'warm' }, ...(modern ? { _meta } : {}) } },
+    ];
+    const [client, server] = InMemoryTransport.createLinkedPair();
+    const answered = new Map<number, () => void>();
+    client.onmessage = (message) => answered.get((message as { id?: number }).id ?? -1)?.();
+    const handle = await startEra(era, server, new FixtureState(), () => {});
+    await client.start();
+    for (const [index, request] of requests.entries()) {
+      const answer = new Promise<void>((resolve) => answered.set(index + 1, resolve));
+      await client.send({ jsonrpc: '2.0', id: index + 1, ...request } as JSONRPCMessage);
+      await answer;
+      if (!modern && index === 0) await client.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    }
+    await handle.close();
+    await client.close();
+  }
 }
 
 const errorAnswer = (id: unknown, code: number, message: string, data?: unknown) => ({
