@@ -1,7 +1,10 @@
 // `npm test`: every scenario, for every built-in adapter, run as the suites run it (runCase: calibrated, inconclusive
 // cases again with larger bounds) and judged against that adapter's baseline, check by check (suites/baselines.ts).
+// The reference client is not among them: self-test.test.ts runs its every case and proves it passes, strictly, which
+// its empty baseline here would only repeat.
 import { afterAll, describe, expect, test } from 'vitest';
 import { BUILT_IN_ADAPTERS } from '../clients/index.ts';
+import { referenceClient } from '../clients/reference/index.ts';
 import { adaptersFromEnv } from '../clients/load.ts';
 import { settings } from '../config/settings.ts';
 import { BaselineError, baselineMismatch, baselineProblems, loadBaseline, revisionsRun, type Baseline } from './baselines.ts';
@@ -39,7 +42,9 @@ function readBaseline(adapter: string): () => Baseline {
 const earlierRuns = (result: ScenarioResult) =>
   (result.attempts ?? []).map((attempt, index) => `  run ${index + 1} at scale ${attempt.scale}: ${attempt.verdict}${attempt.reason ? ` (${attempt.reason})` : ''}`).join('\n');
 
-describe.concurrent.each([...BUILT_IN_ADAPTERS, ...extra].map((adapter) => ({ adapter, name: adapter.name })))('$name', ({ adapter }) => {
+const judged = [...BUILT_IN_ADAPTERS.filter((adapter) => adapter !== referenceClient), ...extra];
+
+describe.concurrent.each(judged.map((adapter) => ({ adapter, name: adapter.name })))('$name', ({ adapter }) => {
   const baseline = readBaseline(adapter.name);
 
   test.for(cases.map((c) => ({ ...c, title: `${c.scenario.id} @ ${c.revision}` })))('$title', async ({ scenario, revision }, context) => {
