@@ -1,4 +1,5 @@
 import { availableParallelism } from 'node:os';
+import { join } from 'node:path';
 import { defineConfig } from 'vitest/config';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 import { basePolicy } from './config/settings.ts';
@@ -11,6 +12,10 @@ import { basePolicy } from './config/settings.ts';
  * the bound on one operation for a slow client: 48 operation bounds, 4 min at scale 1.
  */
 const SAFETY_NET_MS = 48 * basePolicy().ms.operation;
+
+// Every Node process a test starts (the command line, the line-protocol drivers, the matrix's own vitest, the official
+// harness) reuses V8's compiled code from one cache instead of compiling its modules again: about a third of their CPU.
+process.env.NODE_COMPILE_CACHE ??= join(import.meta.dirname, 'node_modules', '.cache', 'node-compile-cache');
 
 /**
  * The files that run the scenarios, hundreds of cases each, start first, so the workers end together; on a fresh clone
