@@ -55,7 +55,7 @@ function recording(): { adapter: ClientAdapter; connects: { target: ServerTarget
   return { adapter, connects };
 }
 
-describe('which adapters a stdio scenario applies to', () => {
+describe.concurrent('which adapters a stdio scenario applies to', () => {
   test('one that does not declare stdio is not applicable, with the reason; an HTTP scenario needs http', () => {
     expect(notApplicable(stdioHandshake, sdkV1Sse, '2024-11-05')).toBe('sdk-v1-sse does not declare the stdio transport');
     const stdioOnly: ClientAdapter = { ...referenceClient, name: 'stdio-only', transports: ['stdio'] };
@@ -94,7 +94,7 @@ describe('which adapters a stdio scenario applies to', () => {
   });
 });
 
-describe('the smoke scenario, the handshake over stdio', () => {
+describe.concurrent('the smoke scenario, the handshake over stdio', () => {
   test.each([
     { adapter: referenceClient, revision: '2024-11-05' as const },
     { adapter: referenceClient, revision: '2025-11-25' as const },
@@ -132,7 +132,7 @@ describe('the smoke scenario, the handshake over stdio', () => {
   });
 });
 
-describe('processes the client leaves behind', () => {
+describe.concurrent('processes the client leaves behind', () => {
   // A client that never escalates to SIGKILL, against a server that ignores stdin EOF and SIGTERM: it is left running.
   const neverKills: ClientAdapter = {
     name: 'never-kills',
@@ -180,7 +180,7 @@ const brokenOn = (rule: string): ClientAdapter => BROKEN_ADAPTERS.find((variant)
 const failing = (result: ScenarioResult) => result.checks.filter((c) => c.outcome === 'fail').map((c) => c.name);
 const serversOf = (result: ScenarioResult) => result.evidence!.stdio!.processes.filter((p) => p.role === 'server');
 
-describe('stdio/shutdown-sequence: stdin closed, a wait, SIGTERM, a wait, SIGKILL', () => {
+describe.concurrent('stdio/shutdown-sequence: stdin closed, a wait, SIGTERM, a wait, SIGKILL', () => {
   test.each([
     { adapter: referenceClient, revision: '2025-11-25' as const },
     { adapter: referenceClient, revision: '2026-07-28' as const },
@@ -236,7 +236,7 @@ describe('stdio/shutdown-sequence: stdin closed, a wait, SIGTERM, a wait, SIGKIL
   });
 });
 
-describe('stdio/process-tree: a launcher that does not forward signals, in front of a server that ignores stdin EOF', () => {
+describe.concurrent('stdio/process-tree: a launcher that does not forward signals, in front of a server that ignores stdin EOF', () => {
   test('the reference client ends the whole tree (its own process group)', async () => {
     const result = await runCase(stdioProcessTree, referenceClient, '2025-11-25', { strict: true });
     expect(result.verdict, explain(result)).toBe('pass');
@@ -261,7 +261,7 @@ describe('stdio/process-tree: a launcher that does not forward signals, in front
   });
 });
 
-describe('stdio/stderr: a 1 MiB flood before the first answer, and an "Error:" line at start-up', () => {
+describe.concurrent('stdio/stderr: a 1 MiB flood before the first answer, and an "Error:" line at start-up', () => {
   test.each([
     { adapter: referenceClient, revision: '2024-11-05' as const },
     { adapter: referenceClient, revision: '2026-07-28' as const },
@@ -340,7 +340,7 @@ describe.concurrent('the era probe over stdio: probe first, the fallback, no fal
 
 // One case at a time: each launches processes, and several at once on a loaded machine push a 2026-07-28 server's start
 // past the probe's timeout.
-describe('stdio/framing, reading and a server that goes away mid-call', () => {
+describe.concurrent('stdio/framing, reading and a server that goes away mid-call', () => {
   const variant = (name: string): ClientAdapter => BROKEN_ADAPTERS.find((v) => v.name === name)!;
   const failed = (result: ScenarioResult) => result.checks.filter((c) => c.outcome === 'fail').map((c) => c.name);
   const launches = (result: ScenarioResult) => result.evidence!.stdio!.processes.filter((p) => p.role === 'server').map((p) => p.launch);
