@@ -9,6 +9,10 @@
 //   servers    the start time of each era's reference server, `--runs` timed                     (bench/servers.ts)
 //   record     what the wire record costs: tools/call req/s with it on and off, `--requests`     (bench/servers.ts)
 //   adapters   what running a client out of process costs per operation              (clients/process/bench.ts)
+//   cases      one case's cost by path (in process, line protocol), transport (HTTP, stdio) and language: the
+//              handshake scenario and its stdio twin, `--case-runs` timed runs, for the reference and SDK v2 clients
+//              in process, the SDK v2 client through the Node driver, and one client per language beyond npm (set
+//              up by npm run clients:setup; a row that is not is reported skipped)                (bench/case-costs.ts)
 //   harness    per equivalent scenario, the official harness in client mode
 //              (`conformance client --command … --scenario initialize | tools_call`: its own server, the minimal
 //              SDK v1 client scripts/bench/harness-client.ts) against runScenario in process (initialize ↔
@@ -24,7 +28,7 @@
 //   npm run bench                              the default sections
 //   npm run bench -- --full --scaling          every section (about 12 minutes on 2 cores)
 //   npm run bench -- --only harness,shards     just these (any section, opt-in or not)
-// Options: --runs 30, --scenario-runs 3, --requests 3000, --harness-runs 5, --our-runs 30, --out reports/bench.json,
+// Options: --runs 30, --scenario-runs 3, --requests 3000, --harness-runs 5, --our-runs 30, --case-runs 10, --out reports/bench.json,
 // --matrix-clients <a,b,…> (names in matrix.json; default reference, sdk-v1@latest, sdk-v2-legacy@latest,
 // sdk-v1-sse@latest, sdk-v2-auto@latest, sdk-v2-pinned@latest, sdk-v1@1.24, sdk-v2-legacy@2.3).
 // The JSON is rewritten after each section; every matrix run writes into a temporary directory, removed after.
@@ -33,6 +37,7 @@ import { cpus, platform } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { adapterOverhead } from '../clients/process/bench.ts';
+import { caseCosts } from './bench/case-costs.ts';
 import { killRunning } from './bench/child.ts';
 import { harnessComparison } from './bench/harness.ts';
 import { scenarioCosts } from './bench/scenarios.ts';
@@ -50,6 +55,7 @@ const { values } = parseArgs({
     requests: { type: 'string', default: '3000' },
     'harness-runs': { type: 'string', default: '5' },
     'our-runs': { type: 'string', default: '30' },
+    'case-runs': { type: 'string', default: '10' },
     'matrix-clients': { type: 'string', default: MATRIX_CLIENTS.join(',') },
     out: { type: 'string', default: join(import.meta.dirname, '..', 'reports', 'bench.json') },
   },
@@ -66,6 +72,7 @@ const SECTIONS: Record<string, { optIn?: 'full' | 'scaling'; run: () => Promise<
   servers: { run: () => serverStarts({ runs: count('runs') }) },
   record: { run: () => recordCost({ requests: count('requests') }) },
   adapters: { run: () => adapterOverhead({ calls: 200 }) },
+  cases: { run: () => caseCosts({ runs: count('case-runs') }) },
   harness: { run: () => harnessComparison({ runs: count('harness-runs'), ourRuns: count('our-runs') }) },
   full: { optIn: 'full', run: () => fullSuite() },
   matrix: { optIn: 'scaling', run: () => matrixGrowth({ clients: matrixClients, counts: MATRIX_CLIENT_COUNTS.filter((n) => n <= matrixClients.length) }) },

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 import { failOnLeakedHandles } from '../../suites/leaks.ts';
 import { runTimed } from './child.ts';
+import { CASE_COST_ROWS, caseCosts } from './case-costs.ts';
 import { EQUIVALENTS, harnessComparison } from './harness.ts';
 import { fullSuite, matrixGrowth, matrixShards } from './whole-runs.ts';
 
@@ -38,6 +39,14 @@ describe('bench sections at a tiny size', () => {
       for (const phase of Object.values(scenario.harness.phasesMs)) expect(Number.isFinite(phase)).toBe(true);
     }
     expect(result.alongside.clientAlone.wallMs).toBeGreaterThan(0);
+  });
+
+  test('cases: one case over HTTP and over stdio, in process and through the Node driver, each passing', { timeout: 120_000 }, async () => {
+    const chosen = CASE_COST_ROWS.filter((row) => row.language === 'TypeScript');
+    const { rows } = await caseCosts({ runs: 1, rows: chosen });
+    const measured = rows.filter((row) => 'transport' in row);
+    expect(measured.map((row) => `${row.client} ${row.path} ${row.transport}`)).toEqual(chosen.flatMap((row) => ['http', 'stdio'].map((transport) => `${row.client} ${row.path} ${transport}`)));
+    for (const row of measured) expect(row.verdicts).toEqual({ pass: 2 });
   });
 
   test('full: vitest run on one file, counted from the summary line', { timeout: 120_000 }, async () => {
