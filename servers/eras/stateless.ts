@@ -1,5 +1,5 @@
-// Legacy Streamable HTTP without sessions: the SDK's stateless idiom, a fresh McpServer and a
-// `NodeStreamableHTTPServerTransport({ sessionIdGenerator: undefined })` for every POST, torn down when the
+// Legacy Streamable HTTP without sessions: the SDK's stateless idiom, a fresh McpServer and a transport with
+// `sessionIdGenerator: undefined` (servers/streamable-transport.ts) for every POST, torn down when the
 // exchange ends (as the SDK's own stateless fallback does). No Mcp-Session-Id is ever sent.
 //
 // Consequences a suite relies on:
@@ -8,7 +8,7 @@
 //   handler is NOT cancelled.
 // - A client that closes the response of a running call ends the exchange, and the teardown closes that call's
 //   instance, which aborts its handler: here a disconnect does stop the work, unlike the sessionful eras.
-import { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
+import { StreamableTransport } from '../streamable-transport.ts';
 import type { McpServer } from '@modelcontextprotocol/server';
 import type { EraBackend, EraFactory } from '../era.ts';
 import { createFixtureServer } from '../fixtures.ts';
@@ -30,14 +30,14 @@ export function statelessEra(revisions: readonly StreamableRevision[] = STREAMAB
         if (req.url?.split('?')[0] !== MCP_PATH) return void res.writeHead(404, { 'content-type': 'text/plain' }).end('Not Found');
         if (req.method !== 'POST') return sendJsonRpcError(res, 405, -32000, 'Method not allowed.', { allow: 'POST' });
         const server = createFixtureServer(fixtures, [...revisions]);
-        const transport = new NodeStreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+        const transport = new StreamableTransport({ sessionIdGenerator: undefined });
         open.add(server);
         res.on('close', () => {
           open.delete(server);
           void server.close();
         });
         await server.connect(transport);
-        await transport.handleRequest(req, res, body);
+        await transport.handleNodeRequest(req, res, body);
       },
       issuedSessions: () => [],
       liveSessions: () => [],

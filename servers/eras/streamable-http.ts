@@ -17,7 +17,7 @@
 //   so the client must come back with `GET` + `Last-Event-ID`.
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
+import { StreamableTransport } from '../streamable-transport.ts';
 import type { McpServer } from '@modelcontextprotocol/server';
 import type { EraBackend, EraFactory } from '../era.ts';
 import { MemoryEventStore } from '../event-store.ts';
@@ -53,7 +53,7 @@ export interface StreamableHttpBackend extends EraBackend {
 
 interface Session {
   id: string;
-  transport: NodeStreamableHTTPServerTransport;
+  transport: StreamableTransport;
   server: McpServer;
   store: MemoryEventStore | undefined;
 }
@@ -76,7 +76,7 @@ export function streamableHttpEra(revision: StreamableRevision, options: Streama
 
     const newSession = async (): Promise<Session> => {
       const session = { id: '', store: resumable ? new MemoryEventStore() : undefined } as Session;
-      session.transport = new NodeStreamableHTTPServerTransport({
+      session.transport = new StreamableTransport({
         sessionIdGenerator: () => randomUUID(),
         enableJsonResponse,
         ...(session.store && { eventStore: session.store, retryInterval: retryIntervalMs }),
@@ -111,11 +111,11 @@ export function streamableHttpEra(revision: StreamableRevision, options: Streama
         if (sessionId !== undefined) {
           const session = live.get(sessionId);
           if (!session) return sendJsonRpcError(res, 404, -32001, 'Session not found');
-          return session.transport.handleRequest(req, res, body);
+          return session.transport.handleNodeRequest(req, res, body);
         }
         if (req.method === 'POST' && containsMethod(body, 'initialize')) {
           const session = await newSession();
-          await session.transport.handleRequest(req, res, body);
+          await session.transport.handleNodeRequest(req, res, body);
           // An initialize that failed validation never gets an id: do not keep its server around.
           if (!session.id) await closeSession(session);
           return;
