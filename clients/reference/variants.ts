@@ -32,7 +32,7 @@ export interface VariantSpec {
  * Rules with no broken variant yet: a variant is proof only with scenarios it fails, and the stdio scenarios are still
  * to come (issue 13). clients/reference/variants.test.ts shows each of them flipped on the wire meanwhile.
  */
-export const RULES_AWAITING_SCENARIOS: readonly RuleName[] = ['onlyNegotiatedCapabilities'];
+export const RULES_AWAITING_SCENARIOS: readonly RuleName[] = [];
 
 /** The revisions from which `MCP-Protocol-Version` is required. */
 const WITH_VERSION_HEADER = ['2025-06-18', '2025-11-25'] as const satisfies readonly Revision[];
@@ -85,6 +85,12 @@ export const VARIANT_SPECS: readonly VariantSpec[] = [
     rule: 'validateInitializeAnswer',
     description: 'Reference client that adopts whatever revision initialize names and ignores an error answer, waiting for a result until its connect times out',
     breaks: ['negotiation/unsupported-answer', 'negotiation/error-form'],
+  },
+  {
+    name: 'broken-ignores-capabilities',
+    rule: 'onlyNegotiatedCapabilities',
+    description: 'Reference client that sets the server\'s log level (logging/setLevel) right after the handshake though the server did not advertise logging, and shrugs off the -32601',
+    breaks: ['negotiation/capabilities-respected', 'stdio/capabilities-respected'],
   },
   // — negotiation modes, probe, era cache —
   {
