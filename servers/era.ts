@@ -38,6 +38,11 @@ export interface EraBackend {
   liveSessions(): string[];
   /** Ends one session (or every live one); later requests with its id get the era's unknown-session answer. */
   expireSession(sessionId?: string): Promise<void>;
+  /**
+   * Sessions (or requests, where there are none) from now on are served by a server that advertises and serves tools
+   * only (fixtures.ts `toolsOnly`; personality tools-only). Absent where the era offers no such server.
+   */
+  serveToolsOnly?(): void;
   close(): Promise<void>;
 }
 

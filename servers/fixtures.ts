@@ -147,17 +147,32 @@ function inputRequestOf(method: ServerRequestMethod): InputRequest {
   return inputRequired.elicit(structuredClone(SERVER_REQUEST_PARAMS[method]) as unknown as Parameters<typeof inputRequired.elicit>[0]);
 }
 
+/** How a fixture server is shaped beyond its revisions. */
+export interface FixtureServerOptions {
+  /**
+   * Advertise and serve tools only (personality tools-only): the InitializeResult's capabilities are `tools` alone, and
+   * nothing else is served (resources/*, prompts/*, logging/setLevel and completion/complete get -32601, as from a
+   * server that has none). The suite's own fixture tools but `notify_client` (which sends log messages and resource and
+   * prompt list changes a tools-only server never sends); none of the official harness's fixtures, whose resources,
+   * prompts and logging tools need what is not advertised.
+   */
+  toolsOnly?: boolean;
+}
+
 /** A fresh McpServer (one per session, or per request in 2026-07-28) with every fixture, pinned to the given revisions. */
-export function createFixtureServer(state: FixtureState, supportedProtocolVersions: string[]): McpServer {
+export function createFixtureServer(state: FixtureState, supportedProtocolVersions: string[], options: FixtureServerOptions = {}): McpServer {
   const legacy = supportedProtocolVersions.some((version) => version < '2026-07-28');
-  const capabilities: ServerCapabilities = {
-    tools: {},
-    // resources/subscribe exists up to 2025-11-25 only (removed in 2026-07-28).
-    resources: legacy ? { subscribe: true } : {},
-    prompts: {},
-    logging: {},
-    completions: {},
-  };
+  const toolsOnly = options.toolsOnly === true;
+  const capabilities: ServerCapabilities = toolsOnly
+    ? { tools: {} }
+    : {
+        tools: {},
+        // resources/subscribe exists up to 2025-11-25 only (removed in 2026-07-28).
+        resources: legacy ? { subscribe: true } : {},
+        prompts: {},
+        logging: {},
+        completions: {},
+      };
   const server = new McpServer(
     REFERENCE_SERVER_INFO,
     // Every multi-round-trip requestState is minted and verified by one HMAC codec (conformance-fixtures.ts).
@@ -310,12 +325,14 @@ export function createFixtureServer(state: FixtureState, supportedProtocolVersio
     },
   );
 
-  server.registerTool(FIXTURE_TOOLS.notify, { description: 'Sends the client a log message, list changed notifications and an unknown one during the call, then answers.' }, async (ctx) => {
-    const run = state.start(FIXTURE_TOOLS.notify, ctx.mcpReq.id);
-    for (const notification of SERVER_NOTIFICATIONS) await ctx.mcpReq.notify(notification as Parameters<typeof ctx.mcpReq.notify>[0]);
-    run.finishedAt = performance.now();
-    return { content: [{ type: 'text', text: NOTIFY_ANSWER }] };
-  });
+  if (!toolsOnly) {
+    server.registerTool(FIXTURE_TOOLS.notify, { description: 'Sends the client a log message, list changed notifications and an unknown one during the call, then answers.' }, async (ctx) => {
+      const run = state.start(FIXTURE_TOOLS.notify, ctx.mcpReq.id);
+      for (const notification of SERVER_NOTIFICATIONS) await ctx.mcpReq.notify(notification as Parameters<typeof ctx.mcpReq.notify>[0]);
+      run.finishedAt = performance.now();
+      return { content: [{ type: 'text', text: NOTIFY_ANSWER }] };
+    });
+  }
 
   server.registerTool(
     FIXTURE_TOOLS.input,
@@ -333,6 +350,6 @@ export function createFixtureServer(state: FixtureState, supportedProtocolVersio
     },
   );
 
-  registerConformanceFixtures(server, state, { legacy });
+  if (!toolsOnly) registerConformanceFixtures(server, state, { legacy });
   return server;
 }

@@ -15,6 +15,16 @@ export function lifecycle(revision: Revision, anchor: string, section: string, l
   return spec(specUrl(revision, 'basic/lifecycle', anchor), `Lifecycle › ${section}`, level);
 }
 
+/**
+ * Lifecycle › Operation: both parties only use capabilities that were successfully negotiated (and respect the negotiated
+ * version): SHOULD at 2024-11-05 and 2025-03-26, MUST from 2025-06-18. Legacy revisions only: 2026-07-28 has no
+ * lifecycle page.
+ */
+export function negotiatedCapabilities(revision: Revision, section: string): SpecRef {
+  const level: Level = revision === '2024-11-05' || revision === '2025-03-26' ? 'SHOULD' : 'MUST';
+  return lifecycle(revision, 'operation', `Operation: only use capabilities that were successfully negotiated: ${section}`, level);
+}
+
 /** basic/lifecycle › Shutdown: over HTTP, shutdown is closing the connections. */
 export function shutdown(revision: Revision, section: string, level: Level): SpecRef {
   // 2026-07-28 has no lifecycle page: its transport says what closing a stream means.

@@ -115,6 +115,12 @@ export class ReferenceClient implements ClientUnderTest {
         },
       });
       this.connections.add(connection);
+      // The habit onlyNegotiatedCapabilities rules out (lifecycle › Operation): the server's log level set whatever the
+      // server advertised. The rule is read only where logging was not advertised, the one place the habit breaks it.
+      const advertised = session.serverCapabilities?.();
+      if (advertised !== undefined && advertised['logging'] === undefined && !this.rules.onlyNegotiatedCapabilities) {
+        await connection.setLoggingLevel('info', { signal: attempt.signal }).catch(() => {});
+      }
       return connection;
     } catch (error) {
       abandonLate = true;

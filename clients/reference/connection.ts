@@ -79,6 +79,14 @@ export class ReferenceConnection implements ClientConnection {
     return (await this.run('tools/call', params, options, this.idempotentTools.get(name) === true)) as unknown as ToolResult;
   }
 
+  /**
+   * logging/setLevel: the server's log messages from `level` up. The reference never sends it (it asks the server for no
+   * log messages); a broken variant does, whatever the server advertised (client.ts, onlyNegotiatedCapabilities).
+   */
+  async setLoggingLevel(level: string, options: OperationOptions = {}): Promise<void> {
+    await this.run('logging/setLevel', { level }, options, true);
+  }
+
   /** One operation: settles at once when cancelled (signal, timeout, close), and cancels on the wire. */
   private run(method: string, params: Params, options: OperationOptions, idempotent: boolean): Promise<Params> {
     if (this.closed) return Promise.reject(new ConnectionClosedError());

@@ -2,7 +2,7 @@
 // answers come back as `message` events on the stream. Used only as the fallback when the initialize POST to
 // the URL is answered 400, 404 or 405 (2025-11-25 transports › Backwards Compatibility).
 import type { ConnectionInfo } from '../adapter.ts';
-import { capabilitiesOf, replyTo } from './server-messages.ts';
+import { advertisedCapabilities, capabilitiesOf, replyTo } from './server-messages.ts';
 import {
   ConnectionClosedError,
   ConnectionDropped,
@@ -29,6 +29,8 @@ export class HttpSseSession implements Session {
   readonly era = 'legacy' as const;
   private endpoint = '';
   private reported: string | undefined;
+  /** The capabilities the InitializeResult advertised. */
+  private advertised: Params | undefined;
   private closed = false;
   /** Why the stream is gone, once it is. */
   private ended: Error | undefined;
@@ -45,6 +47,10 @@ export class HttpSseSession implements Session {
     this.ctx = ctx;
     this.url = url;
     this.handshakeOptions = handshake;
+  }
+
+  serverCapabilities(): Params | undefined {
+    return this.advertised;
   }
 
   /** GET the URL, wait for `endpoint`, check its origin, then initialize over it. */
@@ -143,6 +149,7 @@ export class HttpSseSession implements Session {
     const acceptable = this.handshakeOptions.pinned ? answered === offer : config.legacyRevisions.includes(String(answered));
     if (!acceptable && rules.validateInitializeAnswer) throw new UnsupportedRevisionError(answered);
     this.reported = rules.reportAnsweredVersion ? String(answered) : offer;
+    this.advertised = advertisedCapabilities(message.result);
     if (rules.sendInitializedNotification) await this.post({ jsonrpc: '2.0', method: 'notifications/initialized' }, signal);
   }
 

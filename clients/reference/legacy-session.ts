@@ -18,7 +18,7 @@ import {
   UnsupportedRevisionError,
 } from './errors.ts';
 import { discard, isOk, isSse, readAnswer, readSseAnswer, readText, send, SseReader, statusError, type Answered, type HttpAnswer } from './http.ts';
-import { capabilitiesOf, replyTo } from './server-messages.ts';
+import { advertisedCapabilities, capabilitiesOf, replyTo } from './server-messages.ts';
 import { ACCEPT_BOTH, CLIENT_INFO, H, isModernErrorCode, JSON_CONTENT, namesLostSession, type JsonRpcMessage, type Params } from './protocol.ts';
 import { boundedByClose, progressTokenOf, Tasks, type Call, type Session, type SessionContext } from './session.ts';
 import { Deadline, delay, linkSignals, raceSignals, untilAborted } from './timers.ts';
@@ -38,6 +38,8 @@ export class LegacySession implements Session {
   private reported: string | undefined;
   /** The session id the server issued with the InitializeResult (or that a resume restored). */
   private sessionId: string | undefined;
+  /** The capabilities the latest InitializeResult advertised (none known after a resume). */
+  private advertised: Params | undefined;
   /** Ids the server ended: never sent again. */
   /** Calls already cancelled on the wire. */
   private readonly cancelled = new WeakSet<Call>();
@@ -59,6 +61,10 @@ export class LegacySession implements Session {
     this.ctx = ctx;
     this.url = url;
     this.handshakeOptions = handshake;
+  }
+
+  serverCapabilities(): Params | undefined {
+    return this.advertised;
   }
 
   info(): ConnectionInfo {
@@ -170,6 +176,7 @@ export class LegacySession implements Session {
       const acceptable = this.handshakeOptions.pinned ? answeredVersion === offer : config.legacyRevisions.includes(String(answeredVersion));
       if (!acceptable && rules.validateInitializeAnswer) throw new UnsupportedRevisionError(answeredVersion);
       const earlier = this.reported;
+      this.advertised = advertisedCapabilities(message.result);
       this.version = String(answeredVersion);
       this.reported = !rules.reportAnsweredVersion
         ? offer

@@ -9,6 +9,7 @@ export interface ReferenceRules {
   reportAnsweredVersion: boolean;
   followReinitializedVersion: boolean;
   validateInitializeAnswer: boolean;
+  onlyNegotiatedCapabilities: boolean;
   // — negotiation modes and the era probe —
   legacyModeNeverProbes: boolean;
   autoProbesFirst: boolean;
@@ -112,6 +113,10 @@ export const RULES: Record<RuleName, RuleDoc> = {
   validateInitializeAnswer: {
     does: 'an initialize answer naming a revision it does not support fails the connect with nothing more sent; an error answer (-32602 with data.supported) settles the connect at once: one retry offering a listed revision it supports, else an error',
     source: 'basic/lifecycle.mdx › Version Negotiation (SHOULD disconnect) and its error example',
+  },
+  onlyNegotiatedCapabilities: {
+    does: 'sends no request needing a server capability the InitializeResult did not advertise (it never asks for resources, prompts, logging or completion at all)',
+    source: 'basic/lifecycle.mdx › Operation (SHOULD at 2024-11-05 and 2025-03-26, MUST from 2025-06-18: only use capabilities that were successfully negotiated)',
   },
   legacyModeNeverProbes: {
     does: "negotiation 'legacy' sends initialize first and never server/discover",

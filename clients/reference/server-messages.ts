@@ -17,6 +17,12 @@ export function capabilitiesOf(handlers: ClientHandlers, rules: ReferenceRules):
   return Object.fromEntries((Object.keys(handlers) as (keyof ClientHandlers)[]).filter((name) => handlers[name] !== undefined).map((name) => [name, {}]));
 }
 
+/** The capabilities an InitializeResult advertised (none when it names none). */
+export function advertisedCapabilities(result: Params | undefined): Params {
+  const capabilities = result?.['capabilities'];
+  return capabilities !== null && typeof capabilities === 'object' && !Array.isArray(capabilities) ? (capabilities as Params) : {};
+}
+
 const METHOD_NOT_FOUND = { code: -32601, message: 'Method not found' };
 const URL_MODE_UNDECLARED = { code: -32602, message: 'URL mode elicitation was not declared in the client capabilities' };
 

@@ -76,6 +76,8 @@ export interface Session {
   close(options: { keepSession: boolean }): Promise<void>;
   /** Drops everything at once, sending nothing (a failed connect, dispose). */
   abandon(): void;
+  /** The capabilities the server's InitializeResult advertised: a legacy session that ran a handshake (none resumed, none modern). */
+  serverCapabilities?(): Params | undefined;
 }
 
 /** Background work a session or connection started (drains, notifications): awaited, bounded, on close. */

@@ -8,7 +8,7 @@
 // JSON-RPC responses, a legacy one answers ping and refuses other server requests. Closing is the process shutdown
 // (stdio-process.ts).
 import type { ConnectionInfo, StdioTarget } from '../adapter.ts';
-import { capabilitiesOf, replyTo } from './server-messages.ts';
+import { advertisedCapabilities, capabilitiesOf, replyTo } from './server-messages.ts';
 import { ConnectionClosedError, JsonRpcError, ProtocolError, RequestCancelledError, UnsupportedRevisionError } from './errors.ts';
 import type { HandshakeOptions } from './legacy-session.ts';
 import { invalidModernResult, modernEnvelope } from './modern-wire.ts';
@@ -46,6 +46,8 @@ export class StdioSession implements Session {
   private currentEra: 'legacy' | 'modern' = 'legacy';
   private version: string | undefined;
   private reported: string | undefined;
+  /** The capabilities the latest InitializeResult advertised (none in the modern era). */
+  private advertised: Params | undefined;
   private process!: StdioProcess;
   private readonly waiting = new Map<number, Waiting>();
   private closed = false;
@@ -73,6 +75,10 @@ export class StdioSession implements Session {
 
   get era(): 'legacy' | 'modern' {
     return this.currentEra;
+  }
+
+  serverCapabilities(): Params | undefined {
+    return this.advertised;
   }
 
   info(): ConnectionInfo {
@@ -160,6 +166,7 @@ export class StdioSession implements Session {
     this.currentEra = 'modern';
     this.version = version;
     this.reported = version;
+    this.advertised = undefined;
   }
 
   /**
@@ -236,6 +243,7 @@ export class StdioSession implements Session {
     this.currentEra = 'legacy';
     this.version = String(answered);
     this.reported = rules.reportAnsweredVersion ? this.version : offer;
+    this.advertised = advertisedCapabilities(answer.result);
     return undefined;
   }
 

@@ -17,6 +17,7 @@ import { refusesReinitialize } from '../../servers/personalities/refuses-reiniti
 import { serverErrors } from '../../servers/personalities/server-errors.ts';
 import { slowResponses } from '../../servers/personalities/slow-responses.ts';
 import { sseRetryInterval } from '../../servers/personalities/sse-retry.ts';
+import { toolsOnly } from '../../servers/personalities/tools-only.ts';
 import { unknownSession400 } from '../../servers/personalities/unknown-session-400.ts';
 import type { ReferenceClient } from './client.ts';
 import { SCENARIOS } from '../../suites/index.ts';
@@ -155,6 +156,17 @@ const ON_THE_WIRE: Record<RuleName, () => Promise<void>> = {
     await rejection(broken('validateInitializeAnswer').connect(errorForm.url, { timeoutMs: 150 }));
     expect(performance.now() - started).toBeGreaterThanOrEqual(140);
     expect(methods(errorForm.record)).toEqual(['POST initialize']);
+  },
+  async onlyNegotiatedCapabilities() {
+    // A server advertising logging gets nothing more; one that does not gets logging/setLevel all the same (-32601, ignored).
+    const full = await serve('2025-11-25');
+    await (await broken('onlyNegotiatedCapabilities').connect(full.url, CONNECT)).close();
+    expect(methods(full.record)).toEqual(['POST initialize', 'POST notifications/initialized', 'DELETE']);
+    const server = await serve('2025-11-25', [toolsOnly()]);
+    const connection = await broken('onlyNegotiatedCapabilities').connect(server.url, CONNECT);
+    await connection.listTools();
+    expect(methods(server.record)).toEqual(['POST initialize', 'POST notifications/initialized', 'POST logging/setLevel', 'POST tools/list']);
+    await connection.close();
   },
   async legacyModeNeverProbes() {
     const server = await serve('2025-11-25');

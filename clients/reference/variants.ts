@@ -86,6 +86,12 @@ export const VARIANT_SPECS: readonly VariantSpec[] = [
     description: 'Reference client that adopts whatever revision initialize names and ignores an error answer, waiting for a result until its connect times out',
     breaks: ['negotiation/unsupported-answer', 'negotiation/error-form'],
   },
+  {
+    name: 'broken-ignores-capabilities',
+    rule: 'onlyNegotiatedCapabilities',
+    description: 'Reference client that sets the server\'s log level (logging/setLevel) right after the handshake though the server did not advertise logging, and shrugs off the -32601',
+    breaks: ['negotiation/capabilities-respected', 'stdio/capabilities-respected'],
+  },
   // — negotiation modes, probe, era cache —
   {
     name: 'broken-probes-in-legacy-mode',

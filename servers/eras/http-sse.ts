@@ -6,7 +6,7 @@ import type { ServerResponse } from 'node:http';
 import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
 import type { McpServer } from '@modelcontextprotocol/server';
 import type { EraBackend, EraFactory } from '../era.ts';
-import { createFixtureServer } from '../fixtures.ts';
+import { createFixtureServer, type FixtureServerOptions } from '../fixtures.ts';
 import type { HttpContext } from '../http.ts';
 
 export const SSE_PATH = '/sse';
@@ -28,11 +28,12 @@ export function httpSseEra(): EraFactory {
   return async ({ fixtures }) => {
     const live = new Map<string, Session>();
     const issued: string[] = [];
+    let shape: FixtureServerOptions = {};
 
     const openStream = async (res: ServerResponse) => {
       // The transport writes the 200 head and the `endpoint` event when the server connects it.
       const transport = new SSEServerTransport(MESSAGES_PATH, res);
-      const session: Session = { id: transport.sessionId, transport, server: createFixtureServer(fixtures, [REVISION]) };
+      const session: Session = { id: transport.sessionId, transport, server: createFixtureServer(fixtures, [REVISION], shape) };
       issued.push(session.id);
       live.set(session.id, session);
       // Chained by connect(): runs when the client hangs up, on expireSession and on close.
@@ -76,6 +77,9 @@ export function httpSseEra(): EraFactory {
         const targets = sessionId === undefined ? [...live.values()] : [live.get(sessionId)].filter((s) => s !== undefined);
         // Closing the server closes its transport, which ends the stream and forgets the id.
         for (const session of targets) await session.server.close();
+      },
+      serveToolsOnly() {
+        shape = { toolsOnly: true };
       },
       async close() {
         await backend.expireSession();

@@ -11,7 +11,7 @@
 import { StreamableTransport } from '../streamable-transport.ts';
 import type { McpServer } from '@modelcontextprotocol/server';
 import type { EraBackend, EraFactory } from '../era.ts';
-import { createFixtureServer } from '../fixtures.ts';
+import { createFixtureServer, type FixtureServerOptions } from '../fixtures.ts';
 import { sendJsonRpcError, type HttpContext } from '../http.ts';
 import { STREAMABLE_REVISIONS, type StreamableRevision } from '../../protocol/revisions.ts';
 import { MCP_PATH } from './streamable-http.ts';
@@ -22,6 +22,7 @@ export function statelessEra(revisions: readonly StreamableRevision[] = STREAMAB
   return async ({ fixtures }) => {
     /** The instance of each exchange still open: closed with the backend. */
     const open = new Set<McpServer>();
+    let shape: FixtureServerOptions = {};
 
     const backend: EraBackend = {
       entryPath: MCP_PATH,
@@ -29,7 +30,7 @@ export function statelessEra(revisions: readonly StreamableRevision[] = STREAMAB
       async handle({ req, res, body }: HttpContext) {
         if (req.url?.split('?')[0] !== MCP_PATH) return void res.writeHead(404, { 'content-type': 'text/plain' }).end('Not Found');
         if (req.method !== 'POST') return sendJsonRpcError(res, 405, -32000, 'Method not allowed.', { allow: 'POST' });
-        const server = createFixtureServer(fixtures, [...revisions]);
+        const server = createFixtureServer(fixtures, [...revisions], shape);
         const transport = new StreamableTransport({ sessionIdGenerator: undefined });
         open.add(server);
         res.on('close', () => {
@@ -42,6 +43,9 @@ export function statelessEra(revisions: readonly StreamableRevision[] = STREAMAB
       issuedSessions: () => [],
       liveSessions: () => [],
       async expireSession() {},
+      serveToolsOnly() {
+        shape = { toolsOnly: true };
+      },
       async close() {
         const closing = [...open].map((server) => server.close());
         open.clear();

@@ -21,7 +21,7 @@ import { StreamableTransport } from '../streamable-transport.ts';
 import type { McpServer } from '@modelcontextprotocol/server';
 import type { EraBackend, EraFactory } from '../era.ts';
 import { MemoryEventStore } from '../event-store.ts';
-import { createFixtureServer } from '../fixtures.ts';
+import { createFixtureServer, type FixtureServerOptions } from '../fixtures.ts';
 import { containsMethod, sendJsonRpcError, type HttpContext } from '../http.ts';
 import { requiresProtocolVersionHeader, type StreamableRevision } from '../../protocol/revisions.ts';
 
@@ -63,6 +63,7 @@ export function streamableHttpEra(revision: StreamableRevision, options: Streama
   return async ({ fixtures }) => {
     let retryIntervalMs = options.retryIntervalMs ?? DEFAULT_RETRY_INTERVAL_MS;
     let enableJsonResponse = false;
+    let shape: FixtureServerOptions = {};
     const live = new Map<string, Session>();
     const issued: string[] = [];
     /** Servers whose initialize has not produced a session (yet): closed with the backend. */
@@ -90,7 +91,7 @@ export function streamableHttpEra(revision: StreamableRevision, options: Streama
           live.delete(id);
         },
       });
-      session.server = createFixtureServer(fixtures, [revision]);
+      session.server = createFixtureServer(fixtures, [revision], shape);
       await session.server.connect(session.transport);
       pending.add(session);
       return session;
@@ -136,6 +137,9 @@ export function streamableHttpEra(revision: StreamableRevision, options: Streama
       },
       answerWithJson() {
         enableJsonResponse = true;
+      },
+      serveToolsOnly() {
+        shape = { toolsOnly: true };
       },
       eventStore: (sessionId) => live.get(sessionId)?.store,
     };

@@ -16,6 +16,7 @@ import { refusesReinitialize } from './refuses-reinitialize.ts';
 import { serverErrors } from './server-errors.ts';
 import { slowResponses } from './slow-responses.ts';
 import { sseRetryInterval } from './sse-retry.ts';
+import { toolsOnly } from './tools-only.ts';
 import { unknownSession400 } from './unknown-session-400.ts';
 
 export interface PersonalityEntry {
@@ -47,6 +48,10 @@ export const PERSONALITIES: Record<string, PersonalityEntry> = {
   'forbidden': { description: 'answers every request 403 (insufficient_scope)', create: () => authErrors({ status: 403 }) },
   'json-responses': { description: 'answers every POST with one application/json body instead of an SSE stream (2025-03-26 … 2025-11-25)', create: jsonResponses },
   'no-get-stream': { description: 'answers the standalone GET (no Last-Event-ID) with 405: no stream to listen on (2025-03-26 … 2025-11-25)', create: noGetStream },
+  'tools-only': {
+    description: 'advertises only the tools capability in its InitializeResult and serves nothing else (resources, prompts, logging, completion: -32601) (2024-11-05 … 2025-11-25, stateless)',
+    create: toolsOnly,
+  },
   'slow-responses': { description: 'delays every request by 2 s before handling it', create: () => slowResponses({ ms: 2_000 }) },
   'echo-session-headers': {
     description: 'a proxy echoing the request Mcp-Session-Id on every response but the InitializeResult; injects other ids on command',

@@ -316,3 +316,24 @@ describe('probe answers', () => {
     expect((await discover(client, 2)).error?.code).toBe(-32022);
   });
 });
+
+describe('capabilities', () => {
+  test.each(['2024-11-05', '2025-06-18', '2025-11-25'] as const)('tools-only (%s): initialize advertises tools alone and its line is noted; prompts/list and logging/setLevel get -32601', async (era) => {
+    const { record, launch } = await start({ era, personalities: ['tools-only'] });
+    const client = launch();
+    const init = await client.initialize(era);
+    expect(init.result?.['capabilities']).toEqual({ tools: { listChanged: true } });
+    expect((await client.request('tools/call', { name: 'echo', arguments: { text: 'hi' } })).result).toMatchObject({ content: [{ type: 'text', text: 'hi' }] });
+    expect((await client.request('prompts/list')).error?.code).toBe(-32601);
+    expect((await client.request('logging/setLevel', { level: 'info' })).error?.code).toBe(-32601);
+    await inRecord(record, init.id!);
+    const initLine = record.exchanges.find((x) => x.requestMessages.some((m) => m.method === 'initialize'))!;
+    expect(initLine.notes).toEqual(['tools-only']);
+    expect(record.exchanges.filter((x) => x.notes.includes('tools-only'))).toEqual([initLine]);
+  });
+
+  test('tools-only does not apply to 2026-07-28, and takes no launch option', async () => {
+    await expect(startStdioServer({ era: '2026-07-28', personalities: ['tools-only'] })).rejects.toThrow('stdio personality tools-only does not apply to era 2026-07-28');
+    await expect(startStdioServer({ era: '2025-11-25', personalities: [{ name: 'tools-only', launch: 1 }] })).rejects.toThrow('tools-only is every launch');
+  });
+});

@@ -56,6 +56,10 @@ export const STDIO_PERSONALITIES = {
     eras: ['2026-07-28', 'dual'],
   },
   'probe-unsupported-version': { description: 'answers server/discover with -32022 naming only 2099-01-01 (modern, no mutual version)' },
+  'tools-only': {
+    description: 'advertises only the tools capability in its InitializeResult and serves nothing else (resources, prompts, logging, completion: -32601); notes the initialize line',
+    eras: ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25'],
+  },
 } as const satisfies Record<string, StdioPersonalityEntry>;
 
 export type StdioPersonalityName = keyof typeof STDIO_PERSONALITIES;
@@ -79,6 +83,8 @@ export function checkPersonalities(era: StdioEra, personalities: readonly StdioP
   if (wrappers.length > 1) throw new Error('only one wrapper per server');
   // The program decides it is a wrapper before the harness can tell it which launch it is.
   if (wrappers.some((w) => w.launch !== undefined)) throw new Error('a wrapper is every launch\'s (it takes no launch option)');
+  // The era's server is built while the program waits to hear which launch it is: so is its shape.
+  if (personalities.some((p) => p.name === 'tools-only' && p.launch !== undefined)) throw new Error('tools-only is every launch\'s (it takes no launch option)');
   return [...personalities];
 }
 

@@ -14,7 +14,7 @@
 //   exits 0, unless a personality says not. servers/robustness/stdio-bad-input.test.ts has the table, and why.
 import { InMemoryTransport, isJSONRPCRequest, parseJSONRPCMessage, type JSONRPCMessage, type Transport, type TransportSendOptions } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
-import { createFixtureServer, FixtureState } from '../fixtures.ts';
+import { createFixtureServer, FixtureState, type FixtureServerOptions } from '../fixtures.ts';
 import type { ProgramChannel } from './channel.ts';
 import type { Arrival, ProgramIo } from './io.ts';
 import { EARLY_PINGS, PROBE_ANSWER_NOTE, type StdioPersonalityName } from './personalities.ts';
@@ -108,8 +108,14 @@ export class LineTransport implements Transport {
   }
 }
 
-/** The era's server on the transport; `close` aborts what runs and closes it. */
-async function startEra(era: StdioEra, transport: Transport, fixtures: FixtureState, onerror: (error: Error) => void): Promise<{ close(): Promise<void> }> {
+/** The era's server on the transport; `close` aborts what runs and closes it. `shape`: a legacy era's server (tools-only). */
+async function startEra(
+  era: StdioEra,
+  transport: Transport,
+  fixtures: FixtureState,
+  onerror: (error: Error) => void,
+  shape: FixtureServerOptions = {},
+): Promise<{ close(): Promise<void> }> {
   if (era === '2026-07-28' || era === 'dual') {
     const handle = serveStdio(
       ({ era: side }) => createFixtureServer(fixtures, side === 'modern' || era === '2026-07-28' ? ['2026-07-28'] : ['2025-11-25']),
@@ -117,7 +123,7 @@ async function startEra(era: StdioEra, transport: Transport, fixtures: FixtureSt
     );
     return handle;
   }
-  const server = createFixtureServer(fixtures, [...STDIO_ERA_REVISIONS[era]]);
+  const server = createFixtureServer(fixtures, [...STDIO_ERA_REVISIONS[era]], shape);
   server.server.onerror = onerror;
   await server.connect(transport);
   return { close: () => server.close() };
@@ -214,7 +220,8 @@ export async function serveEra(io: ProgramIo, channel: ProgramChannel, era: Stdi
 
   const transport = new LineTransport(io);
   const sdkError = (error: Error) => io.note(`sdk-error: ${error.message}`);
-  const loading = startEra(era, transport, fixtures, sdkError);
+  // tools-only takes no launch option (checkPersonalities): it is known before the harness says which launch this is.
+  const loading = startEra(era, transport, fixtures, sdkError, { toolsOnly: has('tools-only') !== undefined });
   io.hold(loading);
   const handle = await loading;
 
@@ -306,6 +313,8 @@ export async function serveEra(io: ProgramIo, channel: ProgramChannel, era: Stdi
       void transport.answered(requestId).then(() => transport.receive(message, line));
       return;
     }
+    // The answer comes from a server that advertises tools alone.
+    if (m.method === 'initialize' && has('tools-only')) io.note('tools-only', line);
     if (m.method === 'initialize' && m.id !== undefined && has('ping-at-initialize')) {
       // Pings are allowed before the handshake completes (lifecycle › Initialization): one before the result, one after.
       const [before, after] = EARLY_PINGS;

@@ -1,6 +1,7 @@
 import type { Scenario } from '../scenario.ts';
 import { autoFallsBack } from './auto-falls-back.ts';
 import { autoStaysModern } from './auto-stays-modern.ts';
+import { capabilitiesRespected } from './capabilities-respected.ts';
 import { downgrade } from './downgrade.ts';
 import { dualEraPrefersModern } from './dual-era-prefers-modern.ts';
 import { eraCached } from './era-cached.ts';
@@ -26,4 +27,6 @@ export const NEGOTIATION: readonly Scenario[] = [
   eraCached,
   legacyModeNoProbe,
   dualEraPrefersModern,
+  // Beyond the catalogue: traceability rule A12 (lifecycle › Operation).
+  capabilitiesRespected,
 ];

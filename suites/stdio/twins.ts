@@ -13,6 +13,7 @@ import { timeoutCancels } from '../cancellation/timeout-cancels.ts';
 import { inFlightSettled } from '../disposal/in-flight-settled.ts';
 import { quietAfterClose } from '../disposal/quiet-after-close.ts';
 import { versionPerRevision } from '../negotiation/version-per-revision.ts';
+import { capabilitiesRespected } from '../negotiation/capabilities-respected.ts';
 import { elicitationUrlUndeclared } from '../server-requests/elicitation-mode.ts';
 import { HANDLER_SCENARIOS } from '../server-requests/handler-answered.ts';
 import { INPUT_REQUIRED_SCENARIOS } from '../server-requests/input-required.ts';
@@ -53,6 +54,8 @@ export const STDIO_TWINS: readonly Scenario[] = [
   }),
   // The reported version; the MCP-Protocol-Version header is HTTP's.
   overStdio(versionPerRevision, { doctored: (versionPerRevision.doctored ?? []).filter((proof) => proof.check !== 'header-on-every-request') }),
+  // The server the client launches advertises tools alone; every request it gets is a stdin line.
+  overStdio(capabilitiesRespected, { setup: () => ({ stdio: { personalities: ['tools-only'] }, state: undefined }) }),
   // The server's ping on stdout during a call, the client's reply on stdin.
   overStdio(pingAnswered),
   // The server's requests on stdout during a call; each reply, and its refusal, on stdin.
