@@ -32,7 +32,7 @@ export interface VariantSpec {
  * Rules with no broken variant yet: a variant is proof only with scenarios it fails, and the stdio scenarios are still
  * to come (issue 13). clients/reference/variants.test.ts shows each of them flipped on the wire meanwhile.
  */
-export const RULES_AWAITING_SCENARIOS: readonly RuleName[] = ['acceptBatches'];
+export const RULES_AWAITING_SCENARIOS: readonly RuleName[] = [];
 
 /** The revisions from which `MCP-Protocol-Version` is required. */
 const WITH_VERSION_HEADER = ['2025-06-18', '2025-11-25'] as const satisfies readonly Revision[];
@@ -396,6 +396,12 @@ export const VARIANT_SPECS: readonly VariantSpec[] = [
     description: 'Reference client that writes the newlines inside its strings raw, so a message carrying one spreads over several stdin lines',
     // Each of these echoes a text with a newline: the call never reaches the server as a message.
     breaks: ['stdio/framing', 'stdio/split-writes', 'stdio/merged-writes', 'stdio/utf8-split'],
+  },
+  {
+    name: 'broken-drops-batches',
+    rule: 'acceptBatches',
+    description: "Reference client that drops a stdio line holding a JSON-RPC batch (an array), as the SDKs' stdio transports do: the answers in it never reach their calls",
+    breaks: ['stdio/batch-answers'],
   },
   {
     name: 'broken-leaves-calls-pending-on-exit',
