@@ -82,6 +82,14 @@ export function messages(revision: Revision, anchor: 'responses' | 'notification
   return spec(specUrl(revision, page, anchor), `Base Protocol › ${section}`, level);
 }
 
+/**
+ * basic/index › Batching: MCP implementations MAY send JSON-RPC batches and MUST support receiving them. Only 2025-03-26
+ * has it (2024-11-05 says nothing of batches; 2025-06-18 removed them), so it is cited there.
+ */
+export function batching(section: string, level: Level): SpecRef {
+  return spec(specUrl('2025-03-26', 'basic/index', 'batching'), `Base Protocol › Batching: ${section}`, level);
+}
+
 /** The 2026-07-28 multi round-trip pattern (basic/patterns/mrtr). */
 export function mrtr(revision: Revision, anchor: 'client-requirements-basic-workflow' | 'basic-workflow', section: string, level: Level): SpecRef {
   return spec(specUrl(revision, 'basic/patterns/mrtr', anchor), `Multi Round-Trip Requests › ${section}`, level);

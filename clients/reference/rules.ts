@@ -57,6 +57,7 @@ export interface ReferenceRules {
   checkEndpointOrigin: boolean;
   // — stdio —
   oneLinePerMessage: boolean;
+  acceptBatches: boolean;
   drainStderr: boolean;
   stderrNotAnError: boolean;
   closeStdinFirst: boolean;
@@ -273,6 +274,10 @@ export const RULES: Record<RuleName, RuleDoc> = {
   oneLinePerMessage: {
     does: 'stdio: writes each message as one line of JSON: a newline inside a string escaped (\\n), never written raw, so no message spreads over several lines',
     source: `${STDIO} (messages are delimited by newlines and MUST NOT contain embedded newlines)`,
+  },
+  acceptBatches: {
+    does: 'stdio: a line holding a JSON-RPC batch (an array) is read member by member, each as if it had come on a line of its own: every answer in it reaches its call',
+    source: `2025-03-26 basic/index.mdx › Batching (MUST support receiving JSON-RPC batches); 2025-03-26 ${T} › stdio (a message may be a batch)`,
   },
   drainStderr: {
     does: "stdio: reads the server's stderr as it comes, so a chatty server never blocks on a full pipe",

@@ -24,7 +24,7 @@ export interface ProcessExit {
 const exitText = (exit: ProcessExit) => (exit.code !== null ? `exited with code ${exit.code}` : `was killed by ${exit.signal}`);
 
 /** The shutdown rules of the stdio transport (rules.ts). */
-type StdioRules = Pick<ReferenceRules, 'closeStdinFirst' | 'escalateToSigkill' | 'killProcessTree' | 'drainStderr' | 'stderrNotAnError' | 'oneLinePerMessage'>;
+type StdioRules = Pick<ReferenceRules, 'closeStdinFirst' | 'escalateToSigkill' | 'killProcessTree' | 'drainStderr' | 'stderrNotAnError' | 'oneLinePerMessage' | 'acceptBatches'>;
 
 /**
  * One server process. Messages it writes reach `onMessage` (a batch flattened); its end (stdout closed or the process
@@ -248,6 +248,9 @@ export class StdioProcess {
       // Not a message (the server MUST NOT write it): skipped, never taken for an answer.
       return;
     }
+    // The habit acceptBatches rules out: a line that does not parse as one message is dropped, as the SDKs' stdio
+    // transports drop it (their message schema has no array), and with it every answer it carried.
+    if (Array.isArray(parsed) && !this.rules.acceptBatches) return;
     for (const message of messagesIn(parsed)) this.onMessage(message);
   }
 

@@ -143,6 +143,14 @@ describe('the rules every transport shares hold over stdio too (a variant breaki
     expect(methodsOf(server.lines())).toEqual(['initialize', 'notifications/initialized', 'tools/call']);
   });
 
+  test('a batch line from the server (an array) is read member by member: the answer in it reaches its call', async () => {
+    const server = stdioServer({ BATCH_ANSWERS: '1' });
+    const connection = await newClient().connect(server.target, { ...STDIO_CONNECT, negotiation: { pin: '2025-03-26' } });
+    expect(await connection.callTool('echo', { text: 'batched' })).toEqual({ content: [{ type: 'text', text: 'batched' }] });
+    await connection.close();
+    expect(methodsOf(server.lines())).toEqual(['initialize', 'notifications/initialized', 'tools/call']);
+  });
+
   test('sendInitializedNotification off: no notifications/initialized', async () => {
     const server = stdioServer();
     await (await newClient({ rules: withRuleBroken('sendInitializedNotification') }).connect(server.target, STDIO_CONNECT)).close();

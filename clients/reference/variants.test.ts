@@ -460,6 +460,14 @@ const ON_THE_WIRE: Record<RuleName, () => Promise<void>> = {
     const cut = lines.findIndex((line) => typeof line === 'string' && line.endsWith('"text":"line one'));
     expect(lines.slice(cut, cut + 2)).toEqual([expect.stringMatching(/"method":"tools\/call"/), 'line two"}}}']);
   },
+  async acceptBatches() {
+    const server = stdioServer({ BATCH_ANSWERS: '1' });
+    const connection = await broken('acceptBatches').connect(server.target, { ...STDIO_CONNECT, negotiation: { pin: '2025-03-26' } });
+    // The call's answer comes as a batch of one: the line is dropped, the call times out, and the client reads on.
+    expect((await rejection(connection.callTool('echo', { text: 'batched' }, { timeoutMs: POLICY.ms.react }))).name).toBe('TimeoutError');
+    expect(await connection.listTools()).toEqual([{ name: 'echo' }, { name: 'slow' }]);
+    await connection.close();
+  },
   async drainStderr() {
     const server = stdioServer({ STDERR_BYTES: String(1024 * 1024) });
     const client = broken('drainStderr');

@@ -404,6 +404,12 @@ export const VARIANT_SPECS: readonly VariantSpec[] = [
     breaks: ['stdio/framing', 'stdio/split-writes', 'stdio/merged-writes', 'stdio/utf8-split'],
   },
   {
+    name: 'broken-drops-batches',
+    rule: 'acceptBatches',
+    description: "Reference client that drops a stdio line holding a JSON-RPC batch (an array), as the SDKs' stdio transports do: the answers in it never reach their calls",
+    breaks: ['stdio/batch-answers'],
+  },
+  {
     name: 'broken-leaves-calls-pending-on-exit',
     rule: 'settleOnServerExit',
     description: 'Reference client whose calls in flight go on waiting for an answer when the server process ends',

@@ -50,6 +50,8 @@ const SPLIT_MAX_PIECES = 16;
 const UTF8_PAUSE_MS = 5;
 /** merged-writes: the longest a notification waits for an answer to travel with, unless the personality says otherwise. */
 const MERGE_HOLD_MS = 250;
+/** batch-answers with a count: the longest the first answer waits for the others to travel with, unless it says otherwise. */
+const BATCH_HOLD_MS = 250;
 /** What a stderr write reports of its bytes. */
 const STDERR_HEAD_BYTES = 2_048;
 
@@ -90,6 +92,9 @@ export class ProgramIo {
   private readonly merged: Outgoing[] = [];
   private mergeTimer: NodeJS.Timeout | undefined;
   private readonly batchAnswers: Outgoing[] = [];
+  private batchTimer: NodeJS.Timeout | undefined;
+  /** batch-answers with a tool: the tool each tools/call request names, by its id (as JSON). */
+  private readonly toolCalls = new Map<string, unknown>();
   private exiting: Promise<never> | undefined;
   private signalHandler: ((signal: HandledSignal) => void) | undefined;
 
@@ -216,6 +221,11 @@ export class ProgramIo {
     }
     const parsed: ReturnType<typeof parseLine> =
       tooLong !== undefined ? { messages: [], error: `a line of ${tooLong} bytes, longer than ${MAX_STDIN_LINE_BYTES}` } : parseLine(text);
+    if (find(this.personalities, 'batch-answers')?.tool !== undefined) {
+      for (const m of parsed.messages as { id?: unknown; method?: unknown; params?: { name?: unknown } }[]) {
+        if (m.method === 'tools/call' && m.id !== undefined) this.toolCalls.set(JSON.stringify(m.id), m.params?.name);
+      }
+    }
     this.channel.report({
       t: 'line',
       at: machineNow(),
@@ -272,9 +282,19 @@ export class ProgramIo {
   send(message: unknown, line?: number): Promise<void> {
     if (this.frozen || this.stdoutClosed) return Promise.resolve();
     const outgoing = { message: this.decorate(message), line };
-    if (this.has('batch-answers') && isResponse(message)) {
+    const batching = this.has('batch-answers');
+    if (batching && isResponse(message) && (batching.tool === undefined || this.toolCalls.get(JSON.stringify((message as { id?: unknown }).id)) === batching.tool)) {
       this.batchAnswers.push(outgoing);
-      if (this.batchAnswers.length === 1) setImmediate(() => this.enqueue([{ message: this.batchAnswers.map((o) => o.message), line: undefined }], this.batchAnswers.splice(0)));
+      if (batching.count === undefined) {
+        // The answers due together (in this turn of the event loop) go as one batch.
+        if (this.batchAnswers.length === 1) setImmediate(() => this.flushBatch());
+      } else if (this.batchAnswers.length >= batching.count) {
+        clearTimeout(this.batchTimer);
+        this.batchTimer = undefined;
+        setImmediate(() => this.flushBatch());
+      } else {
+        this.batchTimer ??= setTimeout(() => this.flushBatch(), batching.ms ?? BATCH_HOLD_MS);
+      }
       return this.writing;
     }
     const merged = this.has('merged-writes');
@@ -314,6 +334,14 @@ export class ProgramIo {
     } catch (error) {
       this.channel.report({ t: 'stdout-error', at: machineNow(), error: (error as Error).message });
     }
+  }
+
+  /** batch-answers: the answers held so far, written as one batch (an array); each reported sent, on its own line's exchange. */
+  private flushBatch(): void {
+    clearTimeout(this.batchTimer);
+    this.batchTimer = undefined;
+    const held = this.batchAnswers.splice(0);
+    if (held.length > 0) void this.enqueue([{ message: held.map((o) => o.message), line: undefined }], held);
   }
 
   private flushMerged(): void {

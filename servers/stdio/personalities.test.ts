@@ -200,6 +200,26 @@ describe('framing of what the server writes', () => {
     expect(batch[0]!.result?.['protocolVersion']).toBe('2025-03-26');
   });
 
+  test('batch-answers with tool and count: the answers to calls of that tool held until count are due, then one batch; the others alone', async () => {
+    const { record, launch } = await start({ era: '2025-03-26', personalities: [{ name: 'batch-answers', tool: 'echo', count: 2, ms: WAIT_MS }] });
+    const client = launch();
+    const init = await client.initialize('2025-03-26');
+    expect(init.result?.['protocolVersion']).toBe('2025-03-26');
+    client.send({ id: 'a', method: 'tools/call', params: { name: 'echo', arguments: { text: 'first' } } });
+    // Held: the first echo's answer waits for the second; a tools/list meanwhile is answered alone, as a message.
+    expect((await client.request('tools/list')).result?.['tools']).toBeDefined();
+    expect(client.lines.some(Array.isArray)).toBe(false);
+    client.send({ id: 'b', method: 'tools/call', params: { name: 'echo', arguments: { text: 'second' } } });
+    const batch = (await client.waitForLine(Array.isArray, 'a batch')) as RawMessage[];
+    expect(batch.map((m) => m.id)).toEqual(['a', 'b']);
+    expect(batch.map((m) => (m.result?.['content'] as { text: string }[])[0]!.text)).toEqual(['first', 'second']);
+    // Each answer is recorded on its own line's exchange.
+    await inRecord(record, 'b');
+    expect(record.responseTo('a')).toBeDefined();
+    const lines = stdoutBytes(p1(record)).toString('utf8').trimEnd().split('\n');
+    expect(lines.filter((line) => line.startsWith('['))).toHaveLength(1);
+  });
+
   test('batch-answers does not apply to other eras', async () => {
     await expect(startStdioServer({ era: '2025-06-18', personalities: ['batch-answers'] })).rejects.toThrow(/only 2025-03-26/);
   });

@@ -45,7 +45,11 @@ export const STDIO_PERSONALITIES = {
   },
   'crash-mid-call': { description: 'on a tools/call (option tool), once the tool has started: a stack trace on stderr and exit 1, never answering' },
   'close-stdout-and-exit': { description: 'on a tools/call (option tool), once the tool has started: closes stdout, then exits 0 (a server-initiated shutdown)' },
-  'batch-answers': { description: '2025-03-26: every answer is written as a JSON-RPC batch (an array), with the notifications queued before it', eras: ['2025-03-26'] },
+  'batch-answers': {
+    description:
+      '2025-03-26: every answer (option tool: only those to calls of that tool) is written as a JSON-RPC batch (an array), with the notifications queued before it; the answers due together share one batch, or (option count) the answers are held until that many are due, at most ms (default 250) after the first',
+    eras: ['2025-03-26'],
+  },
   'probe-method-not-found': { description: 'answers server/discover with -32601 Method not found, as many legacy servers do' },
   'probe-invalid-params': { description: 'answers server/discover with -32602 Invalid params, as some legacy servers do' },
   'probe-silence': { description: 'never answers server/discover (the client must fall back within a bound)' },

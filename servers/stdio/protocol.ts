@@ -64,13 +64,13 @@ export interface StdioPersonalitySpec {
   name: string;
   /** Only in this launch of the server (1: the first process that reports; the harness counts). Default: every launch. */
   launch?: number;
-  /** Milliseconds (slow start, the pause between the pieces of a split write, how long merged-writes holds a message). */
+  /** Milliseconds (slow start, the pause between the pieces of a split write, how long merged-writes holds a message, how long batch-answers holds an answer for the others). */
   ms?: number;
   /** Bytes (the stderr flood's size, a split write's piece). */
   bytes?: number;
-  /** The tool whose call it acts on (crash-mid-call, close-stdout-and-exit); default any tools/call. */
+  /** The tool whose call it acts on (crash-mid-call, close-stdout-and-exit, batch-answers); default any tools/call (batch-answers: any request). */
   tool?: string;
-  /** How many times it acts (probe answers); default every time (corrective: once). */
+  /** How many times it acts (probe answers); default every time (corrective: once). batch-answers: how many answers one batch holds. */
   count?: number;
   /** The versions a -32022 answer names. */
   supported?: string[];

@@ -35,7 +35,8 @@ export function isEchoSeen(value: unknown): value is EchoSeen {
   return typeof value === 'object' && value !== null && (state === 'resolved' || state === 'rejected' || state === 'pending');
 }
 
-const textOf = (result: { content?: unknown[] }): string =>
+/** The text of a tool result's text content. */
+export const textOf = (result: { content?: unknown[] }): string =>
   (result.content ?? [])
     .filter((item): item is { type: 'text'; text: string } => (item as { type?: unknown })?.type === 'text' && typeof (item as { text?: unknown }).text === 'string')
     .map((item) => item.text)

@@ -1,4 +1,5 @@
 import type { Scenario } from '../scenario.ts';
+import { stdioBatchAnswers } from './batch-answers.ts';
 import { eraPerProcess } from './era-per-process.ts';
 import { stdioFraming } from './framing.ts';
 import { PROBE_FALLBACK } from './probe-fallback.ts';
@@ -23,5 +24,5 @@ export const STDIO: readonly Scenario[] = [
   // The reaction to the probe's answer (-32022) is reached only by a client that waited for it; the slow start judges the wait.
   ...PROBE_MODERN.map((scenario) => (scenario === probeSlowStart ? scenario : waitingForTheProbe(scenario))),
   eraPerProcess,
-  ...[stdioFraming, stdioSplitWrites, stdioMergedWrites, stdioUtf8Split, stdioCrashMidCall, stdioCloseStdoutAndExit, stdioShutdownSequence, stdioProcessTree, stdioStderr, pingWhileIdle, pingAtInitialize].map(waitingForTheProbe),
+  ...[stdioFraming, stdioSplitWrites, stdioMergedWrites, stdioUtf8Split, stdioBatchAnswers, stdioCrashMidCall, stdioCloseStdoutAndExit, stdioShutdownSequence, stdioProcessTree, stdioStderr, pingWhileIdle, pingAtInitialize].map(waitingForTheProbe),
 ];

@@ -7,7 +7,8 @@
 // (written before the initialize answer: a client that does not drain stderr never gets it), STDIO_TEST_DESCENDANT=1
 // (starts a sleeping child in its process group that holds none of its pipes), STDIO_TEST_MODERN=1 (answers
 // server/discover as a 2026-07-28 server; else -32601, as a legacy one), STDIO_TEST_EXIT_ON=<method> (exits with code 3
-// when that request arrives), STDIO_TEST_SILENT_ON=<method> (never answers it).
+// when that request arrives), STDIO_TEST_SILENT_ON=<method> (never answers it), STDIO_TEST_BATCH_ANSWERS=1 (writes every
+// answer to a tools/call as a JSON-RPC batch of one: an array).
 import { spawn } from 'node:child_process';
 import { appendFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
@@ -56,7 +57,8 @@ function answer(message: { id?: unknown; method?: string; params?: Record<string
     return;
   }
   if (id === undefined) return;
-  const result = (value: unknown) => write({ jsonrpc: '2.0', id, result: value });
+  const batched = method === 'tools/call' && env.STDIO_TEST_BATCH_ANSWERS === '1';
+  const result = (value: unknown) => write(batched ? [{ jsonrpc: '2.0', id, result: value }] : { jsonrpc: '2.0', id, result: value });
   const error = (code: number, text: string) => write({ jsonrpc: '2.0', id, error: { code, message: text } });
   switch (method) {
     case 'initialize': {
