@@ -32,7 +32,7 @@ export interface VariantSpec {
  * Rules with no broken variant yet: a variant is proof only with scenarios it fails, and the stdio scenarios are still
  * to come (issue 13). clients/reference/variants.test.ts shows each of them flipped on the wire meanwhile.
  */
-export const RULES_AWAITING_SCENARIOS: readonly RuleName[] = ['ignoreSseComments'];
+export const RULES_AWAITING_SCENARIOS: readonly RuleName[] = [];
 
 /** The revisions from which `MCP-Protocol-Version` is required. */
 const WITH_VERSION_HEADER = ['2025-06-18', '2025-11-25'] as const satisfies readonly Revision[];
@@ -237,6 +237,12 @@ export const VARIANT_SPECS: readonly VariantSpec[] = [
     only: {
       'retry/no-double-execution': { at: ['2025-11-25'], why: 'the Last-Event-ID path exists only at 2025-11-25 for a tool call' },
     },
+  },
+  {
+    name: 'broken-fails-on-sse-comment',
+    rule: 'ignoreSseComments',
+    description: 'Reference client that takes an SSE comment line (a keep-alive) for malformed input: it aborts the stream and the request fails',
+    breaks: ['resume/sse-comments-ignored'],
   },
   {
     name: 'broken-retries-http-errors',
