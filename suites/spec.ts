@@ -148,6 +148,22 @@ export function sendingMessages(revision: Revision, section: string, level: Leve
   return spec(specUrl(revision, 'basic/transports', 'sending-messages-to-the-server'), `Transports › Sending Messages to the Server: ${section}`, level);
 }
 
+/**
+ * SSE comment lines (a line beginning with a colon: keep-alives). 2026-07-28 states the client's rule in a Note of
+ * Streamable HTTP › Receiving Messages, with a lower-case "must" (cited at MUST, as the traceability table's lower-case
+ * rules are). Earlier revisions stream with Server-Sent Events by reference, and the SSE standard (WHATWG HTML ›
+ * Server-sent events, event stream interpretation) ignores such a line: a tested convention there, cited at the
+ * transport's own section and saying so.
+ */
+export function sseCommentLines(revision: Revision, section: string, level: Level = 'MUST'): SpecRef {
+  if (isModern(revision)) {
+    return streamableHttp('receiving-messages', `Receiving Messages (Note: clients must ignore SSE comment lines, a line beginning with a colon, and must not treat them as malformed input): ${section}`, level);
+  }
+  const convention = 'convention: the SSE standard, WHATWG HTML › Server-sent events, ignores a line beginning with a colon, as 2026-07-28 Streamable HTTP › Receiving Messages spells out';
+  if (isHttpSse(revision)) return spec(specUrl(revision, 'basic/transports', 'http-with-sse'), `Transports › HTTP with SSE (${convention}): ${section}`, level);
+  return spec(specUrl(revision, 'basic/transports', 'streamable-http'), `Transports › Streamable HTTP (the server may stream with Server-Sent Events; ${convention}): ${section}`, level);
+}
+
 /** Streamable HTTP › Resumability and Redelivery (2025-03-26 … 2025-11-25). */
 export function resumability(revision: Revision, section: string, level: Level): SpecRef {
   return spec(specUrl(revision, 'basic/transports', 'resumability-and-redelivery'), `Transports › Resumability and Redelivery: ${section}`, level);

@@ -39,6 +39,12 @@ export class ConnectionDropped extends Error {}
 /** A protocol violation by the server (an answer the client cannot use). */
 export class ProtocolError extends Error {}
 
+/**
+ * An SSE stream the client took for malformed input and aborted: only the broken variant that does not ignore comment
+ * lines (rules.ts `ignoreSseComments`) throws it.
+ */
+export class MalformedStream extends Error {}
+
 /** The server answered `initialize` with a revision the client does not speak. */
 export class UnsupportedRevisionError extends Error {
   readonly revision: unknown;

@@ -78,7 +78,7 @@ export class HttpSseSession implements Session {
       await readText(http, this.stream.signal).catch(() => '');
       throw new ProtocolError(`GET ${this.url} was answered with content type "${http.headers['content-type'] ?? ''}", not an SSE stream`);
     }
-    const reader = new SseReader(http.body);
+    const reader = new SseReader(http.body, this.ctx.rules);
     this.reader = reader;
     const first = await reader.next().catch((error: unknown) => {
       throw this.stream.signal.aborted ? this.stream.signal.reason : new ConnectionDropped(`the SSE stream broke before the endpoint event (${String(error)})`);

@@ -4,8 +4,9 @@ import type { Agent, Dispatcher } from 'undici';
 import { request } from 'undici';
 // Its own SSE parser (eventsource-parser), not the servers' (servers/sse.ts): a parsing bug cannot hide on both sides at once.
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
-import { ConnectionDropped, HttpStatusError, ProtocolError, StreamCut } from './errors.ts';
+import { ConnectionDropped, HttpStatusError, MalformedStream, ProtocolError, StreamCut } from './errors.ts';
 import { isAnswerTo, jsonRpcErrorIn, messagesIn, parseJson, type JsonRpcMessage } from './protocol.ts';
+import type { ReferenceRules } from './rules.ts';
 
 export type Body = Dispatcher.ResponseData['body'];
 
@@ -84,31 +85,46 @@ export async function statusError(what: string, answer: HttpAnswer, signal: Abor
 /** One server-sent event as the client reads it. */
 export type SseEvent = EventSourceMessage;
 
+/** The rules an SSE reader follows. */
+export type SseRules = Pick<ReferenceRules, 'ignoreSseComments'>;
+
 /** An SSE response body, event by event; remembers the last event id and the last retry interval. */
 export class SseReader {
   lastEventId: string | undefined;
   retryMs: number | undefined;
   private readonly queue: SseEvent[] = [];
+  /** Set when a comment line arrived and the rules take it for malformed input. */
+  private malformed: MalformedStream | undefined;
   private readonly parser = createParser({
     onEvent: (event) => this.queue.push(event),
     onRetry: (ms) => (this.retryMs = ms),
+    // A comment line (a keep-alive) carries nothing: the parser skips it. The rule is read only when one arrives.
+    onComment: (comment) => {
+      if (!this.rules.ignoreSseComments) this.malformed ??= new MalformedStream(`the SSE stream carried a comment line (":${comment}"), taken for malformed input`);
+    },
   });
   private readonly decoder = new TextDecoder();
   private readonly iterator: AsyncIterator<Buffer>;
   private readonly body: Body;
+  private readonly rules: SseRules;
 
-  constructor(body: Body) {
+  constructor(body: Body, rules: SseRules) {
     this.body = body;
+    this.rules = rules;
     this.iterator = body[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
   }
 
-  /** The next event; undefined when the stream ended. Throws when it broke. */
+  /** The next event; undefined when the stream ended. Throws when it broke (or was taken for malformed, and aborted). */
   async next(): Promise<SseEvent | undefined> {
     while (this.queue.length === 0) {
       const chunk = await this.iterator.next();
       // An event cut off before its blank line is not dispatched (WHATWG event stream interpretation).
       if (chunk.done) return undefined;
       this.parser.feed(this.decoder.decode(chunk.value, { stream: true }));
+      if (this.malformed !== undefined) {
+        this.destroy();
+        throw this.malformed;
+      }
     }
     const event = this.queue.shift()!;
     if (event.id !== undefined) this.lastEventId = event.id;
@@ -151,8 +167,8 @@ export interface Answered {
  * Reads the answer to request `id` from a 2xx response: a JSON body, or an SSE stream whose other messages go to
  * `onMessage`. A stream that ends or breaks first throws StreamCut (with the last event id, if any).
  */
-export async function readAnswer(answer: HttpAnswer, id: number | string, signal: AbortSignal, onMessage: (message: JsonRpcMessage) => void): Promise<Answered> {
-  if (isSse(answer)) return readSseAnswer(new SseReader(answer.body), id, signal, onMessage);
+export async function readAnswer(answer: HttpAnswer, id: number | string, signal: AbortSignal, onMessage: (message: JsonRpcMessage) => void, rules: SseRules): Promise<Answered> {
+  if (isSse(answer)) return readSseAnswer(new SseReader(answer.body, rules), id, signal, onMessage);
   const type = answer.headers['content-type'] ?? '';
   const text = await readText(answer, signal);
   if (!type.includes('application/json')) {
@@ -175,7 +191,8 @@ export async function readSseAnswer(reader: SseReader, id: number | string, sign
     }
   } catch (error) {
     if (signal.aborted) throw signal.reason;
-    void error;
+    // A stream the client itself took for malformed: the request fails with that, no resumption.
+    if (error instanceof MalformedStream) throw error;
   }
   if (signal.aborted) throw signal.reason;
   throw new StreamCut(reader.lastEventId, reader.retryMs);

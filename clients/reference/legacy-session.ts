@@ -120,7 +120,7 @@ export class LegacySession implements Session {
         if (http.status === 405 && !rules.getStream405IsNoStream) this.broken = new HttpStatusError('GET (listening stream)', 405, '', undefined);
         return;
       }
-      const reader = new SseReader(http.body);
+      const reader = new SseReader(http.body, rules);
       this.readers.add(reader);
       try {
         await reader.drain((message) => {
@@ -155,7 +155,7 @@ export class LegacySession implements Session {
       const http = await send(this.ctx.agent, { method: 'POST', url: this.url, headers, body, signal: link.signal });
       let message: JsonRpcMessage;
       if (isOk(http)) {
-        const answered = await readAnswer(http, id, link.signal, (m) => this.onServerMessage(m, undefined));
+        const answered = await readAnswer(http, id, link.signal, (m) => this.onServerMessage(m, undefined), rules);
         this.drain(answered);
         message = answered.message;
       } else {
@@ -264,7 +264,7 @@ export class LegacySession implements Session {
       if (!isOk(http)) throw await this.failure(`POST ${call.method}`, http, sent, signal);
       let answered: Answered;
       try {
-        answered = await readAnswer(http, id, signal, (message) => this.onServerMessage(message, call));
+        answered = await readAnswer(http, id, signal, (message) => this.onServerMessage(message, call), this.ctx.rules);
       } catch (error) {
         if (!(error instanceof StreamCut)) throw error;
         answered = await this.resumeStream(call, id, error, signal);
@@ -300,7 +300,7 @@ export class LegacySession implements Session {
         await http.body.dump().catch(() => {});
         throw new ProtocolError(`the resumption GET was answered with content type "${http.headers['content-type'] ?? ''}"`);
       }
-      const reader = new SseReader(http.body);
+      const reader = new SseReader(http.body, rules);
       try {
         return await readSseAnswer(reader, id, signal, (message) => this.onServerMessage(message, call));
       } catch (error) {

@@ -7,6 +7,7 @@ import { dropConnection } from '../../servers/personalities/drop-connection.ts';
 import { echoSessionHeaders } from '../../servers/personalities/echo-session-headers.ts';
 import { expiringSessions } from '../../servers/personalities/expiring-sessions.ts';
 import { serverErrors } from '../../servers/personalities/server-errors.ts';
+import { SSE_COMMENT_NOTES, sseComments } from '../../servers/personalities/sse-comments.ts';
 import { sseRetryInterval } from '../../servers/personalities/sse-retry.ts';
 import { unknownSession400 } from '../../servers/personalities/unknown-session-400.ts';
 import { CLOSE_STREAM_ANSWER } from '../../servers/fixtures.ts';
@@ -65,6 +66,23 @@ describe('answers', () => {
     expect(await connection.listTools()).toEqual([{ name: 'from-json' }]);
     expect(carrying(server.record, 'tools/list')[0]!.responseHeaders['content-type']).toBe('application/json');
     expect(carrying(server.record, 'initialize')[0]!.sse).toBe(true);
+  });
+});
+
+describe('SSE comment lines', () => {
+  test('are ignored on every stream: the answers come through, the listening stream stays, nothing is sent again', async () => {
+    const server = await serve('2025-11-25', [sseComments()]);
+    const connection = await newClient().connect(server.url, { ...CONNECT, listen: true });
+    expect(await connection.listTools()).toContainEqual(expect.objectContaining({ name: 'echo' }));
+    expect((await connection.callTool('test_tool_with_logging', {})).content).toEqual([{ type: 'text', text: 'Tool with logging executed successfully' }]);
+    await server.record.waitFor((r) => r.exchanges.some((e) => e.method === 'GET' && e.notes.includes(SSE_COMMENT_NOTES.beforeFirstEvent)), 'the listening stream', BOUND_MS);
+    const [get] = server.record.exchanges.filter((e) => e.method === 'GET');
+    expect(get!.endedBy).toBeUndefined();
+    await connection.close();
+    // The GET stream opens in the background: its place among the POSTs is a race.
+    expect(methods(server.record).filter((m) => m !== 'GET')).toEqual(['POST initialize', 'POST notifications/initialized', 'POST tools/list', 'POST tools/call', 'DELETE']);
+    expect(methods(server.record).filter((m) => m === 'GET')).toHaveLength(1);
+    expect(carrying(server.record, 'tools/call')[0]!.notes).toEqual(Object.values(SSE_COMMENT_NOTES));
   });
 });
 

@@ -105,7 +105,7 @@ export class ModernSession implements Session {
       }
       let answered: Answered;
       try {
-        answered = await readAnswer(http, id, signal, (message) => this.onServerMessage(message, call));
+        answered = await readAnswer(http, id, signal, (message) => this.onServerMessage(message, call), this.ctx.rules);
       } catch (error) {
         // No resumption in this era: a cut stream lost the request.
         throw error instanceof StreamCut ? new ConnectionDropped(error.message) : error;

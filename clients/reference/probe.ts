@@ -53,7 +53,7 @@ export async function probe(ctx: SessionContext, options: ProbeOptions): Promise
       } else {
         let message;
         try {
-          ({ message } = await readAnswer(http, id, options.signal, () => {}));
+          ({ message } = await readAnswer(http, id, options.signal, () => {}, rules));
         } catch (error) {
           if (!(error instanceof ProtocolError)) throw error instanceof StreamCut ? new ConnectionDropped(error.message) : error;
           // No JSON-RPC answer at all: an empty body (202), another content type.

@@ -31,6 +31,7 @@ export interface ReferenceRules {
   retryOnlyIdempotent: boolean;
   respectSseRetry: boolean;
   resumeWithLastEventId: boolean;
+  ignoreSseComments: boolean;
   noRetryOnHttpErrors: boolean;
   // — modern requests —
   modernEnvelopeComplete: boolean;
@@ -190,6 +191,10 @@ export const RULES: Record<RuleName, RuleDoc> = {
   resumeWithLastEventId: {
     does: 'a POST stream that ends after an event id without the answer is resumed with GET + Last-Event-ID (session and version headers), never re-POSTed',
     source: `${T} › Resumability and Redelivery`,
+  },
+  ignoreSseComments: {
+    does: 'ignores SSE comment lines (a line beginning with a colon: a keep-alive, alone or followed by a blank line) on every stream it reads: never an event, an error or a reason to reconnect',
+    source: `${T26} › Receiving Messages (Note: clients must ignore such lines and must not treat them as malformed input); earlier revisions: the SSE standard their streams follow (WHATWG HTML › Server-sent events, a convention)`,
   },
   noRetryOnHttpErrors: {
     does: '401/403 and 5xx answers are surfaced at once: no retry loop',

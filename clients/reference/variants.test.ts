@@ -16,6 +16,7 @@ import { noGetStream } from '../../servers/personalities/no-get-stream.ts';
 import { refusesReinitialize } from '../../servers/personalities/refuses-reinitialize.ts';
 import { serverErrors } from '../../servers/personalities/server-errors.ts';
 import { slowResponses } from '../../servers/personalities/slow-responses.ts';
+import { sseComments } from '../../servers/personalities/sse-comments.ts';
 import { sseRetryInterval } from '../../servers/personalities/sse-retry.ts';
 import { toolsOnly } from '../../servers/personalities/tools-only.ts';
 import { unknownSession400 } from '../../servers/personalities/unknown-session-400.ts';
@@ -303,6 +304,13 @@ const ON_THE_WIRE: Record<RuleName, () => Promise<void>> = {
     expect(carrying(server.record, 'tools/call')).toHaveLength(2);
     expect(server.fixtures.runsOf('close_stream')).toBe(2);
     expect(server.record.exchanges.some((e) => e.method === 'GET')).toBe(false);
+  },
+  async ignoreSseComments() {
+    // The comment before the initialize answer's first event: the stream is aborted and the connect fails with it.
+    const server = await serve('2025-11-25', [sseComments()]);
+    expect((await rejection(broken('ignoreSseComments').connect(server.url, CONNECT))).message).toContain('comment line');
+    await settled(server.record);
+    expect(methods(server.record)).toEqual(['POST initialize']);
   },
   async noRetryOnHttpErrors() {
     const server = await serve('2025-11-25', [authErrors({ status: 401 })]);

@@ -245,6 +245,12 @@ export const VARIANT_SPECS: readonly VariantSpec[] = [
     },
   },
   {
+    name: 'broken-fails-on-sse-comment',
+    rule: 'ignoreSseComments',
+    description: 'Reference client that takes an SSE comment line (a keep-alive) for malformed input: it aborts the stream and the request fails',
+    breaks: ['resume/sse-comments-ignored'],
+  },
+  {
     name: 'broken-retries-http-errors',
     rule: 'noRetryOnHttpErrors',
     description: 'Reference client that retries a request answered 401, 403 or 5xx up to three times, at once (seed 003)',
@@ -495,9 +501,10 @@ export const VARIANT_SPECS: readonly VariantSpec[] = [
     rule: 'neverAnswerNotifications',
     description: 'Reference client that answers each notification it has no handler for with -32601 (id null), as a naive JSON-RPC peer does',
     // Wherever else the server sends a notification, the answer is an invalid message (messages-match-schema).
-    breaks: ['server-requests/notifications-interleaved', 'stdio/notifications-interleaved', 'stdio/merged-writes', 'resume/sse-last-event-id', 'server-requests/server-cancels', 'stdio/server-cancels'],
+    breaks: ['server-requests/notifications-interleaved', 'stdio/notifications-interleaved', 'stdio/merged-writes', 'resume/sse-last-event-id', 'resume/sse-comments-ignored', 'server-requests/server-cancels', 'stdio/server-cancels'],
     only: {
       'resume/sse-last-event-id': { at: ['2025-03-26', '2025-06-18'], why: 'there the tool logs on its stream before the cut; each log message is answered with an id-null error' },
+      'resume/sse-comments-ignored': { at: L, why: 'the logging tool logs before it answers, each log message answered with an id-null error; at 2026-07-28 the server logs only to a request naming a log level' },
     },
   },
   {

@@ -15,6 +15,7 @@ import { ANSWERS, probeAnswers } from './probe-answers.ts';
 import { refusesReinitialize } from './refuses-reinitialize.ts';
 import { serverErrors } from './server-errors.ts';
 import { slowResponses } from './slow-responses.ts';
+import { sseComments } from './sse-comments.ts';
 import { sseRetryInterval } from './sse-retry.ts';
 import { toolsOnly } from './tools-only.ts';
 import { unknownSession400 } from './unknown-session-400.ts';
@@ -62,6 +63,10 @@ export const PERSONALITIES: Record<string, PersonalityEntry> = {
     create: affinityGateway,
   },
   'sse-retry': { description: '2025-11-25: priming events carry retry: 500 (ms) instead of 50', create: () => sseRetryInterval(500) },
+  'sse-comments': {
+    description: 'SSE comment lines (`:` and `: keep-alive`, CRLF and LF) before the first event, between events and after the last of every event stream; 2026-07-28 answers every request with a stream',
+    create: sseComments,
+  },
   'initialize-unsupported-revision': {
     description: 'answers initialize with protocolVersion 1999-01-01, which no client supports',
     create: () => initializeAnswers(),
