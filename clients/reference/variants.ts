@@ -32,7 +32,7 @@ export interface VariantSpec {
  * Rules with no broken variant yet: a variant is proof only with scenarios it fails, and the stdio scenarios are still
  * to come (issue 13). clients/reference/variants.test.ts shows each of them flipped on the wire meanwhile.
  */
-export const RULES_AWAITING_SCENARIOS: readonly RuleName[] = ['boundDeleteOnClose'];
+export const RULES_AWAITING_SCENARIOS: readonly RuleName[] = [];
 
 /** The revisions from which `MCP-Protocol-Version` is required. */
 const WITH_VERSION_HEADER = ['2025-06-18', '2025-11-25'] as const satisfies readonly Revision[];
@@ -302,6 +302,12 @@ export const VARIANT_SPECS: readonly VariantSpec[] = [
     rule: 'tolerateDelete405',
     description: 'Reference client whose close() fails when the server answers DELETE with 405',
     breaks: ['disposal/delete-issued-session', 'json-responses/delete-issued-session'],
+  },
+  {
+    name: 'broken-waits-for-delete',
+    rule: 'boundDeleteOnClose',
+    description: "Reference client whose close() waits for the DELETE's answer with no timeout of its own: a server or proxy that never answers it hangs close()",
+    breaks: ['disposal/close-with-hung-delete'],
   },
   {
     name: 'broken-deletes-twice',
