@@ -90,7 +90,7 @@ export const closeWithHungDelete = defineScenario({
         settledRule,
         held !== undefined,
         held !== undefined
-          ? `the server held ${label(held)} without an answer`
+          ? `the server held ${label(held)}`
           : closeFromSeq === undefined
             ? 'the script did not reach close()'
             : `close() sent no DELETE, so none was held (disposal/delete-issued-session judges a missing DELETE): ${describeOutcome(closed, 'close()')}`,
