@@ -106,7 +106,11 @@ export interface ClientHandlers {
 export const HANDLER_FEATURES = { roots: 'roots', sampling: 'sampling', elicitation: 'elicitation' } as const satisfies Record<keyof ClientHandlers, Feature>;
 
 export interface ConnectOptions {
-  /** Upper bound for the connect itself. The runner also enforces a bound from outside. */
+  /**
+   * Upper bound for the connect itself. The runner also enforces a bound from outside. It is the one timeout the contract
+   * gives a connection, so disposal/close-with-hung-delete also reads it as the client's own bound on the DELETE its
+   * close() sends: a client whose DELETE waits longer (or has no timeout) is judged late there.
+   */
   timeoutMs: number;
   /** Default: the adapter's own default mode. Needs the matching `mode-*` feature. */
   negotiation?: Negotiation;

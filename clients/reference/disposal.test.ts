@@ -3,6 +3,7 @@
 import { describe, expect, test } from 'vitest';
 import { affinityGateway } from '../../servers/personalities/affinity-gateway.ts';
 import { delete405 } from '../../servers/personalities/delete-405.ts';
+import { DELETE_HELD, deleteHangs } from '../../servers/personalities/delete-hangs.ts';
 import { slowResponses } from '../../servers/personalities/slow-responses.ts';
 import { sseRetryInterval } from '../../servers/personalities/sse-retry.ts';
 import { startReferenceServer } from '../../servers/server.ts';
@@ -40,6 +41,16 @@ describe('DELETE', () => {
     await settled(server.record);
     expect(methods(server.record)).toEqual(['POST initialize', 'POST notifications/initialized', 'DELETE']);
     expect(server.record.exchanges.at(-1)!.status).toBe(405);
+  });
+
+  test("a DELETE the server never answers is given up at the connection's own timeout: close() resolves, the exchange ended by the client", async () => {
+    const server = await serve('2025-11-25', [deleteHangs({ holdMs: BOUND_MS })]);
+    const connection = await newClient().connect(server.url, { timeoutMs: POLICY.ms.react });
+    await connection.close();
+    await settled(server.record);
+    const deleted = server.record.exchanges.at(-1)!;
+    expect([deleted.method, deleted.notes, deleted.endedBy, deleted.status]).toEqual(['DELETE', [DELETE_HELD], 'client', undefined]);
+    expect(server.liveSessions()).toEqual(server.issuedSessions());
   });
 
   test('close() twice: no error, one DELETE', async () => {

@@ -446,12 +446,16 @@ export class LegacySession implements Session {
     delete headers[H.contentType];
     delete headers[H.accept];
     let status = 0;
+    const deleting = async (signal: AbortSignal) => {
+      const http = await send(this.ctx.agent, { method: 'DELETE', url: this.url, headers, signal });
+      await readText(http, signal);
+      status = http.status;
+    };
     try {
-      await boundedByClose(this.ctx.config, async (signal) => {
-        const http = await send(this.ctx.agent, { method: 'DELETE', url: this.url, headers, signal });
-        await readText(http, signal);
-        status = http.status;
-      });
+      // A server or proxy that never answers the DELETE: given up (the exchange aborted) at the close bound, never later
+      // than the connection's own timeout. Without the bound, close() waits for whatever answer comes, if one ever does.
+      if (rules.boundDeleteOnClose) await boundedByClose({ closeTimeoutMs: Math.min(this.ctx.config.closeTimeoutMs, this.ctx.timeoutMs) }, deleting);
+      else await deleting(new AbortController().signal);
     } catch {
       // Closing cannot fail on the network: the session ends on our side either way.
       return;

@@ -43,6 +43,7 @@ export interface ReferenceRules {
   keepSessionWhenAsked: boolean;
   deleteOnlyIssuedSessions: boolean;
   tolerateDelete405: boolean;
+  boundDeleteOnClose: boolean;
   closeOnce: boolean;
   closeTearsDown: boolean;
   abortConnectOnGiveUp: boolean;
@@ -231,6 +232,10 @@ export const RULES: Record<RuleName, RuleDoc> = {
   tolerateDelete405: {
     does: 'a 405 answer to DELETE is not an error (the server keeps sessions)',
     source: `${T} › Session Management (server MAY answer 405)`,
+  },
+  boundDeleteOnClose: {
+    does: "close() gives up the DELETE it sends (aborts the exchange) at its close bound, never later than the connection's own timeout (ConnectOptions.timeoutMs): a server or proxy that never answers it cannot hang close()",
+    source: 'basic/lifecycle.mdx › Timeouts (SHOULD establish timeouts for all sent requests and stop waiting); 2024-11-05 basic/lifecycle.mdx › Error Handling (Shutdown timeout)',
   },
   closeOnce: {
     does: 'close() twice is harmless: at most one DELETE',

@@ -38,6 +38,11 @@ export interface SessionContext {
   readonly handlers: ClientHandlers;
   /** Streamable HTTP: open the standalone GET stream once initialized (ConnectOptions.listen). */
   readonly listen: boolean;
+  /**
+   * The connection's own timeout (ConnectOptions.timeoutMs): it bounds the connect, and the DELETE at close never waits
+   * longer than it (nor than `closeTimeoutMs`).
+   */
+  readonly timeoutMs: number;
 }
 
 /** One operation of the caller (tools/list, tools/call), as it goes on the wire, maybe more than once. */

@@ -7,6 +7,7 @@ import { FEATURES } from '../adapter.ts';
 import { authErrors } from '../../servers/personalities/auth-errors.ts';
 import { delayed404 } from '../../servers/personalities/delayed-404.ts';
 import { delete405 } from '../../servers/personalities/delete-405.ts';
+import { DELETE_HELD, DELETE_HOLD_ELAPSED, deleteHangs } from '../../servers/personalities/delete-hangs.ts';
 import { dropConnection } from '../../servers/personalities/drop-connection.ts';
 import { echoSessionHeaders } from '../../servers/personalities/echo-session-headers.ts';
 import { endpointOtherOrigin } from '../../servers/personalities/endpoint-other-origin.ts';
@@ -362,6 +363,14 @@ const ON_THE_WIRE: Record<RuleName, () => Promise<void>> = {
   async tolerateDelete405() {
     const server = await serve('2025-11-25', [delete405()]);
     await rejection((await broken('tolerateDelete405').connect(server.url, CONNECT)).close());
+  },
+  async boundDeleteOnClose() {
+    // Connected with a short timeout of its own, the server holding the DELETE four times as long.
+    const server = await serve('2025-11-25', [deleteHangs({ holdMs: 4 * POLICY.ms.react })]);
+    await (await broken('boundDeleteOnClose').connect(server.url, { timeoutMs: POLICY.ms.react })).close();
+    // close() waited past its timeout, until the server answered the DELETE when its hold ran out.
+    const deleted = server.record.exchanges.at(-1)!;
+    expect([deleted.method, deleted.notes, deleted.endedBy, deleted.status]).toEqual(['DELETE', [DELETE_HELD, DELETE_HOLD_ELAPSED], 'server', 200]);
   },
   async closeOnce() {
     const server = await serve('2025-11-25', [delete405()]);

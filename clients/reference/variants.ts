@@ -316,6 +316,12 @@ export const VARIANT_SPECS: readonly VariantSpec[] = [
     breaks: ['disposal/delete-issued-session', 'json-responses/delete-issued-session'],
   },
   {
+    name: 'broken-waits-for-delete',
+    rule: 'boundDeleteOnClose',
+    description: "Reference client whose close() waits for the DELETE's answer with no timeout of its own: a server or proxy that never answers it hangs close()",
+    breaks: ['disposal/close-with-hung-delete'],
+  },
+  {
     name: 'broken-deletes-twice',
     rule: 'closeOnce',
     description: 'Reference client that sends DELETE again on every close() call',

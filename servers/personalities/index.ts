@@ -4,6 +4,7 @@ import { affinityGateway } from './affinity-gateway.ts';
 import { authErrors } from './auth-errors.ts';
 import { delayed404 } from './delayed-404.ts';
 import { delete405 } from './delete-405.ts';
+import { deleteHangs } from './delete-hangs.ts';
 import { dropConnection } from './drop-connection.ts';
 import { echoSessionHeaders } from './echo-session-headers.ts';
 import { endpointOtherOrigin } from './endpoint-other-origin.ts';
@@ -90,6 +91,10 @@ export const PERSONALITIES: Record<string, PersonalityEntry> = {
   },
   'probe-empty-202': { description: 'answers server/discover with 202 and an empty body', create: () => probeAnswers(ANSWERS.empty(202)) },
   'delete-405': { description: 'answers DELETE with 405 Method Not Allowed', create: delete405 },
+  'delete-hangs': {
+    description: 'holds every DELETE unanswered until the client gives up (after twice the operation bound, 10 s at scale 1, the era answers it)',
+    create: () => deleteHangs(),
+  },
   'endpoint-other-origin': {
     description: 'HTTP+SSE: the endpoint event names another origin, a decoy on another loopback port that records what reaches it',
     create: () => endpointOtherOrigin(),

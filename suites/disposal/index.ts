@@ -1,5 +1,6 @@
 import type { Scenario } from '../scenario.ts';
 import { closeDuringConnect } from './close-during-connect.ts';
+import { closeWithHungDelete } from './close-with-hung-delete.ts';
 import { deleteIssuedSession } from './delete-issued-session.ts';
 import { idempotentClose } from './idempotent-close.ts';
 import { inFlightSettled } from './in-flight-settled.ts';
@@ -18,4 +19,6 @@ export const DISPOSAL: readonly Scenario[] = [
   quietAfterClose,
   sseStreamClosed,
   closeDuringConnect,
+  // Beyond the catalogue: traceability rule L3 (a shutdown timeout).
+  closeWithHungDelete,
 ];
