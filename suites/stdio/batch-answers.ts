@@ -137,6 +137,9 @@ export const stdioBatchAnswers = defineScenario({
       'calls',
       calls.map((call, i): EchoSeen => ({ ...call.since(since), ...(texts[i] !== undefined && { text: texts[i] }) })),
     );
+    // Every line the client wrote before close, in the record: a line reaches the harness on the program's side channel,
+    // which may lag behind the answers the client already has (a settle is a round trip behind everything read).
+    await context.stdio.settle(time.ms.react);
     context.observe('closingSeq', seqNow(record));
     await context.bounded(client.close(), 'close');
   },
