@@ -293,6 +293,9 @@ export const VARIANT_SPECS: readonly VariantSpec[] = [
     rule: 'deleteSessionOnClose',
     description: 'Reference client that never DELETEs its session',
     breaks: ['disposal/delete-issued-session', 'json-responses/delete-issued-session'],
+    unreached: {
+      'disposal/close-with-hung-delete': { at: S, why: 'it sends no DELETE at close: none is held, so the shutdown timeout never comes (disposal/delete-issued-session judges the missing DELETE)' },
+    },
   },
   {
     name: 'broken-deletes-kept-session',
