@@ -12,7 +12,7 @@ import { check, checkInTime, clientCompleted, precondition, unexercised, type In
 import { describeOutcome, isOutcome, Watched, type Outcome } from '../outcome.ts';
 import { defineScenario, type Evidence, type StdioEvidence } from '../scenario.ts';
 import { batching, stdio } from '../spec.ts';
-import { isStdioLine, label, labels, requests, seqNow } from '../wire.ts';
+import { isStdioLine, label, labels, requests } from '../wire.ts';
 import { isEchoSeen, textOf, type EchoSeen } from './calls.ts';
 import { serverRecorded, serverRecordedProof } from './support.ts';
 
@@ -73,12 +73,12 @@ function theBatch(exchanges: readonly WireExchange[], processes: readonly StdioP
 
 /** What the client wrote after the batch line (before close) that takes it for a malformed line, and what each is. */
 function refusals(evidence: Evidence, batch: BatchLine): { exchange: WireExchange; what: string }[] {
-  const closing = typeof evidence.observed['closingSeq'] === 'number' ? evidence.observed['closingSeq'] : undefined;
+  const closing = typeof evidence.observed['closingAt'] === 'number' ? evidence.observed['closingAt'] : undefined;
   const texts = new Set<unknown>(BATCHED_TEXTS);
   const found: { exchange: WireExchange; what: string }[] = [];
   for (const exchange of evidence.exchanges) {
     if (!isStdioLine(exchange) || processOf(exchange) !== batch.process || exchange.startedAt < batch.at) continue;
-    if (closing !== undefined && exchange.seq > closing) continue;
+    if (closing !== undefined && exchange.startedAt > closing) continue;
     for (const m of exchange.requestMessages) {
       // The server asked the client nothing here: a response from it answers the batch line.
       if (m.method === undefined && (m.error !== undefined || batch.ids.has(key(m.id)))) {
@@ -137,10 +137,9 @@ export const stdioBatchAnswers = defineScenario({
       'calls',
       calls.map((call, i): EchoSeen => ({ ...call.since(since), ...(texts[i] !== undefined && { text: texts[i] }) })),
     );
-    // Every line the client wrote before close, in the record: a line reaches the harness on the program's side channel,
-    // which may lag behind the answers the client already has (a settle is a round trip behind everything read).
-    await context.stdio.settle(time.ms.react);
-    context.observe('closingSeq', seqNow(record));
+    // By time, not by the record's order: a line reaches the record on the program's side channel, which may lag behind
+    // the answers the client already has, while each line's time is when the program read it.
+    context.observe('closingAt', record.now());
     await context.bounded(client.close(), 'close');
   },
   judge(evidence) {
