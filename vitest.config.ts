@@ -18,14 +18,14 @@ const SAFETY_NET_MS = 48 * basePolicy().ms.operation;
 process.env.NODE_COMPILE_CACHE ??= join(import.meta.dirname, 'node_modules', '.cache', 'node-compile-cache');
 
 /**
- * The files that run the scenarios, hundreds of cases each, start first, so the workers end together; on a fresh clone
+ * The files that run the scenarios, hundreds of cases each (the exhaustive proof's shards thousands), start first, so the workers end together; on a fresh clone
  * too, where vitest knows no durations yet and would start the largest files first.
  */
-const LONGEST = ['suites/self-test.test.ts', 'suites/conformance.test.ts'];
+const LONGEST = [/suites\/self-test\.test\.ts$/, /suites\/conformance\.test\.ts$/, /suites\/exhaustive-\d+\.test\.ts$/];
 class LongestFirst extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
     const rank = (file: TestSpecification) => {
-      const index = LONGEST.findIndex((name) => file.moduleId.endsWith(name));
+      const index = LONGEST.findIndex((name) => name.test(file.moduleId));
       return index === -1 ? LONGEST.length : index;
     };
     return (await super.sort(files)).sort((a, b) => rank(a) - rank(b));

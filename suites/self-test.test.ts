@@ -1,35 +1,17 @@
 // Proof of every check: each scenario passes on the reference client, fails on the broken variant that
 // breaks its rule, and every single check is shown to fail on some client or doctored record.
 import { describe, expect, test } from 'vitest';
-import { settings } from '../config/settings.ts';
 import { provisionally } from '../config/time.ts';
 import { BROKEN_ADAPTERS } from '../clients/index.ts';
-import { createReferenceClient, referenceClient, SPEC_RULES } from '../clients/reference/index.ts';
-import type { ClientAdapter } from '../clients/adapter.ts';
+import { referenceClient } from '../clients/reference/index.ts';
 import { explain } from './evidence.ts';
 import { SCENARIOS } from './index.ts';
 import { plannedCases } from './plan.ts';
 import { runCase } from './runner.ts';
 import { failOnLeakedHandles } from './leaks.ts';
 import { SCHEMA_CHECK, schemaCheck } from './schema.ts';
-import type { Revision } from '../protocol/revisions.ts';
+import { caseKey, expectedVerdict } from './exhaustive.ts';
 import { verdictOf, type DoctoredProof, type Evidence, type Scenario, type ScenarioResult } from './scenario.ts';
-
-/**
- * For each broken variant, exactly the scenarios it must not pass, and where: what the variant declares it breaks
- * (clients/reference/variants.ts, the one proof table), at every revision unless it narrows one, with the reason.
- */
-function expectedToFail(variant: string, scenario: string, revision: Revision): boolean {
-  const declared = BROKEN_ADAPTERS.find((v) => v.name === variant);
-  if (!declared?.breaks.includes(scenario)) return false;
-  return declared.only?.[scenario]?.at.includes(revision) ?? true;
-}
-
-/** What a variant must come out as: fail where it breaks the scenario, inconclusive where it never reaches its rule, else pass. */
-function expectedVerdict(variant: string, scenario: string, revision: Revision): 'fail' | 'inconclusive' | 'pass' {
-  if (expectedToFail(variant, scenario, revision)) return 'fail';
-  return BROKEN_ADAPTERS.find((v) => v.name === variant)?.unreached?.[scenario]?.at.includes(revision) ? 'inconclusive' : 'pass';
-}
 
 /** Doctored proofs: each scenario's own, plus a client error for every scenario's `client-completed`. */
 const DOCTORED: (DoctoredProof & { scenario: string })[] = SCENARIOS.flatMap((scenario): (DoctoredProof & { scenario: string })[] => [
@@ -49,41 +31,17 @@ const DOCTORED: (DoctoredProof & { scenario: string })[] = SCENARIOS.flatMap((sc
 const cases = plannedCases(SCENARIOS);
 
 /**
- * By default each variant runs the scenarios it is expected to fail, at every revision (it must fail exactly
- * where expected and pass elsewhere). MCP_CONFORMANCE_EXHAUSTIVE=1 (`npm run test:exhaustive`, which CI runs)
- * runs every variant on every scenario where the reference client read the variant's rule (below), proving that each
- * fails nothing else.
+ * Each variant runs the scenarios it is expected to fail, at every revision: it must fail exactly where expected and
+ * pass elsewhere. Every other case where the reference reads the variant's rule is the exhaustive proof's
+ * (suites/exhaustive.ts: MCP_CONFORMANCE_EXHAUSTIVE=1, `npm run test:exhaustive`, which CI runs).
  */
-const EXHAUSTIVE = settings().exhaustive;
-/**
- * The rules the reference client read in each case (by case key, over every run of it), as a proxy on its rules saw
- * them. A variant whose rule the reference never read in a case runs the very same code as the reference there, so the
- * exhaustive run skips it, saying so: it proves each variant fails nothing else wherever its rule is consulted.
- */
-const rulesRead = new Map<string, Set<string>>();
-const tracingReference: ClientAdapter = {
-  ...referenceClient,
-  start: async (caseId) => {
-    const caseKey = caseId.replace(/#\d+$/, '');
-    const read = rulesRead.get(caseKey) ?? new Set<string>();
-    rulesRead.set(caseKey, read);
-    const rules = new Proxy(SPEC_RULES, {
-      get(target, name, receiver) {
-        if (typeof name === 'string') read.add(name);
-        return Reflect.get(target, name, receiver) as unknown;
-      },
-    });
-    return createReferenceClient({ rules });
-  },
-};
-const casesFor = (variant: string) => (EXHAUSTIVE ? cases : cases.filter((c) => BROKEN_ADAPTERS.find((v) => v.name === variant)?.breaks.includes(c.scenario.id)));
+const casesFor = (variant: string) => cases.filter((c) => BROKEN_ADAPTERS.find((v) => v.name === variant)?.breaks.includes(c.scenario.id));
 
 failOnLeakedHandles();
 const referenceResults = new Map<string, ScenarioResult>();
 const provenFailing = new Map<string, Set<string>>(SCENARIOS.map((s) => [s.id, new Set<string>()]));
 /** Preconditions seen unmet on a doctored record, per scenario: a precondition that can never be unmet guards nothing. */
 const provenUnmet = new Map<string, Set<string>>(SCENARIOS.map((s) => [s.id, new Set<string>()]));
-const key = (scenario: Scenario, revision: string) => `${scenario.id}@${revision}`;
 
 /**
  * Records the checks a run saw failing. A case that failed on a provisional run (another check failed firmly) is not
@@ -101,9 +59,9 @@ function seeFailing(scenario: Scenario, result: ScenarioResult): void {
 // shuffled run (npm run flakes); each case above them is independent of the others.
 describe('the proof', { shuffle: false }, () => {
   describe.concurrent('reference client', () => {
-    test.each(cases.map((c) => ({ ...c, title: key(c.scenario, c.revision) })))('passes $title', async ({ scenario, revision }) => {
-      const result = await runCase(scenario, tracingReference, revision, { strict: true });
-      referenceResults.set(key(scenario, revision), result);
+    test.each(cases.map((c) => ({ ...c, title: caseKey(c.scenario, c.revision) })))('passes $title', async ({ scenario, revision }) => {
+      const result = await runCase(scenario, referenceClient, revision, { strict: true });
+      referenceResults.set(caseKey(scenario, revision), result);
       // An informational (MAY) check may fail on the reference too: that is seeing it fail.
       seeFailing(scenario, result);
       expect(result.verdict, explain(result)).toBe('pass');
@@ -116,11 +74,7 @@ describe('the proof', { shuffle: false }, () => {
       expect(Object.keys(adapter.only ?? {}).filter((id) => !adapter.breaks.includes(id))).toEqual([]);
     });
 
-    test.for(casesFor(adapter.name).map((c) => ({ ...c, title: key(c.scenario, c.revision) })))('$title', async ({ scenario, revision }, context) => {
-      const read = rulesRead.get(key(scenario, revision));
-      if (read !== undefined && !read.has(adapter.rule) && !adapter.breaks.includes(scenario.id)) {
-        return context.skip(`the reference never read ${adapter.rule} here: ${adapter.name} runs the very same code`);
-      }
+    test.for(casesFor(adapter.name).map((c) => ({ ...c, title: caseKey(c.scenario, c.revision) })))('$title', async ({ scenario, revision }) => {
       const result = await runCase(scenario, adapter, revision, { strict: true });
       seeFailing(scenario, result);
       expect(result.verdict, explain(result)).toBe(expectedVerdict(adapter.name, scenario.id, revision));
@@ -133,7 +87,7 @@ describe('the proof', { shuffle: false }, () => {
       let proven = 0;
       for (const revision of plannedCases([scenario]).map((c) => c.revision)) {
         // The reference runs above normally provide the evidence; a filtered run (-t) makes its own.
-        const reference = referenceResults.get(key(scenario, revision)) ?? (await runCase(scenario, referenceClient, revision, { strict: true }));
+        const reference = referenceResults.get(caseKey(scenario, revision)) ?? (await runCase(scenario, referenceClient, revision, { strict: true }));
         // Judged as a last run judges, firmly: a deadline missed is a fail there, never "time ran out".
         const evidence = structuredClone(reference.evidence!);
         const doctored = doctor({ ...evidence, time: provisionally(evidence.time, false) });
