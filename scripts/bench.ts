@@ -18,7 +18,7 @@
 //              SDK v1 client scripts/bench/harness-client.ts) against runScenario in process (initialize ↔
 //              negotiation/handshake-order, tools_call ↔ negotiation/version-per-revision, both at 2025-11-25, with
 //              the sdk-v1 and reference adapters): medians of `--harness-runs` and `--our-runs`, the ratio
-//              harness/ours (goal ≥ 50×), and where the harness's time goes, phase by phase       (bench/harness.ts)
+//              harness/ours (goal ≥ 100×), and where the harness's time goes, phase by phase       (bench/harness.ts)
 // Opt-in, as they take minutes:
 //   full       --full: `vitest run`, the whole default suite, one run                           (bench/whole-runs.ts)
 //   matrix     --scaling: `cli.ts matrix` with the first 1, 2, 4, 8 of `--matrix-clients`      (bench/whole-runs.ts)
