@@ -317,3 +317,30 @@ export const stdinBytes = (process: StdioProcess): Buffer => Buffer.concat(proce
 
 /** Every byte a process wrote to stdout, in order. */
 export const stdoutBytes = (process: StdioProcess): Buffer => Buffer.concat(process.stdout.map((chunk) => Buffer.from(chunk.data, 'base64')));
+
+/** A process's stdout as lines: every byte, where each write began, and each newline-ended line that is JSON. */
+export interface StdoutLines {
+  bytes: Buffer;
+  /** Where each write began in the stream (the first at 0), with the time it began. */
+  writes: { start: number; at: number }[];
+  /** Each line that parses as JSON: its bytes `start`..`end` (its newline), its value, and when the write holding its first byte began. */
+  lines: { start: number; end: number; value: unknown; at: number }[];
+}
+
+export function stdoutLines(process: StdioProcess): StdoutLines {
+  const chunks = process.stdout.map((chunk) => ({ at: chunk.at, bytes: Buffer.from(chunk.data, 'base64') }));
+  const bytes = Buffer.concat(chunks.map((chunk) => chunk.bytes));
+  const writes: StdoutLines['writes'] = [];
+  for (let start = 0, i = 0; i < chunks.length; start += chunks[i]!.bytes.length, i++) writes.push({ start, at: chunks[i]!.at });
+  const lines: StdoutLines['lines'] = [];
+  for (let start = 0, end = bytes.indexOf(0x0a); end !== -1; start = end + 1, end = bytes.indexOf(0x0a, start)) {
+    let value: unknown;
+    try {
+      value = JSON.parse(bytes.subarray(start, end).toString('utf8'));
+    } catch {
+      continue;
+    }
+    lines.push({ start, end, value, at: writes.findLast((write) => write.start <= start)?.at ?? 0 });
+  }
+  return { bytes, writes, lines };
+}

@@ -10,6 +10,7 @@ import { check, clientCompleted, precondition } from '../checks.ts';
 import type { Evidence, Scenario } from '../scenario.ts';
 import { negotiatedCapabilities } from '../spec.ts';
 import { answerTo, label, labels, mcpExchanges, requests } from '../wire.ts';
+import { plainSession } from './support.ts';
 
 export const TOOLS_ONLY_ADVERTISED = 'tools-only-advertised';
 export const ONLY_ADVERTISED_CAPABILITIES = 'only-advertised-capabilities';
@@ -75,12 +76,7 @@ export const capabilitiesRespected: Scenario = {
   requires: [],
   source: { spec: negotiatedCapabilities('2025-06-18', 'no request for a server capability the InitializeResult did not advertise') },
   setup: () => ({ server: { personalities: [toolsOnly()] }, state: undefined }),
-  async run({ connect, bounded }) {
-    const client = await connect();
-    await bounded(client.listTools(), 'tools/list');
-    await bounded(client.callTool('echo', { text: 'hello' }), 'tools/call echo');
-    await bounded(client.close(), 'close');
-  },
+  run: plainSession,
   judge(evidence) {
     const { revision } = evidence;
     const rule = negotiatedCapabilities(revision, 'no request for a server capability the InitializeResult did not advertise');

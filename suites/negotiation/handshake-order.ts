@@ -3,6 +3,7 @@ import { check, checkIf, checkInTime, clientCompleted } from '../checks.ts';
 import type { Scenario } from '../scenario.ts';
 import { lifecycle } from '../spec.ts';
 import { initializeAnsweredAt, isRequest, labels, sentMessages } from '../wire.ts';
+import { plainSession } from './support.ts';
 
 // No precondition: the rule is exactly "initialize first", so a client that sends nothing at all breaks it. The rules
 // about what follows the initialize result are exercised only once the server gave one.
@@ -15,12 +16,7 @@ export const handshakeOrder: Scenario = {
   revisions: L,
   requires: [],
   source: { spec: lifecycle('2025-06-18', 'initialization', 'Initialization', 'MUST') },
-  async run({ connect, bounded }) {
-    const client = await connect();
-    await bounded(client.listTools(), 'tools/list');
-    await bounded(client.callTool('echo', { text: 'hello' }), 'tools/call echo');
-    await bounded(client.close(), 'close');
-  },
+  run: plainSession,
   judge(evidence) {
     // A `server/discover` probe before `initialize` is how a dual-era client in auto mode finds a legacy
     // server (2026-07-28 basic/versioning, backward compatibility): the handshake is judged after it.

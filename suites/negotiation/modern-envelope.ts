@@ -5,6 +5,7 @@ import { check, checkIf, clientCompleted, precondition } from '../checks.ts';
 import type { Scenario } from '../scenario.ts';
 import { requestMeta, streamableHttp, versioning } from '../spec.ts';
 import { envelopeOf, labels, requests } from '../wire.ts';
+import { plainSession } from './support.ts';
 
 const isObject = (value: unknown) => value !== null && typeof value === 'object' && !Array.isArray(value);
 
@@ -36,12 +37,7 @@ export const modernEnvelope: Scenario = {
   revisions: M,
   requires: [],
   source: { spec: streamableHttp('request-metadata', 'Request Metadata', 'MUST') },
-  async run({ connect, bounded }) {
-    const client = await connect();
-    await bounded(client.listTools(), 'tools/list');
-    await bounded(client.callTool('echo', { text: 'hello' }), 'tools/call echo');
-    await bounded(client.close(), 'close');
-  },
+  run: plainSession,
   judge(evidence) {
     const { exchanges } = evidence;
     const all = requests(exchanges);

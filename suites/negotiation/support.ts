@@ -21,6 +21,14 @@ import { answerTo, carrying, envelopeOf, labels, requests, sentMessages, servedR
 
 // — time —
 
+/** The plain session any client runs: connect, tools/list, an echo call, close (what the handshake, envelope and capability rules are read from). */
+export async function plainSession({ connect, bounded }: Pick<ScenarioContext, 'connect' | 'bounded'>): Promise<void> {
+  const client = await connect();
+  await bounded(client.listTools(), 'tools/list');
+  await bounded(client.callTool('echo', { text: 'hello' }), 'tools/call echo');
+  await bounded(client.close(), 'close');
+}
+
 /**
  * The connect bound of a case whose client must act on an answer (fail, retry, fall back) rather than wait for another:
  * this client's start-up (calibrated), so a slow starter still reaches the answer, and room for several reactions, so

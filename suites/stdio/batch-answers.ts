@@ -6,7 +6,7 @@
 // batched ones read past the batch line without taking it (the SDKs' stdio transports drop a line their message schema
 // does not parse, and report it to onerror). Judged: each call returned its own text, and the client did not take the
 // line for a malformed one (no error answer to it, no cancellation or re-sending of the batched calls before close).
-import type { StdioProcess } from '../../servers/stdio/record.ts';
+import { stdoutLines, type StdioProcess } from '../../servers/stdio/record.ts';
 import type { SentMessage, WireExchange } from '../../servers/wire-record.ts';
 import { check, checkInTime, clientCompleted, precondition, unexercised, type InTime } from '../checks.ts';
 import { describeOutcome, isOutcome, Watched, type Outcome } from '../outcome.ts';
@@ -38,21 +38,10 @@ function batchLines(processes: readonly StdioProcess[]): BatchLine[] {
   const found: BatchLine[] = [];
   for (const p of processes) {
     if (p.role !== 'server') continue;
-    const chunks = p.stdout.map((chunk) => ({ at: chunk.at, bytes: Buffer.from(chunk.data, 'base64') }));
-    const bytes = Buffer.concat(chunks.map((c) => c.bytes));
-    const starts: number[] = [];
-    for (let at = 0, i = 0; i < chunks.length; at += chunks[i]!.bytes.length, i++) starts.push(at);
-    const writeAt = (offset: number) => chunks[starts.findLastIndex((start) => start <= offset)]?.at ?? 0;
-    for (let start = 0, end = bytes.indexOf(0x0a); end !== -1; start = end + 1, end = bytes.indexOf(0x0a, start)) {
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(bytes.subarray(start, end).toString('utf8'));
-      } catch {
-        continue;
-      }
-      if (!Array.isArray(parsed)) continue;
-      const answers = (parsed as { id?: unknown; method?: unknown }[]).filter((m) => typeof m === 'object' && m !== null && m.method === undefined && m.id !== undefined && m.id !== null);
-      found.push({ process: p.index, at: writeAt(start), ids: new Set(answers.map((m) => key(m.id))), size: parsed.length });
+    for (const { value, at } of stdoutLines(p).lines) {
+      if (!Array.isArray(value)) continue;
+      const answers = (value as { id?: unknown; method?: unknown }[]).filter((m) => typeof m === 'object' && m !== null && m.method === undefined && m.id !== undefined && m.id !== null);
+      found.push({ process: p.index, at, ids: new Set(answers.map((m) => key(m.id))), size: value.length });
     }
   }
   return found;

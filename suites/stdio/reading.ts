@@ -12,6 +12,7 @@
 // so here it is a log message the server may send at any time (logging/setLevel not yet sent, Logging › MAY).
 import { L, L_AND_M, type Revision } from '../../protocol/revisions.ts';
 import type { StdioPersonalityName } from '../../servers/stdio/personalities.ts';
+import { stdoutLines } from '../../servers/stdio/record.ts';
 import { checkInTime, clientCompleted, precondition, unexercised } from '../checks.ts';
 import { describeOutcome } from '../outcome.ts';
 import { defineScenario, type Evidence, type Scenario, type StdioEvidence } from '../scenario.ts';
@@ -43,21 +44,9 @@ function answerLine(evidence: Pick<Evidence, 'exchanges' | 'stdio'>): AnswerLine
   const id = idOf(call, 'tools/call');
   const process = evidence.stdio?.processes.find((p) => p.index === (call as { process?: number } | undefined)?.process);
   if (call === undefined || id === undefined || process === undefined) return undefined;
-  const chunks = process.stdout.map((chunk) => Buffer.from(chunk.data, 'base64'));
-  const bytes = Buffer.concat(chunks);
-  const writeStarts: number[] = [];
-  for (let at = 0, i = 0; i < chunks.length; at += chunks[i]!.length, i++) writeStarts.push(at);
-  for (let start = 0, end = bytes.indexOf(0x0a); end !== -1; start = end + 1, end = bytes.indexOf(0x0a, start)) {
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(bytes.subarray(start, end).toString('utf8'));
-    } catch {
-      continue;
-    }
-    const messages = (Array.isArray(parsed) ? parsed : [parsed]) as { id?: unknown; method?: unknown }[];
-    if (messages.some((m) => m?.method === undefined && m?.id === id)) return { bytes, start, end, writeStarts };
-  }
-  return undefined;
+  const { bytes, writes, lines } = stdoutLines(process);
+  const line = lines.find(({ value }) => ((Array.isArray(value) ? value : [value]) as { id?: unknown; method?: unknown }[]).some((m) => m?.method === undefined && m?.id === id));
+  return line && { bytes, start: line.start, end: line.end, writeStarts: writes.map((write) => write.start) };
 }
 
 /** Whether the personality shaped the answer's writes as it says, and how. */
