@@ -116,18 +116,32 @@ export const progressResetsTimeout = defineScenario({
           `${describeOutcome(call, `the call with a ${timeoutMs} ms timeout`)} from when it was issued${cancelled && !gaveUp ? ', but the client cancelled it on the wire (the server’s run was aborted)' : ''}; the tool reports progress every ${intervalMs} ms and answers after ${workMs} ms (${seen}${answeredAt === undefined ? ', no answer written' : ''})`,
         exchange ? [exchange] : [],
       ),
-      check(
+      // A starved process or server makes a timer late or progress sparse: a late timer then looks like a reset.
+      checkIf(
+        !awake
+          ? `the client's process went ${stalledMs} ms without running a timer during the call (a busy machine): a call that outlived its ${timeoutMs} ms timeout may only have had its timer fire late`
+          : steady
+            ? undefined
+            : `progress came with a gap of ${Math.round(longestGap)} ms, longer than the call's ${timeoutMs} ms timeout (a starved server): a reset cannot be told from a late timer`,
         'resets-on-progress',
         timeouts(revision, 'implementations MAY reset the timeout clock on a progress notification for the request', 'MAY'),
-        reset,
-        reset
-          ? `the call outlived its ${timeoutMs} ms timeout while progress arrived (it ended after ${lived} ms)`
-          : `${call?.state === 'pending' ? 'the call never ended' : `the call ended after ${lived ?? '?'} ms`}: its timeout was not reset by progress (${seen})`,
+        () => reset,
+        () =>
+          reset
+            ? `the call outlived its ${timeoutMs} ms timeout while progress arrived (it ended after ${lived} ms)`
+            : `${call?.state === 'pending' ? 'the call never ended' : `the call ended after ${lived ?? '?'} ms`}: its timeout was not reset by progress (${seen})`,
         exchange ? [exchange] : [],
       ),
     ];
   },
   doctored: [
+    {
+      // The reference enforces its timeout whatever the progress, so it fails this MAY check by itself, but only where
+      // the machine let the judge tell: proven on its record with its call given up at the timeout on a quiet run.
+      check: 'resets-on-progress',
+      how: 'the call given up at its timeout, the client never held up',
+      doctor: (e: Evidence) => ({ ...e, observed: { ...e.observed, call: { state: 'rejected', afterMs: bounds(e.time).timeoutMs, detail: 'timed out' }, stalledMs: 0 } }),
+    },
     {
       check: 'progress-during-call',
       unmet: true,
