@@ -18,7 +18,7 @@ export class AdapterLoadError extends Error {
 export interface LoadOptions {
   /** Relative module paths and programs resolve against it (default: the working directory). */
   cwd?: string;
-  /** Each operation of a line-protocol program (default: programOperationMs of the settings' time policy, 4 s at scale 1). */
+  /** Each operation of a line-protocol program, fixed (default: programOperationMs of each case's time policy, 4 s at scale 1). */
   operationTimeoutMs?: number;
   /** The hello of a line-protocol program, and an adapter factory's promise (default: the policy's `hello`, 30 s at scale 1). */
   helloTimeoutMs?: number;
@@ -84,12 +84,16 @@ export function runnerOperationTimeoutMs(env: NodeJS.ProcessEnv = process.env): 
 }
 
 /**
- * A line-protocol program's deadlines from the time policy the environment gives (config/settings.ts): its hello, and
- * its own per-operation deadline below the runner's bound. The loaders apply these themselves; kept for callers that
- * pass them on (the matrix's container entries).
+ * A line-protocol program's deadlines from the time policy the environment gives (config/settings.ts): its hello, and,
+ * only when the environment fixes the operation timeout, its own per-operation deadline below the runner's bound.
+ * Otherwise each case derives that deadline from its own policy, which grows when a case is run again at a larger
+ * scale: fixed at the first run's value, a rerun's program still said "hung" at ~4 s and the case's operation was left
+ * unsettled. The loaders apply these themselves; kept for callers that pass them on (the matrix's container entries).
  */
-export function timeoutsFromEnv(env: NodeJS.ProcessEnv = process.env): Required<Pick<LoadOptions, 'operationTimeoutMs' | 'helloTimeoutMs'>> {
-  return programTimeouts(basePolicy(settingsOf(env)));
+export function timeoutsFromEnv(env: NodeJS.ProcessEnv = process.env): Pick<LoadOptions, 'operationTimeoutMs'> & Required<Pick<LoadOptions, 'helloTimeoutMs'>> {
+  const settings = settingsOf(env);
+  const program = programTimeouts(basePolicy(settings));
+  return settings.operationTimeoutMs === undefined ? { helloTimeoutMs: program.helloTimeoutMs } : program;
 }
 
 /**

@@ -76,8 +76,9 @@ export interface ProcessAdapterConfig {
   /** Added to the harness's environment. */
   env?: Readonly<Record<string, string>>;
   /**
-   * Deadline for each operation (default: programOperationMs of the settings' policy, 4 s at scale 1); one that
-   * carries a client timeout gets max(this, that + one reaction time).
+   * Deadline for each operation, fixed for every case (default: programOperationMs of each case's own policy, 4 s
+   * at scale 1, larger for a case run again at a larger scale); one that carries a client timeout gets max(this,
+   * that + one reaction time).
    */
   operationTimeoutMs?: number;
   /** Deadline for the hello line after each spawn (default: the policy's `hello`, 30 s at scale 1). */

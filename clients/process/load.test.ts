@@ -4,6 +4,8 @@ import { afterEach, describe, expect, test } from 'vitest';
 import type { ClientAdapter } from '../adapter.ts';
 import { referenceClient } from '../reference/index.ts';
 import { basePolicy } from '../../config/settings.ts';
+import { ATTEMPT_GROWTH, scaledBy, timePolicy } from '../../config/time.ts';
+import { programOperationMs } from './adapter.ts';
 import { adapterProblems, adaptersFromEnv, AdapterLoadError, loadAdapter, loadAdapterCommand, loadChosenAdapter, runnerOperationTimeoutMs, splitCommandLine, timeoutsFromEnv } from '../load.ts';
 import { groupExists, MISBEHAVING, NODE, NODE_DRIVER, ROOT } from './testdata/support.ts';
 
@@ -84,7 +86,19 @@ test('the timeouts come from the time policy of the settings: the runner’s bou
   expect(runnerOperationTimeoutMs(env)).toBe(6_000);
   expect(timeoutsFromEnv(env)).toEqual({ operationTimeoutMs: 4_000, helloTimeoutMs: 60_000 });
   expect(runnerOperationTimeoutMs({})).toBeUndefined();
-  expect(timeoutsFromEnv({})).toEqual({ operationTimeoutMs: 4_000, helloTimeoutMs: 30_000 });
+  // Unset, each case's program deadline comes from the case's own policy (it grows when the case is run again).
+  expect(timeoutsFromEnv({})).toEqual({ helloTimeoutMs: 30_000 });
+});
+
+test('a loaded program takes each case’s deadline from the case’s policy: a case run again with larger bounds gives it longer', async () => {
+  // Fixed at load (as it was), a rerun's program still said "hung" at the first run's deadline, and the case's
+  // operation was never settled: every out-of-process row failed disposal/close-with-hung-delete on the rerun.
+  const adapter = await loadAdapterCommand(`${NODE} ${MISBEHAVING} --hang info`, options);
+  loaded.push(adapter);
+  const again = scaledBy(timePolicy({ overrides: { operation: 400, react: 50 } }), ATTEMPT_GROWTH);
+  const client = await adapter.start('deadline@again', again);
+  const connection = await client.connect('http://127.0.0.1:9/mcp', { timeoutMs: 50 });
+  await expect(connection.info()).rejects.toThrow(`did not answer info within ${programOperationMs(again)} ms`);
 });
 
 describe('each bad input is one exact line', () => {
