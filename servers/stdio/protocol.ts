@@ -53,8 +53,30 @@ export const MAX_STDIN_LINE_BYTES = 10 * 1024 * 1024;
  */
 export const machineNow = (): number => Number(process.hrtime.bigint()) / 1e6;
 
-/** A machineNow() reading on this process's performance.now() clock (both are monotonic: their distance is constant). */
-export const fromMachineClock = (machineMs: number): number => machineMs - (machineNow() - performance.now());
+/**
+ * machineNow() − performance.now() in this process: both are monotonic, so their distance is constant, and it is read
+ * once, on first use, from the tightest of a few paired readings. Read afresh for every event, a preemption between
+ * the two reads shifted that one event: a stderr write done just before the first answer was once placed after it.
+ */
+let machineOffset: number | undefined;
+function machineOffsetMs(): number {
+  if (machineOffset === undefined) {
+    let tightest = Infinity;
+    for (let reading = 0; reading < 5; reading++) {
+      const before = machineNow();
+      const perf = performance.now();
+      const after = machineNow();
+      if (after - before < tightest) {
+        tightest = after - before;
+        machineOffset = (before + after) / 2 - perf;
+      }
+    }
+  }
+  return machineOffset!;
+}
+
+/** A machineNow() reading on this process's performance.now() clock. */
+export const fromMachineClock = (machineMs: number): number => machineMs - machineOffsetMs();
 
 /** What launched the process (its role), and what it is made of. */
 export type ProcessRole = 'server' | 'wrapper';
