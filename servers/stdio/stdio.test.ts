@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { afterAll, afterEach, describe, expect, test } from 'vitest';
 import { isAlive, startStdioServer, type StdioReferenceServer, type StdioServerOptions } from './harness.ts';
-import { STDIO_CHANNEL_ENV } from './protocol.ts';
+import { fromMachineClock, machineNow, STDIO_CHANNEL_ENV } from './protocol.ts';
 import { stdinBytes, stdoutBytes, type StdioProcess, type StdioRecord } from './record.ts';
 import { RawStdioClient, WAIT_MS, type RawMessage } from './test-client.ts';
 
@@ -160,6 +160,16 @@ describe('eras', () => {
     expect(server.record.launches()).toBe(2);
     expect(server.record.exchangesOf(server.record.processes[1]!).map((e) => e.requestMessages[0]?.method)).toEqual(['initialize', 'notifications/initialized']);
   });
+});
+
+test('a program time is placed on the harness clock by one constant offset: two events keep their order and distance', () => {
+  // Read afresh for each event, a preemption between the offset's two readings moved single events by milliseconds.
+  const first = machineNow();
+  const later = first + 0.01;
+  for (let i = 0; i < 1000; i++) {
+    expect(fromMachineClock(later) - fromMachineClock(first)).toBeCloseTo(0.01, 9);
+  }
+  expect(Math.abs(fromMachineClock(machineNow()) - performance.now())).toBeLessThan(50);
 });
 
 describe('framing, as the server read it', () => {
