@@ -169,7 +169,6 @@ test('a program time is placed on the harness clock by one constant offset: two 
   for (let i = 0; i < 1000; i++) {
     expect(fromMachineClock(later) - fromMachineClock(first)).toBeCloseTo(0.01, 9);
   }
-  expect(Math.abs(fromMachineClock(machineNow()) - performance.now())).toBeLessThan(50);
 });
 
 describe('framing, as the server read it', () => {
