@@ -39,6 +39,16 @@ export interface TimePolicy {
   provisional?: true;
 }
 
+/**
+ * How long the runner waits for close() on a connection given a timeout of its own (ConnectOptions.timeoutMs): the
+ * session DELETE it sends is given up at that timeout, or, by a client that waits for the answer instead, taken when a
+ * server that held it two reaction times past that timeout answers (disposal/close-with-hung-delete); never less than
+ * for any operation. A line-protocol program's close deadline follows it (clients/process/adapter.ts).
+ */
+export function closeBoundMs(time: TimePolicy, clientTimeoutMs: number): number {
+  return Math.max(time.ms.operation, clientTimeoutMs + 4 * time.ms.react);
+}
+
 /** How much larger than its measured start-up a client's start-up bound is: room for a slower moment under load. */
 export const STARTUP_HEADROOM = 2;
 

@@ -12,7 +12,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import type { Readable } from 'node:stream';
 import { basePolicy } from '../../config/settings.ts';
-import type { TimePolicy } from '../../config/time.ts';
+import { closeBoundMs, type TimePolicy } from '../../config/time.ts';
 import { REVISIONS, type Revision } from '../../protocol/revisions.ts';
 import {
   FEATURES,
@@ -624,6 +624,8 @@ function invalidResult(label: string, op: Operation, why: string): ClientProcess
 interface Deadlines {
   operationMs: number;
   marginMs: number;
+  /** The case's policy (the settings' when the case gave none). */
+  time: TimePolicy;
 }
 
 function operationLimit(base: number, clientTimeoutMs: number | undefined, marginMs: number): number {
@@ -703,7 +705,9 @@ export async function processAdapter(config: ProcessAdapterConfig): Promise<Proc
   hold(token);
   /** A case's deadlines: from its own time policy (a case run again has larger bounds), unless the config fixed them. */
   const deadlinesFor = (caseTime: TimePolicy | undefined): Deadlines =>
-    caseTime === undefined ? { operationMs: settings.operationTimeoutMs, marginMs: time.ms.react } : { operationMs: config.operationTimeoutMs ?? programOperationMs(caseTime), marginMs: caseTime.ms.react };
+    caseTime === undefined
+      ? { operationMs: settings.operationTimeoutMs, marginMs: time.ms.react, time }
+      : { operationMs: config.operationTimeoutMs ?? programOperationMs(caseTime), marginMs: caseTime.ms.react, time: caseTime };
   const cancellable = hello.features.includes('cancellation');
   const speaksStdio = hello.transports?.includes('stdio') === true;
 
@@ -849,7 +853,17 @@ export async function processAdapter(config: ProcessAdapterConfig): Promise<Proc
           const result = (await operation(target, deadlines, 'connect', { case: caseKey, ...where, options }, options.timeoutMs)) as Record<string, unknown>;
           if (typeof result.connection !== 'string' || result.connection === '') throw invalidResult(label, 'connect', 'connection is not a non-empty string');
           // Over stdio the program's close runs its shutdown sequence: up to a grace after closing stdin and one after SIGTERM.
-          const closeMs = isStdioTarget(server) && options.shutdownGraceMs !== undefined ? deadlines.operationMs + 2 * options.shutdownGraceMs : undefined;
+          // Over HTTP it may wait on the session DELETE as long as the runner waits for a close (closeBoundMs): its
+          // deadline is that bound and a reaction time, so the runner's bound, as for a client in its own process,
+          // decides a close that waits for the answer of a held DELETE, never the program's early "hung" (the
+          // runtimes answer it at 90% of a deadline: below the bound, it came before the server's answer).
+          const closeMs = isStdioTarget(server)
+            ? options.shutdownGraceMs !== undefined
+              ? deadlines.operationMs + 2 * options.shutdownGraceMs
+              : undefined
+            : options.timeoutMs !== undefined
+              ? closeBoundMs(deadlines.time, options.timeoutMs)
+              : undefined;
           return connectionFor(target, deadlines, caseKey, result.connection, closeMs);
         },
         async dispose(): Promise<void> {

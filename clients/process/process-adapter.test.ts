@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterEach, describe, expect, test } from 'vitest';
 import { basePolicy } from '../../config/settings.ts';
-import { ATTEMPT_GROWTH, scaledBy, timePolicy } from '../../config/time.ts';
+import { ATTEMPT_GROWTH, closeBoundMs, scaledBy, timePolicy } from '../../config/time.ts';
 import { plannedCases } from '../../suites/plan.ts';
 import { CLIENT_RUNNING, runScenario } from '../../suites/runner.ts';
 import type { ScenarioResult } from '../../suites/scenario.ts';
@@ -218,6 +218,17 @@ describe('the hello', () => {
     const client = await adapter.start('deadline@again', again);
     const connection = await client.connect('http://127.0.0.1:9/mcp', { timeoutMs: 50 });
     await expect(connection.info()).rejects.toThrow(`client misbehaving did not answer info within ${programOperationMs(again)} ms`);
+  });
+
+  test('close over HTTP may wait on the session DELETE as long as the runner waits for a close: its deadline is closeBoundMs and a reaction time', async () => {
+    const adapter = await start({ command: NODE, args: [MISBEHAVING, '--hang', 'close'] });
+    const small = timePolicy({ overrides: { operation: 400, react: 50 } });
+    const clientTimeoutMs = 600;
+    // A client given a timeout past the operation bound: a server may hold its DELETE past it, and it may wait.
+    expect(closeBoundMs(small, clientTimeoutMs)).toBeGreaterThan(programOperationMs(small));
+    const client = await adapter.start('close-deadline', small);
+    const connection = await client.connect('http://127.0.0.1:9/mcp', { timeoutMs: clientTimeoutMs });
+    await expect(connection.close()).rejects.toThrow(`client misbehaving did not answer close within ${closeBoundMs(small, clientTimeoutMs) + small.ms.react} ms`);
   });
 
   test('an invalid hello names every wrong member', async () => {

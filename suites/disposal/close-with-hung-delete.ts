@@ -1,4 +1,4 @@
-import type { TimePolicy } from '../../config/time.ts';
+import { closeBoundMs, type TimePolicy } from '../../config/time.ts';
 import { S } from '../../protocol/revisions.ts';
 import { DELETE_HELD, deleteHangs } from '../../servers/personalities/delete-hangs.ts';
 import type { WireExchange } from '../../servers/wire-record.ts';
@@ -20,9 +20,8 @@ export function bounds(time: TimePolicy) {
   // The server holds the DELETE a reaction time past that, so its answer reaches only a client already late; then it
   // answers (delete-hangs), and a client that waits for the answer settles late instead of hanging the case.
   const holdMs = settleMs + time.ms.react;
-  // The script's wait for close(): the runner's bound on any close, and never less than the hold and room to take its answer.
-  const closeBoundMs = Math.max(time.ms.operation, holdMs + 2 * time.ms.react);
-  return { clientTimeoutMs, settleMs, holdMs, closeBoundMs };
+  // The script's wait for close(): the hold and room to take its answer, never less than for any operation.
+  return { clientTimeoutMs, settleMs, holdMs, closeBoundMs: closeBoundMs(time, clientTimeoutMs) };
 }
 
 /** The DELETE the server held, sent by close(). */
