@@ -29,11 +29,11 @@ export async function main(programFile: string): Promise<void> {
   const wrapper = personalities.find((p) => p.name === 'wrapper');
   const io = new ProgramIo(channel, personalities);
   io.watchSignals();
-  // A slow start counts from here: the moment the record says the process started (its hello).
-  const helloAt = performance.now();
+  // A slow start counts from here: the moment the record says the process started (its hello), on the same clock.
+  const helloAt = machineNow();
   channel.report({
     t: 'hello',
-    at: machineNow(),
+    at: helloAt,
     pid: process.pid,
     ppid: process.ppid,
     role: wrapper ? 'wrapper' : 'server',
@@ -59,8 +59,12 @@ export async function main(programFile: string): Promise<void> {
     channel.welcome.then(async (launch) => {
       io.setLaunch(launch);
       const slow = io.has('probe-slow-start');
-      const left = (slow ? (slow.ms ?? 1_000) : 0) - (performance.now() - helloAt);
-      if (slow && left > 0) await new Promise((resolve) => setTimeout(resolve, left));
+      const slowMs = slow ? (slow.ms ?? 1_000) : 0;
+      // A timer may fire a little early (libuv counts from its loop's cached time, stale after a busy turn): wait
+      // again until the start is really over.
+      for (let left = slowMs - (machineNow() - helloAt); left > 0; left = slowMs - (machineNow() - helloAt)) {
+        await new Promise((resolve) => setTimeout(resolve, left));
+      }
     }),
   );
   const { serveEra } = await import('./serve.ts');
