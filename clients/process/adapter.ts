@@ -623,8 +623,7 @@ function invalidResult(label: string, op: Operation, why: string): ClientProcess
 /** One case's deadlines on the program: each operation's, and the room a client timeout gets beyond its own. */
 interface Deadlines {
   operationMs: number;
-  marginMs: number;
-  /** The case's policy (the settings' when the case gave none). */
+  /** The case's policy (the settings' when the case gave none): a client timeout gets its reaction time beyond it. */
   time: TimePolicy;
 }
 
@@ -706,8 +705,8 @@ export async function processAdapter(config: ProcessAdapterConfig): Promise<Proc
   /** A case's deadlines: from its own time policy (a case run again has larger bounds), unless the config fixed them. */
   const deadlinesFor = (caseTime: TimePolicy | undefined): Deadlines =>
     caseTime === undefined
-      ? { operationMs: settings.operationTimeoutMs, marginMs: time.ms.react, time }
-      : { operationMs: config.operationTimeoutMs ?? programOperationMs(caseTime), marginMs: caseTime.ms.react, time: caseTime };
+      ? { operationMs: settings.operationTimeoutMs, time }
+      : { operationMs: config.operationTimeoutMs ?? programOperationMs(caseTime), time: caseTime };
   const cancellable = hello.features.includes('cancellation');
   const speaksStdio = hello.transports?.includes('stdio') === true;
 
@@ -752,7 +751,7 @@ export async function processAdapter(config: ProcessAdapterConfig): Promise<Proc
   };
 
   const operation = async (target: ProgramSupervisor, deadlines: Deadlines, op: Operation, members: Record<string, unknown>, clientTimeoutMs?: number, signal?: AbortSignal) => {
-    const limit = operationLimit(deadlines.operationMs, clientTimeoutMs, deadlines.marginMs);
+    const limit = operationLimit(deadlines.operationMs, clientTimeoutMs, deadlines.time.ms.react);
     if (!signal || !cancellable) return target.request(op, members, limit);
     let sentId: number | undefined;
     const cancel = () => {
