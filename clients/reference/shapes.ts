@@ -1,0 +1,148 @@
+// Correct clients of other shapes: the reference client driven the way real clients are built, the mirror of the
+// broken variants. Each shape follows every rule; only when it connects, and how long a session lives, differ:
+// - per-operation: every listing or call opens a session of its own and closes it (a service that connects per tool
+//   call, as the seed 003 service does; one launch per operation over stdio);
+// - lazy: connect() sends nothing, the first operation does the handshake, later ones reuse the session;
+// - fresh-after-error: one session, given up after an operation fails; the next operation starts a new one.
+// A scenario must pass every shape it applies to with no fail and no warn (suites/shapes.test.ts proves it); where a
+// scenario cannot drive a shape (resuming a session a per-operation client never keeps), the shape does not declare
+// the feature and the scenario says n/a.
+import type { ClientAdapter, ClientConnection, ClientUnderTest, ConnectOptions, ConnectionInfo, Feature, ServerTarget } from '../adapter.ts';
+import { ReferenceClient } from './client.ts';
+import { ConnectionDropped, HttpStatusError, SessionExpiredError, SessionLost, StreamCut } from './errors.ts';
+import { REFERENCE_REVISIONS } from './protocol.ts';
+import { REFERENCE_FEATURES, REFERENCE_TRANSPORTS } from './index.ts';
+
+export type ShapeName = 'per-operation' | 'lazy' | 'fresh-after-error';
+
+/** The features a shape cannot honour: a session that is not kept cannot be resumed, kept or listened on. */
+const DROPPED: Record<ShapeName, readonly Feature[]> = {
+  'per-operation': ['resume', 'keep-session', 'listen'],
+  lazy: [],
+  'fresh-after-error': [],
+};
+
+const DESCRIPTIONS: Record<ShapeName, string> = {
+  'per-operation': 'reference client shaped as a session per operation: each listing or call connects, runs, closes',
+  lazy: 'reference client shaped to connect lazily: connect() sends nothing, the first operation does the handshake',
+  'fresh-after-error': 'reference client shaped to start over after an error: a failed operation ends its session, the next one opens a new one',
+};
+
+/**
+ * The failures after which a fresh-after-error client starts over: the server lost the session (404), failed (5xx) or
+ * dropped the connection. Not a cancel or a timeout of the caller's (the session is fine), not an answer the server
+ * gave (a JSON-RPC error), not 401/403 (a new session is no cure for a missing credential).
+ */
+function sessionFailure(error: unknown): boolean {
+  if (error instanceof HttpStatusError) return error.status === 404 || error.status >= 500;
+  return error instanceof ConnectionDropped || error instanceof SessionExpiredError || error instanceof SessionLost || error instanceof StreamCut;
+}
+
+/** Opens the underlying connection when first needed, and can forget it so the next use opens another. */
+class Lazily {
+  private opening: Promise<ClientConnection> | undefined;
+  private readonly open: () => Promise<ClientConnection>;
+  constructor(open: () => Promise<ClientConnection>, first?: ClientConnection) {
+    this.open = open;
+    if (first !== undefined) this.opening = Promise.resolve(first);
+  }
+
+  get(): Promise<ClientConnection> {
+    this.opening ??= this.open();
+    return this.opening;
+  }
+
+  /** The open connection, if one was asked for. */
+  current(): Promise<ClientConnection> | undefined {
+    return this.opening;
+  }
+
+  /** Forgets the connection (closing it quietly): the next `get` opens a fresh one. */
+  async drop(): Promise<void> {
+    const opening = this.opening;
+    this.opening = undefined;
+    const connection = await opening?.catch(() => undefined);
+    await connection?.close().catch(() => {});
+  }
+}
+
+function perOperation(client: ReferenceClient, target: ServerTarget, options: ConnectOptions): ClientConnection {
+  let last: ConnectionInfo = {};
+  const open = new Set<ClientConnection>();
+  async function once<T>(work: (connection: ClientConnection) => Promise<T>): Promise<T> {
+    const connection = await client.connect(target, options);
+    open.add(connection);
+    try {
+      last = await connection.info();
+      return await work(connection);
+    } finally {
+      // A failed, cancelled or timed-out operation ends its session too: the shape keeps nothing between operations.
+      open.delete(connection);
+      await connection.close().catch(() => {});
+    }
+  }
+  return {
+    info: async () => last,
+    listTools: (operation) => once((connection) => connection.listTools(operation)),
+    callTool: (name, args, operation) => once((connection) => connection.callTool(name, args, operation)),
+    close: async () => {
+      await Promise.all([...open].map((connection) => connection.close().catch(() => {})));
+    },
+  };
+}
+
+function kept(client: ReferenceClient, target: ServerTarget, options: ConnectOptions, startOverAfterError: boolean, first?: ClientConnection): ClientConnection {
+  const session = new Lazily(() => client.connect(target, options), first);
+  let closed = false;
+  async function use<T>(work: (connection: ClientConnection) => Promise<T>): Promise<T> {
+    if (closed) throw new Error('the connection is closed');
+    const connection = await session.get();
+    try {
+      return await work(connection);
+    } catch (error) {
+      if (startOverAfterError && sessionFailure(error)) await session.drop();
+      throw error;
+    }
+  }
+  return {
+    info: async () => {
+      const current = session.current();
+      return current === undefined ? {} : (await current.catch(() => undefined))?.info() ?? {};
+    },
+    listTools: (operation) => use((connection) => connection.listTools(operation)),
+    callTool: (name, args, operation) => use((connection) => connection.callTool(name, args, operation)),
+    close: async () => {
+      closed = true;
+      const current = session.current();
+      if (current === undefined) return;
+      const connection = await current.catch(() => undefined);
+      await connection?.close();
+    },
+  };
+}
+
+/** The reference client (every rule on) in one shape. */
+export function shapedReference(shape: ShapeName): ClientAdapter {
+  return {
+    name: `shape-${shape}`,
+    description: DESCRIPTIONS[shape],
+    revisions: REFERENCE_REVISIONS,
+    features: REFERENCE_FEATURES.filter((feature) => !DROPPED[shape].includes(feature)),
+    transports: REFERENCE_TRANSPORTS,
+    start: async (): Promise<ClientUnderTest> => {
+      const client = new ReferenceClient();
+      return {
+        async connect(target, options) {
+          if (shape === 'per-operation') return perOperation(client, target, options);
+          if (shape === 'lazy') return kept(client, target, options, false);
+          // fresh-after-error connects at once, as the reference does, and starts over lazily after an error.
+          return kept(client, target, options, true, await client.connect(target, options));
+        },
+        dispose: () => client.dispose(),
+      };
+    },
+  };
+}
+
+export const SHAPES: readonly ShapeName[] = ['per-operation', 'lazy', 'fresh-after-error'];
+export const shapedReferences: readonly ClientAdapter[] = SHAPES.map(shapedReference);
