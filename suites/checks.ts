@@ -63,17 +63,30 @@ export function checkIf(reached: string | undefined, name: string, spec: SpecRef
 }
 
 /**
- * A condition the suite needs before the scenario's rules say anything about the client (the behaviour under test was
- * reached, a personality acted): met, or inconclusive with `why` — which makes the whole case inconclusive. `spec` is
- * the rule the scenario wanted to exercise; `lasting` says more time cannot make it met (the case is not run again).
+ * Who kept a precondition from being met. `suite` (the default): the suite, the machine or an earlier case could not
+ * set the case up, so the case is inconclusive. `client`: the client itself never reached the behaviour under test
+ * (it hung, crashed, reconnected or broke a rule first): the checks that failed stand as its verdict, and only when
+ * none failed is the case inconclusive. `shape`: a correct client of another shape never reaches it (a client with a
+ * session per operation never meets the loss of a session it keeps): the scenario does not apply to it, n/a.
  */
-export function precondition(name: string, spec: SpecRef, met: boolean, why: string, exchanges: readonly WireExchange[] = [], options: { lasting?: boolean } = {}): Check {
+export type UnmetBy = 'suite' | 'client' | 'shape';
+
+/**
+ * A condition the suite needs before the scenario's rules say anything about the client (the behaviour under test was
+ * reached, a personality acted): met, or unmet with `why` — by default this makes the whole case inconclusive (`by`
+ * says otherwise). `spec` is the rule the scenario wanted to exercise; `lasting` says more time cannot make it met
+ * (the case is not run again).
+ */
+export function precondition(name: string, spec: SpecRef, met: boolean, why: string, exchanges: readonly WireExchange[] = [], options: { lasting?: boolean; by?: UnmetBy } = {}): Check {
+  const by = options.by ?? 'suite';
   return {
     name,
     spec,
     outcome: met ? 'pass' : 'inconclusive',
     precondition: true,
-    ...(!met && options.lasting ? { lasting: true as const } : {}),
+    // Neither a client that kept itself from the rule nor a shape the scenario cannot drive is cured by more time.
+    ...(!met && (options.lasting || by !== 'suite') ? { lasting: true as const } : {}),
+    ...(!met && by !== 'suite' ? { unmetBy: by } : {}),
     detail: why,
     exchanges: exchanges.map((exchange) => exchange.seq),
   };

@@ -213,6 +213,11 @@ export interface Check {
    * or inconclusive; an unmet one makes the whole case inconclusive.
    */
   precondition?: true;
+  /**
+   * An unmet precondition the client kept from being met (`client`: its failed checks stand) or that a correct client
+   * of its shape never meets (`shape`: the case is n/a); absent, the suite could not set the case up (checks.ts UnmetBy).
+   */
+  unmetBy?: 'client' | 'shape';
   /** Inconclusive for a reason more time cannot change (the client process is dead, the adapter contract cannot drive the rule): runCase does not run the case again for it. */
   lasting?: true;
   /** What was expected and what was seen (for an inconclusive check: why the rule was not exercised). */
@@ -253,27 +258,38 @@ export const failed = (check: Check): boolean => check.outcome === 'fail';
 export const unmet = (check: Check): boolean => check.precondition === true && check.outcome !== 'pass';
 
 /**
- * The verdict a set of checks earns. An unmet precondition: inconclusive, whatever else the checks say (the suite
- * could not set the case up; a failure there is not the client's). Else any failed MUST fails; a failed SHOULD warns,
- * or fails when strict; else a MUST or SHOULD rule never exercised leaves the case inconclusive (never a vacuous pass).
+ * The verdict a set of checks earns. An unmet precondition the suite could not meet: inconclusive, whatever else the
+ * checks say (the suite could not set the case up; a failure there is not the client's). One a correct client of this
+ * shape never meets: n/a. Else any failed MUST fails; a failed SHOULD warns, or fails when strict — also where the
+ * client kept a precondition from being met (it hung or broke a rule first: what it broke stands); else a MUST or
+ * SHOULD rule never exercised, or a precondition the client kept unmet, leaves the case inconclusive (never a
+ * vacuous pass).
  */
 export function verdictOf(checks: readonly Check[], strict = false): Verdict {
-  if (checks.some(unmet)) return 'inconclusive';
+  if (checks.some(unmetBySuite)) return 'inconclusive';
+  if (checks.some((check) => unmet(check) && check.unmetBy === 'shape')) return 'n/a';
   const broken = checks.filter(failed);
   if (broken.some((check) => check.spec.level === 'MUST')) return 'fail';
   if (broken.some((check) => check.spec.level === 'SHOULD')) return strict ? 'fail' : 'warn';
+  if (checks.some(unmet)) return 'inconclusive';
   if (checks.some((check) => check.outcome === 'inconclusive' && check.spec.level !== 'MAY')) return 'inconclusive';
   return 'pass';
 }
+
+/** A precondition the suite (not the client, not its shape) could not meet. */
+export const unmetBySuite = (check: Check): boolean => unmet(check) && check.unmetBy === undefined;
 
 /** The one-line reason of a verdict: the unmet preconditions, else the failed checks, else the rules never exercised. */
 export function reasonOf(checks: readonly Check[], verdict: Verdict): string | undefined {
   const line = (check: Check) => `${check.name}: ${check.detail}`;
   const shown =
-    verdict === 'inconclusive'
+    verdict === 'inconclusive' || verdict === 'n/a'
       ? checks.some(unmet)
         ? checks.filter(unmet)
         : checks.filter((check) => check.outcome === 'inconclusive')
       : checks.filter(failed);
-  return shown.length > 0 ? shown.map(line).join('; ') : undefined;
+  // A failure that kept the client from the behaviour under test: say which step it never reached.
+  const neverReached = verdict === 'fail' || verdict === 'warn' ? checks.filter((check) => unmet(check) && check.unmetBy === 'client') : [];
+  const text = [...shown, ...neverReached].map((check) => (neverReached.includes(check) ? `never reached ${line(check)}` : line(check)));
+  return text.length > 0 ? text.join('; ') : undefined;
 }

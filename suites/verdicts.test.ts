@@ -11,7 +11,7 @@ import { progressResetsTimeout } from './cancellation/progress-resets-timeout.ts
 import { sdkV1StreamableHttp } from '../clients/sdk-v1.ts';
 import { legacyNotification } from './cancellation/legacy-notification.ts';
 import { calibratedPolicy, notApplicable, runCase, runScenario } from './runner.ts';
-import { verdictOf, type Check, type Evidence, type Level } from './scenario.ts';
+import { reasonOf, verdictOf, type Check, type Evidence, type Level } from './scenario.ts';
 import { HEADERS } from '../protocol/http.ts';
 import type { TimePolicy } from '../config/time.ts';
 import { explain } from './evidence.ts';
@@ -29,6 +29,28 @@ describe('verdictOf', () => {
     expect(verdictOf([checkAt('SHOULD', false)])).toBe('warn');
     expect(verdictOf([checkAt('SHOULD', false)], true)).toBe('fail');
     expect(verdictOf([checkAt('MAY', false)], true)).toBe('pass');
+  });
+
+  const spec = { url: 'u', section: 's', level: 'MUST' as const };
+  test('a precondition the suite could not meet makes the case inconclusive whatever failed', () => {
+    expect(verdictOf([precondition('reached', spec, false, 'the server never acted'), checkAt('MUST', false)])).toBe('inconclusive');
+  });
+
+  test('a precondition the client kept from being met lets what it broke stand; with nothing broken, inconclusive', () => {
+    const keptByClient = precondition('reached', spec, false, 'the client hung first', [], { by: 'client' });
+    expect(keptByClient.lasting).toBe(true);
+    expect(verdictOf([keptByClient, checkAt('MUST', false)])).toBe('fail');
+    expect(verdictOf([keptByClient, checkAt('SHOULD', false)])).toBe('warn');
+    expect(verdictOf([keptByClient, checkAt('MUST', true)])).toBe('inconclusive');
+    expect(reasonOf([keptByClient, checkAt('MUST', false)], 'fail')).toContain('never reached reached: the client hung first');
+  });
+
+  test('a precondition a correct client of another shape never meets makes the case n/a, whatever else', () => {
+    const shape = precondition('reached', spec, false, 'the client opens a session per operation', [], { by: 'shape' });
+    expect(verdictOf([shape, checkAt('MUST', false)])).toBe('n/a');
+    expect(reasonOf([shape, checkAt('MUST', false)], 'n/a')).toBe('reached: the client opens a session per operation');
+    // The suite's own failure to set the case up outranks it.
+    expect(verdictOf([shape, precondition('up', spec, false, 'no server')])).toBe('inconclusive');
   });
 });
 
