@@ -21,7 +21,7 @@ process.env.NODE_COMPILE_CACHE ??= join(import.meta.dirname, 'node_modules', '.c
  * The files that run the scenarios, hundreds of cases each (the exhaustive proof's shards thousands), start first, so the workers end together; on a fresh clone
  * too, where vitest knows no durations yet and would start the largest files first.
  */
-const LONGEST = [/suites\/self-test\.test\.ts$/, /suites\/conformance\.test\.ts$/, /suites\/exhaustive-\d+\.test\.ts$/];
+const LONGEST = [/suites\/self-test\.test\.ts$/, /suites\/shapes\.test\.ts$/, /suites\/conformance\.test\.ts$/, /suites\/exhaustive-\d+\.test\.ts$/];
 class LongestFirst extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
     const rank = (file: TestSpecification) => {
