@@ -15,7 +15,7 @@ import { basePolicy } from '../config/settings.ts';
 import { SCENARIOS } from '../suites/index.ts';
 import { binTargets, RUNTIME_ASSETS } from './build.ts';
 import { parseResults } from '../results/results.ts';
-import { described, exec, installConsumer, pack, type Output, type Tarball } from './testdata/consumer.ts';
+import { childEnv, described, exec, installConsumer, npm, npmCrash, pack, type Output, type Tarball } from './testdata/consumer.ts';
 
 const { operation } = basePolicy().ms;
 const ROOT = join(import.meta.dirname, '..');
@@ -291,6 +291,42 @@ describe.concurrent("the project's own tests and types", () => {
     const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
     const check = await exec(process.execPath, [tsc, '-p', 'tsconfig.json'], { cwd: project, timeoutMs: cliBound });
     expect(check.code, described('tsc -p tsconfig.json in the project', check)).toBe(0);
+  }, 0);
+});
+
+// `npm pack` in a checkout where other npm commands ran before has crashed inside npm 11 ("Exit handler never called!"
+// right after it rewrote node_modules/.package-lock.json): pack (scripts/testdata/consumer.ts) runs it once more
+// rather than call the package broken. Real npm, packing a package of a few lines whose prepare script does each thing.
+describe("npm pack's failures: npm's own told from the package's", () => {
+  const packOf = async (name: string, prepare: string, env?: NodeJS.ProcessEnv) => {
+    const dir = join(tmp, 'npm-failures', name);
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'package.json'), JSON.stringify({ name, version: '1.0.0', scripts: { prepare } }));
+    return npm(['pack', '--json', '--pack-destination', dir], { cwd: dir, timeoutMs: INSTALL_BOUND, logsDir: join(dir, 'logs'), env });
+  };
+
+  test('a prepare script that fails is the package: not a crash', async () => {
+    const failed = await packOf('failing-prepare', 'echo broken >&2; exit 1');
+    expect(failed.code, described('npm pack', failed)).toBe(1);
+    expect(npmCrash(failed)).toBeUndefined();
+  }, 0);
+
+  test('npm killed by a signal is npm', async () => {
+    // The prepare script's shell is npm's child: it kills npm.
+    const killed = await packOf('killed-npm', 'kill -9 $PPID');
+    expect(killed.signal, described('npm pack', killed)).toBe('SIGKILL');
+    expect(npmCrash(killed)).toBe('npm was killed by SIGKILL');
+  }, 0);
+
+  test("npm ending without its exit handler is npm, said in its log when not on stderr", async () => {
+    // npm's process exits as it would start the prepare script, before npm could call its exit handler.
+    const preload = join(tmp, 'npm-failures', 'exit-on-spawn.cjs');
+    mkdirSync(join(preload, '..'), { recursive: true });
+    writeFileSync(preload, "require('node:child_process').spawn = () => process.exit(0);\n");
+    const crashed = await packOf('npm-exit-handler', 'echo never', childEnv({ NODE_OPTIONS: `--require ${preload}` }));
+    expect(crashed.code, described('npm pack', crashed)).toBe(1);
+    expect(crashed.logs.map((log) => log.text).join('')).toContain('Exit handler never called!');
+    expect(npmCrash(crashed)).toBe('npm failed inside itself: Exit handler never called!');
   }, 0);
 });
 
