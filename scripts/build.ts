@@ -2,10 +2,12 @@
 // JavaScript with its declarations; then the files the code reads at run time are copied beside the modules, at the
 // same relative paths (config/layout.ts), so the package runs from dist/ exactly as the repository runs from its sources.
 // A build whose inputs have not changed since the last one is skipped (tsc takes tens of seconds, and `npm test` packs
-// the package every time: scripts/package.test.ts).
+// the package every time: scripts/package.test.ts). Either way every bin of package.json ends executable: tsc writes
+// its files without the exec bit, and `npx` in the checkout runs the bin as its npx cache linked it, so a bin that lost
+// the bit in a rebuild is "Permission denied" there (a tarball's install sets the bit itself; a checkout has no install).
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { PACKAGED_BUNDLE } from '../servers/stdio/bundle.ts';
 import { dirname, join } from 'node:path';
@@ -63,10 +65,30 @@ function inputsHash(): string {
   return hash.digest('hex');
 }
 
-/** Builds dist/ unless it was built from these very inputs; returns whether it built. */
+/** The files package.json names as its bins, relative to the repository (`bin` is one path or a map of names to paths). */
+export function binTargets(): string[] {
+  const { bin } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { bin?: string | Record<string, string> };
+  return bin === undefined ? [] : typeof bin === 'string' ? [bin] : Object.values(bin);
+}
+
+/** Gives every bin the exec bit for whoever may read it (644 becomes 755), as npm's install of a tarball does. */
+function makeBinsExecutable(): void {
+  for (const target of binTargets()) {
+    const path = join(ROOT, target);
+    if (!existsSync(path)) throw new Error(`build: package.json names ${target} as a bin but the build did not write it`);
+    const { mode } = statSync(path);
+    chmodSync(path, mode | ((mode & 0o444) >> 2));
+  }
+}
+
+/** Builds dist/ unless it was built from these very inputs; returns whether it built. Either way its bins are executable. */
 export function build(): boolean {
   const inputs = inputsHash();
-  if (existsSync(INPUTS_STAMP) && readFileSync(INPUTS_STAMP, 'utf8') === inputs) return false;
+  if (existsSync(INPUTS_STAMP) && readFileSync(INPUTS_STAMP, 'utf8') === inputs) {
+    // A checkout built before the bins were made executable, or a bin whose bit was lost since, is mended here.
+    makeBinsExecutable();
+    return false;
+  }
   rmSync(DIST, { recursive: true, force: true });
   const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
   execFileSync(process.execPath, [tsc, '-p', join(ROOT, 'tsconfig.build.json')], { cwd: ROOT, stdio: 'inherit' });
@@ -83,6 +105,7 @@ export function build(): boolean {
   const bundler = `import { bundleStdioProgram } from ${JSON.stringify(pathToFileURL(join(ROOT, 'servers', 'stdio', 'bundle.ts')).href)};
 await bundleStdioProgram(${JSON.stringify(join(stdio, 'main.js'))}, ${JSON.stringify(join(stdio, dirname(PACKAGED_BUNDLE)))});`;
   execFileSync(process.execPath, ['--input-type=module', '--eval', bundler], { cwd: ROOT, stdio: 'inherit' });
+  makeBinsExecutable();
   // Last: a build that failed half-way leaves no stamp, and the next one starts afresh.
   writeFileSync(INPUTS_STAMP, inputs);
   return true;

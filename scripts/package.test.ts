@@ -2,9 +2,10 @@
 // project (scripts/testdata/consumer.ts), and used from there as that project would: the installed CLI against a
 // module adapter of the project's own and against line-protocol programs, with its exit codes and its output files;
 // the matrix, with and without vitest; the project's own test files through the ./vitest and ./node-test entries; the
-// project's TypeScript against the package's declarations.
+// project's TypeScript against the package's declarations. And the checkout the package was packed from: the build
+// left its bins executable, so `npx mcp-client-conformance` runs there as the README says.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,11 +13,12 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { NO_PYTHON } from '../clients/process/testdata/support.ts';
 import { basePolicy } from '../config/settings.ts';
 import { SCENARIOS } from '../suites/index.ts';
-import { RUNTIME_ASSETS } from './build.ts';
+import { binTargets, RUNTIME_ASSETS } from './build.ts';
 import { parseResults } from '../results/results.ts';
-import { described, exec, installConsumer, pack, type Output, type Tarball } from './testdata/consumer.ts';
+import { childEnv, described, exec, installConsumer, npm, npmCrash, pack, type Output, type Tarball } from './testdata/consumer.ts';
 
 const { operation } = basePolicy().ms;
+const ROOT = join(import.meta.dirname, '..');
 /** Packing compiles the whole package with tsc (unless dist/ is up to date), installing copies some 140 packages out of the cache: each has a few minutes of operation bounds. */
 const INSTALL_BOUND = 48 * operation;
 /** How much longer than the installed CLI's bare `--version` (measured after the install, in this run) loading the suite may take on a machine whose load changes. */
@@ -103,8 +105,18 @@ export const used = [same, wrong, processAdapter, conformanceTests, listScenario
 
 const TSCONFIG = { compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, noEmit: true, skipLibCheck: true, types: ['node'] }, files: ['typed.ts'] };
 
+/** Each of the checkout's bins that exists, with its name. */
+const checkoutBins = () => Object.entries(MANIFEST.bin).map(([name, target]) => ({ name, path: join(ROOT, target) })).filter((bin) => existsSync(bin.path));
+
 beforeAll(async () => {
   tmp = mkdtempSync(join(tmpdir(), 'mcp-client-conformance-package-'));
+  // The checkout as a user leaves it before a rebuild: each bin run once through `npx` (which links the checkout into
+  // npx's cache, and sets the bit then), then written afresh without the exec bit, as tsc writes every file. The pack's
+  // build, whether it compiles again or finds dist/ up to date, must leave the bins executable for `npx` to run them.
+  for (const bin of checkoutBins()) {
+    await exec('npx', ['--no-install', bin.name, '--version'], { cwd: ROOT, timeoutMs: INSTALL_BOUND });
+    chmodSync(bin.path, 0o644);
+  }
   const packing = performance.now();
   tarball = await pack(tmp, INSTALL_BOUND);
   const packedMs = performance.now() - packing;
@@ -127,6 +139,18 @@ beforeAll(async () => {
 
 afterAll(() => {
   if (tmp !== undefined) rmSync(tmp, { recursive: true, force: true });
+});
+
+describe('the checkout it was packed from', () => {
+  test("every bin of package.json is executable after the build, and `npx` runs it there (the README's command line)", async () => {
+    for (const name of Object.keys(MANIFEST.bin)) {
+      const version = await exec('npx', ['--no-install', name, '--version'], { cwd: ROOT, timeoutMs: cliBound });
+      expect.soft(version.code, described(`npx --no-install ${name} --version in the checkout`, version)).toBe(0);
+      expect.soft(version.stdout.trim()).toBe(MANIFEST.version);
+    }
+    const bins = binTargets().map((target) => join(ROOT, target));
+    expect(bins.filter((path) => (statSync(path).mode & 0o111) !== 0o111)).toEqual([]);
+  }, 0);
 });
 
 describe('the tarball', () => {
@@ -267,6 +291,42 @@ describe.concurrent("the project's own tests and types", () => {
     const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
     const check = await exec(process.execPath, [tsc, '-p', 'tsconfig.json'], { cwd: project, timeoutMs: cliBound });
     expect(check.code, described('tsc -p tsconfig.json in the project', check)).toBe(0);
+  }, 0);
+});
+
+// `npm pack` in a checkout where other npm commands ran before has crashed inside npm 11 ("Exit handler never called!"
+// right after it rewrote node_modules/.package-lock.json): pack (scripts/testdata/consumer.ts) runs it once more
+// rather than call the package broken. Real npm, packing a package of a few lines whose prepare script does each thing.
+describe("npm pack's failures: npm's own told from the package's", () => {
+  const packOf = async (name: string, prepare: string, env?: NodeJS.ProcessEnv) => {
+    const dir = join(tmp, 'npm-failures', name);
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'package.json'), JSON.stringify({ name, version: '1.0.0', scripts: { prepare } }));
+    return npm(['pack', '--json', '--pack-destination', dir], { cwd: dir, timeoutMs: INSTALL_BOUND, logsDir: join(dir, 'logs'), env });
+  };
+
+  test('a prepare script that fails is the package: not a crash', async () => {
+    const failed = await packOf('failing-prepare', 'echo broken >&2; exit 1');
+    expect(failed.code, described('npm pack', failed)).toBe(1);
+    expect(npmCrash(failed)).toBeUndefined();
+  }, 0);
+
+  test('npm killed by a signal is npm', async () => {
+    // The prepare script's shell is npm's child: it kills npm.
+    const killed = await packOf('killed-npm', 'kill -9 $PPID');
+    expect(killed.signal, described('npm pack', killed)).toBe('SIGKILL');
+    expect(npmCrash(killed)).toBe('npm was killed by SIGKILL');
+  }, 0);
+
+  test("npm ending without its exit handler is npm, said in its log when not on stderr", async () => {
+    // npm's process exits as it would start the prepare script, before npm could call its exit handler.
+    const preload = join(tmp, 'npm-failures', 'exit-on-spawn.cjs');
+    mkdirSync(join(preload, '..'), { recursive: true });
+    writeFileSync(preload, "require('node:child_process').spawn = () => process.exit(0);\n");
+    const crashed = await packOf('npm-exit-handler', 'echo never', childEnv({ NODE_OPTIONS: `--require ${preload}` }));
+    expect(crashed.code, described('npm pack', crashed)).toBe(1);
+    expect(crashed.logs.map((log) => log.text).join('')).toContain('Exit handler never called!');
+    expect(npmCrash(crashed)).toBe('npm failed inside itself: Exit handler never called!');
   }, 0);
 });
 

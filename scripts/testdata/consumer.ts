@@ -5,7 +5,7 @@
 // here, and `npm ci --offline` installs exactly that or fails. With a proxy that refuses every connection, an install
 // that reached for the network would fail too.
 import { spawn } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { delimiter, dirname, join } from 'node:path';
 import { SETTINGS_ENV } from '../../config/settings.ts';
 
@@ -15,6 +15,8 @@ export interface Output {
   /** The exit code, or null when the child was killed (its signal is in `signal`). */
   code: number | null;
   signal: NodeJS.Signals | null;
+  /** Whether it was killed for running past its `timeoutMs` (a signal otherwise came from elsewhere). */
+  timedOut: boolean;
   stdout: string;
   stderr: string;
   ms: number;
@@ -43,7 +45,8 @@ export function exec(command: string, args: readonly string[], options: { cwd: s
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
     child.once('error', reject);
-    child.once('close', (code, signal) => resolve({ code, signal, stdout, stderr, ms: performance.now() - started }));
+    // `killed`: the spawn's own timeout sent the signal.
+    child.once('close', (code, signal) => resolve({ code, signal, timedOut: child.killed, stdout, stderr, ms: performance.now() - started }));
   });
 }
 
@@ -61,10 +64,63 @@ export interface Tarball {
   files: string[];
 }
 
-/** `npm pack` of this repository into `dest` (its prepare script builds dist/). */
+/**
+ * What npm prints when npm itself failed rather than the work it ran (npm's lib/cli/exit-handler.js and
+ * lib/utils/error-message.js): its exit handler never called ("Exit handler never called!", seen from npm 11 pack
+ * right after it rewrote node_modules/.package-lock.json), an exit before it was set up, or an internal type error.
+ */
+const NPM_OWN_FAILURE = /Exit handler never called!|This is an error with npm itself|Exit prior to (?:setting npm|config file resolving)|Process exited unexpectedly with code/;
+
+/** An npm command's output, with the debug logs it (and the npm of its lifecycle scripts) wrote. */
+export interface NpmOutput extends Output {
+  logs: { path: string; text: string }[];
+}
+
+/** Runs npm with its debug logs written into `logsDir` (a folder of its own), and reads them back. */
+export async function npm(args: readonly string[], options: { cwd: string; timeoutMs: number; logsDir: string; env?: NodeJS.ProcessEnv }): Promise<NpmOutput> {
+  mkdirSync(options.logsDir, { recursive: true });
+  // As an environment variable it reaches the npm of a lifecycle script too (prepare's `npm run build`).
+  const env = { ...(options.env ?? childEnv()), npm_config_logs_dir: options.logsDir };
+  const output = await exec('npm', args, { cwd: options.cwd, timeoutMs: options.timeoutMs, env });
+  const logs = existsSync(options.logsDir) ? readdirSync(options.logsDir).sort().map((name) => ({ path: join(options.logsDir, name), text: readFileSync(join(options.logsDir, name), 'utf8') })) : [];
+  return { ...output, logs };
+}
+
+/**
+ * Why an npm command that failed did, when npm itself failed: killed by a signal it was not sent by the test, or one
+ * of npm's own failure lines in its stderr or its logs. undefined when it succeeded, or failed at its work (a
+ * lifecycle script that exited non-zero, a package npm refused, or a run the test's bound killed).
+ */
+export function npmCrash(output: NpmOutput): string | undefined {
+  if (output.code === 0) return undefined;
+  if (output.signal !== null && !output.timedOut) return `npm was killed by ${output.signal}`;
+  for (const text of [output.stderr, ...output.logs.map((log) => log.text)]) {
+    const own = NPM_OWN_FAILURE.exec(text);
+    if (own !== null) return `npm failed inside itself: ${own[0]}`;
+  }
+  return undefined;
+}
+
+/** The last lines of each of npm's logs, for a failure's message. */
+const logTails = (output: NpmOutput, lines = 80): string =>
+  output.logs.length === 0 ? '--- npm wrote no log' : output.logs.map((log) => `--- npm's log ${log.path} (last ${lines} lines)\n${log.text.split('\n').slice(-lines).join('\n')}`).join('\n');
+
+/**
+ * `npm pack` of this repository into `dest` (its prepare script builds dist/). An npm that crashed inside itself says
+ * nothing of the package: it is run once more, and a second crash fails as npm's, with its logs; any other failure is
+ * the package's.
+ */
 export async function pack(dest: string, timeoutMs: number): Promise<Tarball> {
-  const output = await exec('npm', ['pack', '--json', '--pack-destination', dest], { cwd: ROOT, timeoutMs });
-  if (output.code !== 0) throw new Error(described('npm pack', output));
+  const attempt = (n: number) => npm(['pack', '--json', '--pack-destination', dest], { cwd: ROOT, timeoutMs, logsDir: join(dest, `npm-pack-logs-${n}`) });
+  let output = await attempt(1);
+  const crash = npmCrash(output);
+  if (crash !== undefined) {
+    console.warn(`npm pack: ${crash}; running it once more (npm's own failure, not the package's)\n${logTails(output, 20)}`);
+    output = await attempt(2);
+    const again = npmCrash(output);
+    if (again !== undefined) throw new Error(`npm pack crashed twice inside npm (${crash}; then ${again}): npm failed, not the package\n${described('npm pack', output)}\n${logTails(output)}`);
+  }
+  if (output.code !== 0) throw new Error(`${described('npm pack', output)}\n${logTails(output)}`);
   // The JSON is the last thing on stdout (the lifecycle scripts' banners come before it).
   const [info] = JSON.parse(output.stdout.slice(output.stdout.indexOf('\n[') + 1)) as { filename: string; integrity: string; size: number; unpackedSize: number; files: { path: string }[] }[];
   return { path: join(dest, info!.filename), filename: info!.filename, integrity: info!.integrity, size: info!.size, unpackedSize: info!.unpackedSize, files: info!.files.map((file) => file.path) };
