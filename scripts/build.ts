@@ -22,6 +22,7 @@ export const RUNTIME_ASSETS = [
   'scripts/matrix/matrix.schema.json',
   'results/results.schema.json',
   'clients/process/line-protocol.schema.json',
+  'protocol/schemas',
   'clients/drivers/python/driver.py',
   // The client environments beyond npm (clients/drivers/environments.ts): what `setup-clients` builds them from.
   'clients/drivers/python/runtime.py',

@@ -3,6 +3,11 @@
 import { Client as V2Client, StreamableHTTPClientTransport as V2Transport } from '@modelcontextprotocol/client';
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
+import { Ajv } from 'ajv';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { beforeAll, describe, expect, test } from 'vitest';
 import type { Negotiation } from '../clients/adapter.ts';
 import { createReferenceClient } from '../clients/reference/index.ts';
@@ -175,7 +180,7 @@ describe('real traffic passes', () => {
     const other = { url: 'http://127.0.0.1:1/mcp', era: '2025-11-25' as Era, personalities: [], exchanges: broken, issuedSessions: [] };
     const result = schemaCheck({ ...evidence(MODERN), otherServers: [other] });
     expect(result.outcome).toBe('fail');
-    expect(result.detail).toBe(`server 2 #${call.seq} tools/call (fallback, judged by 2025-11-25): params.name: Invalid input: expected string, received undefined`);
+    expect(result.detail).toBe(`server 2 #${call.seq} tools/call (fallback, judged by 2025-11-25): params.name: missing`);
     expect(result.exchanges).toEqual([]);
     // Without the probe before it, the initialize is no fallback: a 2026-07-28 client opened with a legacy message.
     const unprobed = exchanges.filter((x) => !x.requestMessages.some((m) => m.method === 'server/discover'));
@@ -196,14 +201,14 @@ describe('doctored messages fail with a precise detail', () => {
     const { evidence: e, seq } = doctored('2025-06-18', (m) => m.method === 'tools/list', (m) => delete m.jsonrpc);
     const result = schemaCheck(e);
     expect(result.outcome).toBe('fail');
-    expect(result.detail).toBe(`#${seq} tools/list: jsonrpc: Invalid input: expected "2.0"`);
+    expect(result.detail).toBe(`#${seq} tools/list: jsonrpc: missing`);
     expect(result.exchanges).toEqual([seq]);
   });
 
   test('a tools/call without params.name', () => {
     for (const revision of REVISIONS) {
       const { evidence: e, seq } = doctored(revision, (m) => m.method === 'tools/call', (m) => delete m.params.name);
-      expect(schemaCheck(e).detail, revision).toBe(`#${seq} tools/call: params.name: Invalid input: expected string, received undefined`);
+      expect(schemaCheck(e).detail, revision).toBe(`#${seq} tools/call: params.name: missing`);
     }
   });
 
@@ -216,11 +221,11 @@ describe('doctored messages fail with a precise detail', () => {
 
   test('a 2026-07-28 request without any _meta, and one with a malformed envelope value', () => {
     const bare = doctored(MODERN, (m) => m.method === 'tools/call', (m) => delete m.params._meta);
-    expect(schemaCheck(bare.evidence).detail).toBe(`#${bare.seq} tools/call: params._meta["io.modelcontextprotocol/protocolVersion"]: missing`);
+    expect(schemaCheck(bare.evidence).detail).toBe(`#${bare.seq} tools/call: params._meta: missing`);
     const malformed = doctored(MODERN, (m) => m.method === 'tools/call', (m) => (m.params._meta['io.modelcontextprotocol/clientCapabilities'] = { roots: true }));
-    expect(schemaCheck(malformed.evidence).detail).toBe(
-      `#${malformed.seq} tools/call: params._meta["io.modelcontextprotocol/clientCapabilities"].roots: Invalid input: expected object, received boolean`,
-    );
+    expect(schemaCheck(malformed.evidence).detail).toBe(`#${malformed.seq} tools/call: params._meta["io.modelcontextprotocol/clientCapabilities"].roots: must be object, received boolean`);
+    const unversioned = doctored(MODERN, (m) => m.method === 'tools/list', (m) => (m.params._meta['io.modelcontextprotocol/protocolVersion'] = 20260728));
+    expect(schemaCheck(unversioned.evidence).detail).toBe(`#${unversioned.seq} tools/list: params._meta["io.modelcontextprotocol/protocolVersion"]: must be string, received integer`);
   });
 
   test('an unknown method at a legacy revision, and methods of another revision', () => {
@@ -232,6 +237,49 @@ describe('doctored messages fail with a precise detail', () => {
     expect(schemaCheck(tooEarly.evidence).detail).toBe(`#${tooEarly.seq} tasks/list: not a client request at 2025-06-18 (it exists at 2025-11-25)`);
     const legacyOnly = doctored(MODERN, (m) => m.method === 'tools/list', (m) => (m.method = 'ping'));
     expect(schemaCheck(legacyOnly.evidence).detail).toBe(`#${legacyOnly.seq} ping: not a client request at 2026-07-28 (it exists at 2024-11-05 … 2025-11-25)`);
+  });
+
+  test('malformed params fail with the path the schema names', () => {
+    const notAnObject = doctored('2025-06-18', (m) => m.method === 'tools/call', (m) => (m.params.arguments = 'hello'));
+    expect(schemaCheck(notAnObject.evidence).detail).toBe(`#${notAnObject.seq} tools/call: params.arguments: must be object, received string`);
+    const nested = doctored('2025-11-25', (m) => m.method === 'prompts/get', (m) => (m.params.arguments.arg1 = 5));
+    expect(schemaCheck(nested.evidence).detail).toBe(`#${nested.seq} prompts/get: params.arguments.arg1: must be string, received integer`);
+    const noScheme = doctored('2025-03-26', (m) => m.method === 'resources/read', (m) => (m.params.uri = 'static-text'));
+    expect(schemaCheck(noScheme.evidence).detail).toBe(`#${noScheme.seq} resources/read: params.uri: must match format "uri"`);
+    // Through a union (InputResponse: a sampling, roots or elicitation result): into the branch the value meant.
+    let key = '';
+    const retried = doctored(MODERN, (m) => m.params?.['inputResponses'] !== undefined, (m) => {
+      key = Object.keys(m.params.inputResponses)[0]!;
+      m.params.inputResponses[key] = { action: 'maybe' };
+    });
+    expect(schemaCheck(retried.evidence).detail).toBe(
+      `#${retried.seq} tools/call: params.inputResponses${/^\w+$/.test(key) ? `.${key}` : `[${JSON.stringify(key)}]`}.action: must be one of "accept" | "cancel" | "decline", received "maybe"`,
+    );
+  });
+
+  test("a sampling answer's content: the content block it meant, or the types it could have", () => {
+    const answer = (content: unknown) => ({ jsonrpc: '2.0', id: 3, result: { role: 'assistant', model: 'm', content } });
+    const sampling = { method: 'sampling/createMessage', params: { messages: [], maxTokens: 10 } };
+    expect(validateClientMessage(answer({ type: 'text' }), '2025-11-25', sampling).problem).toBe('result.content.text: missing');
+    expect(validateClientMessage(answer({ type: 'video' }), '2025-03-26', sampling).problem).toBe('result.content.type: must be one of "text" | "image" | "audio", received "video"');
+  });
+
+  test('a message of a later revision fails at an earlier one', () => {
+    // A tasks method (2025-11-25 on).
+    const getTask = { jsonrpc: '2.0', id: 9, method: 'tasks/get', params: { taskId: 't1' } };
+    expect(validateClientMessage(getTask, '2025-11-25')).toEqual({ label: 'tasks/get' });
+    expect(validateClientMessage(getTask, '2025-03-26').problem).toBe('not a client request at 2025-03-26 (it exists at 2025-11-25)');
+    // A sampling answer of several content blocks (2025-11-25's sampling with tools), in each revision's real traffic.
+    const blocks = (revision: Revision) =>
+      doctored(revision, (m) => m.method === undefined && (m.result as Record<string, unknown> | undefined)?.['model'] !== undefined, (m) => (m.result.content = [m.result.content]));
+    expect(schemaCheck(blocks('2025-11-25').evidence).outcome).toBe('pass');
+    const older = blocks('2025-03-26');
+    expect(schemaCheck(older.evidence).detail).toBe(`#${older.seq} response to sampling/createMessage: result.content: must be object, received array`);
+    // Audio content (2025-03-26 on).
+    const audio = { jsonrpc: '2.0', id: 3, result: { role: 'assistant', model: 'm', content: { type: 'audio', data: 'AAAA', mimeType: 'audio/wav' } } };
+    const sampling = { method: 'sampling/createMessage', params: { messages: [], maxTokens: 10 } };
+    expect(validateClientMessage(audio, '2025-03-26', sampling).problem).toBeUndefined();
+    expect(validateClientMessage(audio, '2024-11-05', sampling).problem).toBe('result.content.type: must be one of "text" | "image", received "audio"');
   });
 
   test('a body that is not JSON, and JSON that is not JSON-RPC', () => {
@@ -265,7 +313,10 @@ describe('doctored messages fail with a precise detail', () => {
     };
     const envelope = { 'io.modelcontextprotocol/protocolVersion': MODERN, 'io.modelcontextprotocol/clientCapabilities': {} };
     expect(probeAt('2024-11-05', { ...probe, params: { _meta: envelope } }).outcome).toBe('pass');
-    expect(probeAt('2025-11-25', probe).detail).toBe('#0 server/discover (probe, judged by 2026-07-28): params._meta["io.modelcontextprotocol/protocolVersion"]: missing');
+    expect(probeAt('2025-11-25', probe).detail).toBe('#0 server/discover (probe, judged by 2026-07-28): params._meta: missing');
+    expect(probeAt('2025-11-25', { ...probe, params: { _meta: { 'io.modelcontextprotocol/clientCapabilities': {} } } }).detail).toBe(
+      '#0 server/discover (probe, judged by 2026-07-28): params._meta["io.modelcontextprotocol/protocolVersion"]: missing',
+    );
   });
 
   test("a client's answer to a server request is judged by that request's result schema", () => {
@@ -275,10 +326,10 @@ describe('doctored messages fail with a precise detail', () => {
     const answer = exchange.requestMessages.find((m) => m.id === elicitationId)!;
     answer.result = { action: 'maybe' };
     expect(schemaCheck(evidence('2025-11-25', exchanges)).detail).toBe(
-      `#${exchange.seq} response to elicitation/create: result.action: Invalid option: expected one of "accept"|"decline"|"cancel"`,
+      `#${exchange.seq} response to elicitation/create: result.action: must be one of "accept" | "cancel" | "decline", received "maybe"`,
     );
     delete answer.jsonrpc;
-    expect(schemaCheck(evidence('2025-11-25', exchanges)).detail).toBe(`#${exchange.seq} response to elicitation/create: jsonrpc: Invalid input: expected "2.0"`);
+    expect(schemaCheck(evidence('2025-11-25', exchanges)).detail).toBe(`#${exchange.seq} response to elicitation/create: jsonrpc: missing`);
   });
 
   test('a JSON-RPC batch outside 2025-03-26', () => {
@@ -299,13 +350,13 @@ describe('doctored messages fail with a precise detail', () => {
     for (const exchange of requests) for (const message of exchange.requestMessages) delete message.jsonrpc;
     const result = schemaCheck(evidence('2025-11-25', exchanges));
     expect(requests.length).toBeGreaterThan(6);
-    expect(result.detail.split('; ').slice(0, 5).every((line) => /^#\d+ [\w/]+: jsonrpc: Invalid input: expected "2.0"$/.test(line))).toBe(true);
+    expect(result.detail.split('; ').slice(0, 5).every((line) => /^#\d+ [\w/]+: jsonrpc: missing$/.test(line))).toBe(true);
     expect(result.detail).toMatch(new RegExp(`; and ${requests.length - 5} more$`));
     expect(result.exchanges).toEqual(requests.map((x) => x.seq));
   });
 });
 
-describe('the rules come from the SDKs', () => {
+describe("the rules come from the spec's schemas", () => {
   test('client methods per revision', () => {
     const base = ['ping', 'initialize', 'completion/complete', 'logging/setLevel', 'prompts/get', 'prompts/list', 'resources/list', 'resources/templates/list', 'resources/read', 'resources/subscribe', 'resources/unsubscribe', 'tools/call', 'tools/list'];
     const tasks = ['tasks/get', 'tasks/result', 'tasks/list', 'tasks/cancel'];
@@ -315,16 +366,34 @@ describe('the rules come from the SDKs', () => {
     expect(clientMethods(MODERN).requests.sort()).toEqual(
       ['server/discover', 'completion/complete', 'prompts/get', 'prompts/list', 'resources/list', 'resources/templates/list', 'resources/read', 'subscriptions/listen', 'tools/call', 'tools/list'].sort(),
     );
-    // The SDK's 2026 registry keeps client progress notifications, which the 2026-07-28 schema no longer has.
-    expect(clientMethods(MODERN).notifications.sort()).toEqual(['notifications/cancelled', 'notifications/progress']);
+    // 2026-07-28's ClientNotification is notifications/cancelled alone: a client has no progress to report (no server requests).
+    expect(clientMethods(MODERN).notifications).toEqual(['notifications/cancelled']);
+  });
+
+  test("the schema files are the spec's (the digests protocol/schemas/SOURCE.md lists), each valid against the JSON Schema draft it declares", () => {
+    const folder = join(import.meta.dirname, '..', 'protocol', 'schemas');
+    const listed = new Map([...readFileSync(join(folder, 'SOURCE.md'), 'utf8').matchAll(/^([0-9a-f]{64}) {2}(\S+)$/gm)].map(([, digest, file]) => [file, digest]));
+    for (const revision of REVISIONS) {
+      const text = readFileSync(join(folder, `${revision}.schema.json`));
+      expect(createHash('sha256').update(text).digest('hex'), revision).toBe(listed.get(`${revision}.schema.json`));
+      const schema = JSON.parse(text.toString('utf8'));
+      const draft2020 = revision >= '2025-11-25';
+      expect(schema.$schema, revision).toBe(draft2020 ? 'https://json-schema.org/draft/2020-12/schema' : 'http://json-schema.org/draft-07/schema#');
+      const ajv = draft2020 ? new Ajv2020() : new Ajv();
+      expect(ajv.validateSchema(schema), `${revision}: ${ajv.errorsText()}`).toBe(true);
+    }
   });
 
   test('one message at a time', () => {
     expect(validateClientMessage({ jsonrpc: '2.0', id: 1, method: 'tools/list' }, '2025-06-18')).toEqual({ label: 'tools/list' });
-    expect(validateClientMessage({ jsonrpc: '2.0', id: null, method: 'tools/list' }, '2025-06-18').problem).toBe('id: Invalid input: expected string | number, received null');
+    expect(validateClientMessage({ jsonrpc: '2.0', id: null, method: 'tools/list' }, '2025-06-18').problem).toBe('id: must be string | integer, received null');
     expect(validateClientMessage({ jsonrpc: '2.0' }, '2025-06-18')).toEqual({ label: '(not JSON-RPC)', problem: 'neither a request, a notification nor a response: no method, result or error' });
-    expect(validateClientMessage({ jsonrpc: '2.0', method: 'notifications/cancelled', params: {} }, MODERN).problem).toBe(
-      'params.requestId: Invalid input: expected string | number, received undefined',
+    expect(validateClientMessage({ jsonrpc: '2.0', method: 'notifications/cancelled', params: {} }, '2025-06-18').problem).toBe('params.requestId: missing');
+    expect(validateClientMessage({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: true } }, MODERN).problem).toBe(
+      'params.requestId: must be string | integer, received boolean',
+    );
+    expect(validateClientMessage({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 1, progress: 1 } }, MODERN).problem).toBe(
+      'not a client notification at 2026-07-28 (it exists at 2024-11-05 … 2025-11-25)',
     );
   });
 });

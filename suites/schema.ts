@@ -1,30 +1,17 @@
-// Every JSON-RPC message a client sent, validated against the message schemas of the revision under test, as
-// the official SDKs define them (no hand-written message shapes here):
+// Every JSON-RPC message a client sent, validated against the JSON Schema of the revision under test: the spec's own
+// schema.json of each revision (protocol/schemas/, copied unchanged; SOURCE.md there says from where, under which
+// licence), with ajv. The judge is the spec, not the codec of an SDK: the SDKs are what the matrix judges.
 //
-// - JSON-RPC framing: @modelcontextprotocol/core's JSONRPCRequest/Notification/ResultResponse/ErrorResponse
-//   schemas (strict objects: `jsonrpc: "2.0"`, an integer-or-string id on requests, none on notifications).
-// - Method payloads: the v2 SDK's per-era wire codecs, the ones its own Client and Server validate inbound
-//   traffic with: the frozen 2025-11-25 codec for every legacy revision (the SDK has no older schema sets), the
-//   2026-07-28 codec for 2026-07-28, including its required per-request `_meta` envelope. The SDK keeps the
-//   codecs internal; they are reached through the public `Protocol` class (see `sdkWireCodec`).
-// - Which methods a client may send: the SDKs' ClientRequest/ClientNotification unions (v1 for the 2025-11-25
-//   tasks methods the v2 neutral union dropped, v2 core for 2026-07-28) intersected with the era codec's
-//   registry, minus what did not exist yet at an older legacy revision (`INTRODUCED_AT`).
-import { Protocol } from '@modelcontextprotocol/client';
-import {
-  ClientNotificationSchema as V2ClientNotificationSchema,
-  ClientRequestSchema as V2ClientRequestSchema,
-  JSONRPCErrorResponseSchema,
-  JSONRPCNotificationSchema,
-  JSONRPCRequestSchema,
-  JSONRPCResultResponseSchema,
-  ServerRequestSchema as V2ServerRequestSchema,
-} from '@modelcontextprotocol/core';
-import {
-  ClientNotificationSchema as V1ClientNotificationSchema,
-  ClientRequestSchema as V1ClientRequestSchema,
-  ServerRequestSchema as V1ServerRequestSchema,
-} from '@modelcontextprotocol/sdk/types.js';
+// - JSON-RPC framing: the revision's JSONRPCRequest, JSONRPCNotification and its result and error responses.
+// - Method payloads: the definition the revision's ClientRequest or ClientNotification union holds for the method
+//   (CallToolRequest …), 2026-07-28's required `_meta` envelope included (its RequestMetaObject).
+// - A client's answer to a server request: the result definition named after the request (CreateMessageRequest →
+//   CreateMessageResult; a task-augmented one → CreateTaskResult; ping, which has none → Result).
+// - Which methods a client may send: the method constants of those two unions; any other method is a violation.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Ajv, type AnySchema, type ErrorObject, type Format, type ValidateFunction } from 'ajv';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import { META } from '../protocol/http.ts';
 import { LEGACY_REVISIONS, REVISIONS, specUrl, type Revision } from '../protocol/revisions.ts';
 import type { JsonRpcMessage, WireExchange } from '../servers/wire-record.ts';
@@ -38,152 +25,260 @@ const MODERN: Revision = '2026-07-28';
 /** How many violations the detail lists before "and N more". */
 const SHOWN = 5;
 
-// ── the SDK's per-era wire codecs ──────────────────────────────────────────────────────────────────────────
+// ── the spec's schemas, one per revision ───────────────────────────────────────────────────────────────────
 
-type Outcome = { readonly ok: true } | { readonly ok: false; readonly reason: 'not-in-era' } | { readonly ok: false; readonly reason: 'invalid'; readonly message: string };
+/** protocol/schemas/, beside the modules in both layouts (scripts/build.ts copies it into dist/). */
+const SCHEMA_DIR = join(import.meta.dirname, '..', 'protocol', 'schemas');
 
-/** The part of the v2 SDK's internal `WireCodec` (core-internal/src/wire/codec.ts) this check uses. */
-export interface SdkWireCodec {
-  readonly era: '2025-11-25' | '2026-07-28';
-  hasRequestMethod(method: string): boolean;
-  hasNotificationMethod(method: string): boolean;
-  validateRequest(method: string, raw: unknown): Outcome;
-  validateNotification(method: string, raw: unknown): Outcome;
-  validateResult(method: string, raw: unknown): Outcome;
-  samplingResultVariant(hasTools: boolean, raw: unknown): Outcome;
-  /** Required-key pre-pass plus the wire-exact RequestMetaEnvelopeSchema parse; always [] on the 2025 era. */
-  validateEnvelopeMeta(meta: Readonly<Record<string, unknown>>): { key: string; problem: string }[];
-}
+type Schema = { readonly [keyword: string]: unknown };
 
 /**
- * The wire codec the v2 SDK (@modelcontextprotocol/client) uses for a negotiated protocol version. The codecs
- * are not exported; `Protocol` (exported) resolves them in its protected `_wireCodec()` from the instance's
- * negotiated version, so a bare object on its prototype with that version set gets exactly the codec a
- * connection at that version validates with. Throws when an SDK upgrade moved this seam.
+ * The formats the schemas use. `uri`: an absolute URI has a scheme (RFC 3986 §3); `byte`: base64 (RFC 4648 §4);
+ * `uri-template` is left an annotation (2020-12's default for every format; a client never sends one).
  */
-export function sdkWireCodec(version: string): SdkWireCodec {
-  const probe = Object.create(Protocol.prototype) as { _negotiatedProtocolVersion?: string; _wireCodec?: () => unknown };
-  probe._negotiatedProtocolVersion = version;
-  const codec = typeof probe._wireCodec === 'function' ? (probe._wireCodec() as Partial<SdkWireCodec> | undefined) : undefined;
-  const era = version >= MODERN ? '2026-07-28' : '2025-11-25';
-  const needed = ['hasRequestMethod', 'hasNotificationMethod', 'validateRequest', 'validateNotification', 'validateResult', 'samplingResultVariant', 'validateEnvelopeMeta'] as const;
-  if (codec?.era !== era || needed.some((name) => typeof codec[name] !== 'function')) {
-    throw new Error(`@modelcontextprotocol/client no longer exposes its ${era} wire codec through Protocol.prototype._wireCodec(): suites/schema.ts needs updating`);
-  }
-  return codec as SdkWireCodec;
-}
-
-/** The `method` literals of a zod union of request or notification schemas (an SDK's ClientRequestSchema …). */
-function methodsOf(union: { options: readonly unknown[] }): string[] {
-  return union.options.flatMap((option) => {
-    const literal = (option as { shape?: { method?: { value?: unknown } } }).shape?.method?.value;
-    return typeof literal === 'string' ? [literal] : [];
-  });
-}
-
-/**
- * Client methods that the SDK's frozen 2025-11-25 registry holds but that earlier revisions' schemas do not
- * have (the tasks utility arrived with 2025-11-25). The SDKs validate every legacy revision with one schema set;
- * this is the only per-revision difference in what a client may send (compared with the spec's schema.json of
- * 2025-03-26, 2025-06-18 and 2025-11-25; 2024-11-05 has the same client methods as 2025-03-26).
- */
-const INTRODUCED_AT: Readonly<Record<string, Revision>> = {
-  'tasks/get': '2025-11-25',
-  'tasks/result': '2025-11-25',
-  'tasks/list': '2025-11-25',
-  'tasks/cancel': '2025-11-25',
-  'notifications/tasks/status': '2025-11-25',
+const FORMATS: Record<string, Format> = {
+  uri: /^[A-Za-z][A-Za-z0-9+.-]*:/,
+  byte: (value: string) => value.length % 4 === 0 && /^[A-Za-z0-9+/]*={0,2}$/.test(value),
+  'uri-template': true,
 };
 
-interface Rules {
-  revision: Revision;
-  codec: SdkWireCodec;
-  /** Requests a client may send at this revision. */
-  requests: ReadonlySet<string>;
-  notifications: ReadonlySet<string>;
+interface SchemaSet {
+  readonly revision: Revision;
+  /** Where the definitions are: `definitions` (draft-07: 2024-11-05 … 2025-06-18) or `$defs` (2020-12: 2025-11-25 on). */
+  readonly defsKey: string;
+  readonly defs: Readonly<Record<string, Schema>>;
+  /** Client requests and notifications by method: the JSON pointer of each one's definition. */
+  readonly requests: ReadonlyMap<string, string>;
+  readonly notifications: ReadonlyMap<string, string>;
+  /** Server-to-client requests by method: the name of each one's definition (`CreateMessageRequest`). */
+  readonly serverRequests: ReadonlyMap<string, string>;
+  /** The validator of the definition at a JSON pointer (`#/$defs/CallToolRequest`), compiled on first use. */
+  validator(pointer: string): ValidateFunction;
+  /** The JSON pointer of a schema object of this document, for the subschemas an error names (anyOf branches). */
+  pointerOf(schema: unknown): string | undefined;
 }
 
-function buildRules(revision: Revision): Rules {
-  const codec = sdkWireCodec(revision);
-  const exists = (method: string) => (INTRODUCED_AT[method] ?? revision) <= revision;
-  const modern = revision >= MODERN;
-  const requestUnions = modern ? [V2ClientRequestSchema] : [V1ClientRequestSchema, V2ClientRequestSchema];
-  const notificationUnions = modern ? [V2ClientNotificationSchema] : [V1ClientNotificationSchema, V2ClientNotificationSchema];
+const SETS = new Map<Revision, SchemaSet>();
+
+/** A revision's schema set, loaded on first use and kept for the process. */
+function schemaSet(revision: Revision): SchemaSet {
+  let set = SETS.get(revision);
+  if (!set) SETS.set(revision, (set = loadSet(revision)));
+  return set;
+}
+
+function loadSet(revision: Revision): SchemaSet {
+  const file = `protocol/schemas/${revision}.schema.json`;
+  const document = JSON.parse(readFileSync(join(SCHEMA_DIR, `${revision}.schema.json`), 'utf8')) as Schema;
+  const draft = String(document['$schema']);
+  const is2020 = draft === 'https://json-schema.org/draft/2020-12/schema';
+  if (!is2020 && draft !== 'http://json-schema.org/draft-07/schema#') throw new Error(`${file} declares ${draft}: suites/schema.ts reads draft-07 and 2020-12 only`);
+  const defsKey = is2020 ? '$defs' : 'definitions';
+  const defs = document[defsKey] as Record<string, Schema>;
+  // The server sends no requests at 2026-07-28: no ServerRequest there. A client union missing is a schema this cannot read.
+  const union = (name: string): Map<string, string> => {
+    const definition = defs[name];
+    if (!definition && name === 'ServerRequest') return new Map();
+    if (!definition) throw new Error(`${file} has no ${name}`);
+    // A union is an anyOf of $refs; one of a single member is that member itself (2026-07-28's ClientNotification).
+    const members = Array.isArray(definition['anyOf']) ? (definition['anyOf'] as Schema[]).map((member, index) => ({ member, at: `#/${defsKey}/${name}/anyOf/${index}` })) : [{ member: definition, at: `#/${defsKey}/${name}` }];
+    return new Map(
+      members.flatMap(({ member, at }) => {
+        const ref = member['$ref'];
+        const pointer = typeof ref === 'string' ? ref : at;
+        const target = typeof ref === 'string' ? defs[ref.slice(`#/${defsKey}/`.length)] : member;
+        const method = (target?.['properties'] as { method?: { const?: unknown } } | undefined)?.method?.const;
+        if (typeof method !== 'string') throw new Error(`${file}: ${name} has a member without a method constant (${pointer})`);
+        return [[method, pointer] as const];
+      }),
+    );
+  };
+  let ajv: Ajv | undefined;
+  const validators = new Map<string, ValidateFunction>();
+  let pointers: Map<unknown, string> | undefined;
   return {
     revision,
-    codec,
-    requests: new Set(requestUnions.flatMap(methodsOf).filter((method) => codec.hasRequestMethod(method) && exists(method))),
-    notifications: new Set(notificationUnions.flatMap(methodsOf).filter((method) => codec.hasNotificationMethod(method) && exists(method))),
+    defsKey,
+    defs,
+    requests: union('ClientRequest'),
+    notifications: union('ClientNotification'),
+    serverRequests: new Map([...union('ServerRequest')].map(([method, pointer]) => [method, pointer.split('/').pop()!])),
+    validator(pointer) {
+      let validate = validators.get(pointer);
+      if (!validate) {
+        // verbose: an anyOf error carries its branches and the value, for following it into the branch meant (firstProblem).
+        // The files are the spec's, unchanged: their meta-schema validation (a tenth of a second each) is a test's job.
+        const options = { verbose: true, allowUnionTypes: true, formats: FORMATS, validateSchema: false };
+        if (!ajv) (ajv = is2020 ? new Ajv2020(options) : new Ajv(options)).addSchema(document as AnySchema, revision);
+        validate = ajv.getSchema(`${revision}${pointer}`);
+        if (!validate) throw new Error(`${file} has no schema at ${pointer}`);
+        validators.set(pointer, validate);
+      }
+      return validate;
+    },
+    pointerOf(schema) {
+      if (!pointers) {
+        pointers = new Map();
+        const walk = (node: unknown, pointer: string): void => {
+          if (typeof node !== 'object' || node === null) return;
+          pointers!.set(node, pointer);
+          for (const [key, child] of Object.entries(node)) walk(child, `${pointer}/${key.replaceAll('~', '~0').replaceAll('/', '~1')}`);
+        };
+        walk(document, '#');
+      }
+      return pointers.get(schema);
+    },
   };
 }
 
-/** Built once per process: every revision's method sets, with the codecs' schemas warmed. */
-const RULES = Object.fromEntries(REVISIONS.map((revision) => [revision, buildRules(revision)])) as Record<Revision, Rules>;
-for (const rules of Object.values(RULES)) rules.codec.validateRequest('tools/list', undefined);
+/** The first definition of `names` the revision's schema has, as a JSON pointer (the names changed in 2025-11-25). */
+function definition(set: SchemaSet, ...names: string[]): string {
+  const name = names.find((candidate) => set.defs[candidate] !== undefined);
+  if (name === undefined) throw new Error(`the ${set.revision} schema defines none of ${names.join(', ')}`);
+  return `#/${set.defsKey}/${name}`;
+}
 
-/** Server-to-client requests, for naming the result a client response answers. */
-const SERVER_REQUESTS = new Set([...methodsOf(V1ServerRequestSchema), ...methodsOf(V2ServerRequestSchema)]);
-
-/** The client methods defined at a revision, as this check derives them from the SDKs (for tests and reports). */
+/** The client methods defined at a revision: the method constants of its ClientRequest and ClientNotification unions. */
 export function clientMethods(revision: Revision): { requests: string[]; notifications: string[] } {
-  return { requests: [...RULES[revision].requests], notifications: [...RULES[revision].notifications] };
+  const set = schemaSet(revision);
+  return { requests: [...set.requests.keys()], notifications: [...set.notifications.keys()] };
 }
 
-// ── one message ────────────────────────────────────────────────────────────────────────────────────────────
+// ── what an error says ─────────────────────────────────────────────────────────────────────────────────────
 
-interface Issue {
-  path: readonly PropertyKey[];
-  message: string;
-  code?: string;
-  expected?: string;
-  errors?: readonly (readonly Issue[])[];
+type Segment = string | number;
+
+/** `/params/messages/0` → ['params', 'messages', 0] */
+function segments(instancePath: string): Segment[] {
+  if (instancePath === '') return [];
+  return instancePath
+    .slice(1)
+    .split('/')
+    .map((part) => part.replaceAll('~1', '/').replaceAll('~0', '~'))
+    .map((part) => (/^(0|[1-9]\d*)$/.test(part) ? Number(part) : part));
 }
 
-/** `params.messages[0].content` */
-function formatPath(path: readonly PropertyKey[]): string {
-  return path.reduce<string>((text, key) => (typeof key === 'number' ? `${text}[${key}]` : `${text}${text === '' ? '' : '.'}${String(key)}`), '');
+/** `params.messages[0].content`, `params._meta["io.modelcontextprotocol/clientCapabilities"]` */
+function formatPath(path: readonly Segment[]): string {
+  return path.reduce<string>((text, key) => {
+    if (typeof key === 'number') return `${text}[${key}]`;
+    if (/^[A-Za-z_$][\w$]*$/.test(key)) return `${text}${text === '' ? '' : '.'}${key}`;
+    return `${text}[${JSON.stringify(key)}]`;
+  }, '');
 }
 
-/** The first zod issue as `path: message`; a union failure is followed into its closest branch. */
-function formatIssue(issue: Issue, prefix: readonly PropertyKey[] = []): string {
-  const path = [...prefix, ...issue.path];
-  const branches = issue.code === 'invalid_union' ? (issue.errors ?? []).filter((branch) => branch.length > 0) : [];
-  // `id: string | number` and the like: every branch is one wrong type at the union's own path.
-  const types = branches.map((branch) => (branch.length === 1 && branch[0]!.code === 'invalid_type' && branch[0]!.path.length === 0 ? branch[0]!.expected : undefined));
-  if (types.length > 1 && types.every((type) => type !== undefined)) {
-    const received = / received (.+)$/.exec(branches[0]![0]!.message)?.[1];
-    return formatIssue({ path: issue.path, message: `Invalid input: expected ${[...new Set(types)].join(' | ')}${received ? `, received ${received}` : ''}` }, prefix);
-  }
-  if (branches.length > 0) {
-    const closest = branches.reduce((best, branch) => (branch.length < best.length ? branch : best));
-    return formatIssue(closest[0]!, path);
-  }
-  const where = formatPath(path);
-  return where === '' ? issue.message : `${where}: ${issue.message}`;
+function jsonType(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'array';
+  if (typeof value === 'number') return Number.isInteger(value) ? 'integer' : 'number';
+  return typeof value;
 }
 
-/** The first issue of a codec outcome (the SDK stringifies the ZodError: a JSON array of issues). */
-function outcomeProblem(outcome: Outcome, prefix: readonly PropertyKey[] = []): string | undefined {
-  if (outcome.ok || outcome.reason === 'not-in-era') return undefined;
-  try {
-    const issues = JSON.parse(outcome.message) as Issue[];
-    if (Array.isArray(issues) && issues[0]) return formatIssue(issues[0], prefix);
-  } catch {
-    // not the JSON issue list: fall through to the message itself
-  }
-  return outcome.message.split('\n')[0];
-}
-
-type Framing = typeof JSONRPCRequestSchema | typeof JSONRPCNotificationSchema | typeof JSONRPCResultResponseSchema | typeof JSONRPCErrorResponseSchema;
-
-function framingProblem(schema: Framing, message: unknown): string | undefined {
-  const parsed = schema.safeParse(message);
-  return parsed.success ? undefined : formatIssue(parsed.error.issues[0] as Issue);
+/** A value as a detail quotes it: short. */
+function quoted(value: unknown): string {
+  const text = JSON.stringify(value) ?? String(value);
+  return text.length > 40 ? `${text.slice(0, 40)}…` : text;
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
+
+/** Whether `value` is of one of a schema's `type`s (integer counting as number). */
+function ofType(value: unknown, type: unknown): boolean {
+  const types = [type].flat();
+  const actual = jsonType(value);
+  return types.includes(actual) || (actual === 'integer' && types.includes('number'));
+}
+
+interface Problem {
+  path: Segment[];
+  message: string;
+  /** The value has nothing at `path` (a required property missing): a weaker sign of the branch meant than a wrong value. */
+  missing?: boolean;
+}
+
+/** An error as `path: message`, the path from the message's top (`params.name: missing`). */
+function describe(error: ErrorObject, prefix: readonly Segment[]): Problem {
+  const path = [...prefix, ...segments(error.instancePath)];
+  const params = error.params as Record<string, unknown>;
+  switch (error.keyword) {
+    case 'required':
+      return { path: [...path, String(params['missingProperty'])], message: 'missing', missing: true };
+    case 'additionalProperties':
+      return { path: [...path, String(params['additionalProperty'])], message: 'not allowed here' };
+    case 'type':
+      return { path, message: `must be ${[params['type']].flat().join(' | ')}, received ${jsonType(error.data)}` };
+    case 'const':
+      return { path, message: `must be ${quoted(params['allowedValue'])}, received ${quoted(error.data)}` };
+    case 'enum':
+      return { path, message: `must be one of ${(params['allowedValues'] as unknown[]).map(quoted).join(' | ')}, received ${quoted(error.data)}` };
+    default:
+      return { path, message: error.message ?? `fails ${error.keyword}` };
+  }
+}
+
+/**
+ * What failed a validation, from ajv's errors (first-error mode: the last one is the keyword that failed). An anyOf
+ * failure is followed into the branch the value meant: among the branches of its JSON type, the ones whose constants
+ * (`type: "text"`) it does not contradict, then the one it got furthest into, a wrong value counting over a missing
+ * one; when every branch of its type has another constant, the constants it could have had are listed. A union of bare
+ * types (`string | integer`) is said as one.
+ */
+function firstProblem(set: SchemaSet, errors: readonly ErrorObject[], prefix: readonly Segment[]): Problem {
+  const error = errors.at(-1);
+  if (error === undefined) return { path: [...prefix], message: 'does not match its schema' };
+  if (error.keyword !== 'anyOf') return describe(error, prefix);
+  const at = [...prefix, ...segments(error.instancePath)];
+  const value: unknown = error.data;
+  const pointers = (error.schema as Schema[]).map((branch) => set.pointerOf(branch));
+  // Branches this cannot find in the document (an ajv that copied them): the anyOf said as ajv says it.
+  if (pointers.some((pointer) => pointer === undefined)) return describe(error, prefix);
+  const branches = (error.schema as Schema[]).map((branch, index) => {
+    const validate = set.validator(pointers[index]!);
+    validate(value);
+    const problem = firstProblem(set, [...(validate.errors ?? [])], at);
+    const target = resolve(set, branch);
+    const constants = Object.entries((target['properties'] ?? {}) as Record<string, Schema>).filter(([, property]) => property['const'] !== undefined);
+    const clash = isObject(value) ? constants.find(([key, property]) => value[key] !== undefined && value[key] !== property['const']) : undefined;
+    const typed = target['type'] === undefined || ofType(value, target['type']);
+    return { problem, clash, typed, bareType: !typed && Object.keys(target).every((key) => key === 'type' || key === 'description') };
+  });
+  if (branches.every((branch) => branch.bareType)) {
+    const types = branches.map((branch) => /^must be (.+), received/.exec(branch.problem.message)?.[1]);
+    return { path: at, message: `must be ${[...new Set(types)].join(' | ')}, received ${jsonType(value)}` };
+  }
+  const typed = branches.filter((branch) => branch.typed);
+  const agreeing = typed.filter((branch) => branch.clash === undefined);
+  const key = typed[0]?.clash?.[0];
+  if (agreeing.length === 0 && isObject(value) && key !== undefined && typed.every((branch) => branch.clash?.[0] === key)) {
+    // No branch has the value's discriminator: which values it could have had (`content.type: must be one of …`).
+    const allowed = typed.map((branch) => quoted(branch.clash![1]['const']));
+    return { path: [...at, key], message: `must be one of ${[...new Set(allowed)].join(' | ')}, received ${quoted(value[key])}` };
+  }
+  const closeness = ({ problem }: { problem: Problem }) => problem.path.length * 2 + (problem.missing ? 0 : 1);
+  const candidates = agreeing.length > 0 ? agreeing : typed.length > 0 ? typed : branches;
+  return candidates.reduce((best, branch) => (closeness(branch) > closeness(best) ? branch : best)).problem;
+}
+
+/** A branch schema itself, its `$ref` followed. */
+function resolve(set: SchemaSet, schema: Schema): Schema {
+  const ref = schema['$ref'];
+  if (typeof ref !== 'string') return schema;
+  const target = set.defs[ref.split('/').pop()!];
+  return target ? resolve(set, target) : schema;
+}
+
+/** The first problem of `value` against the definition at `pointer`, with paths from `prefix`; undefined when it matches. */
+function problemOf(set: SchemaSet, pointer: string, value: unknown, prefix: readonly Segment[] = []): string | undefined {
+  const validate = set.validator(pointer);
+  if (validate(value)) return undefined;
+  const { path, message } = firstProblem(set, [...(validate.errors ?? [])], prefix);
+  const where = formatPath(path);
+  return where === '' ? message : `${where}: ${message}`;
+}
+
+// ── one message ────────────────────────────────────────────────────────────────────────────────────────────
 
 /** The server-to-client request a client response answers. */
 export interface AnsweredRequest {
@@ -200,24 +295,24 @@ export interface MessageVerdict {
   probe?: boolean;
 }
 
-/** Validates one client-to-server message against the schemas of `revision`. */
+/** Validates one client-to-server message against the schema of `revision`. */
 export function validateClientMessage(message: unknown, revision: Revision, answering?: AnsweredRequest): MessageVerdict {
   if (!isObject(message)) return { label: '(not JSON-RPC)', problem: 'not a JSON object' };
+  const set = schemaSet(revision);
   const method = message['method'];
   const label = typeof method === 'string' ? method : method === undefined ? responseLabel(message, answering) : '(no method name)';
   if (method !== undefined) {
     const isRequest = 'id' in message;
-    const framing = framingProblem(isRequest ? JSONRPCRequestSchema : JSONRPCNotificationSchema, message);
+    const framing = problemOf(set, definition(set, isRequest ? 'JSONRPCRequest' : 'JSONRPCNotification'), message);
     if (framing !== undefined || typeof method !== 'string') return { label, problem: framing ?? 'method is not a string' };
     return isRequest ? validateRequest(message, method, revision) : validateNotification(message, method, revision);
   }
   if (!('result' in message) && !('error' in message) && !('id' in message)) {
     return { label: '(not JSON-RPC)', problem: 'neither a request, a notification nor a response: no method, result or error' };
   }
-  const framing = framingProblem('error' in message ? JSONRPCErrorResponseSchema : JSONRPCResultResponseSchema, message);
-  if (framing !== undefined) return { label, problem: framing };
-  if (!('result' in message) || answering === undefined) return { label };
-  const problem = resultProblem(answering, message['result'], RULES[revision].codec);
+  // Named JSONRPCResponse and JSONRPCError until 2025-11-25, which made JSONRPCResponse the union of the two.
+  const framing = 'error' in message ? definition(set, 'JSONRPCErrorResponse', 'JSONRPCError') : definition(set, 'JSONRPCResultResponse', 'JSONRPCResponse');
+  const problem = problemOf(set, framing, message) ?? (answering !== undefined && 'result' in message ? resultProblem(set, answering, message['result']) : undefined);
   return { label, ...(problem !== undefined && { problem }) };
 }
 
@@ -229,49 +324,57 @@ function responseLabel(message: Record<string, unknown>, answering: AnsweredRequ
 function validateRequest(message: Record<string, unknown>, method: string, revision: Revision): MessageVerdict {
   // A dual-era client probes with server/discover before initialize: judged as what it is, a 2026-07-28 request.
   const probe = method === 'server/discover' && revision < MODERN;
-  const rules = RULES[probe ? MODERN : revision];
+  const set = schemaSet(probe ? MODERN : revision);
   const verdict = (problem?: string): MessageVerdict => ({ label: probe ? `${method} (probe, judged by ${MODERN})` : method, ...(problem !== undefined && { problem }), ...(probe && { probe }) });
-  if (!rules.requests.has(method)) {
-    if (rules.notifications.has(method)) return verdict(`a notification must not have an id (id ${JSON.stringify(message['id'])})`);
+  const pointer = set.requests.get(method);
+  if (pointer === undefined) {
+    if (set.notifications.has(method)) return verdict(`a notification must not have an id (id ${JSON.stringify(message['id'])})`);
     return verdict(`not a client request at ${revision}${elsewhere(method, 'requests', revision)}`);
   }
-  const params = message['params'];
-  const meta = isObject(params) && isObject(params['_meta']) ? params['_meta'] : {};
-  const envelope = rules.codec.validateEnvelopeMeta(meta)[0];
-  if (envelope) return verdict(`${envelopePath(envelope.key)}: ${envelope.problem}`);
-  return verdict(outcomeProblem(rules.codec.validateRequest(method, message)));
+  return verdict(problemOf(set, pointer, message));
 }
 
 function validateNotification(message: Record<string, unknown>, method: string, revision: Revision): MessageVerdict {
-  const rules = RULES[revision];
-  if (!rules.notifications.has(method)) {
-    if (rules.requests.has(method)) return { label: method, problem: 'a request without an id' };
+  const set = schemaSet(revision);
+  const pointer = set.notifications.get(method);
+  if (pointer === undefined) {
+    if (set.requests.has(method)) return { label: method, problem: 'a request without an id' };
     return { label: method, problem: `not a client notification at ${revision}${elsewhere(method, 'notifications', revision)}` };
   }
-  const problem = outcomeProblem(rules.codec.validateNotification(method, message));
+  const problem = problemOf(set, pointer, message);
   return { label: method, ...(problem !== undefined && { problem }) };
-}
-
-/** `params._meta["io.modelcontextprotocol/clientCapabilities"].roots` for the codec's envelope key `io.modelcontextprotocol/clientCapabilities.roots`. */
-function envelopePath(key: string): string {
-  const reserved = /^(io\.modelcontextprotocol\/[^.]+)(.*)$/.exec(key);
-  if (reserved) return `params._meta[${JSON.stringify(reserved[1])}]${reserved[2]}`;
-  return key === '_meta' ? 'params._meta' : `params._meta.${key}`;
 }
 
 /** ` (it exists at 2026-07-28)`, when another revision has the method: the likely era mix-up. */
 function elsewhere(method: string, kind: 'requests' | 'notifications', revision: Revision): string {
-  const at = REVISIONS.filter((other) => other !== revision && RULES[other][kind].has(method));
+  const at = REVISIONS.filter((other) => other !== revision && schemaSet(other)[kind].has(method));
   if (at.length === 0) return '';
   return ` (it exists at ${at.length === 1 ? at[0] : `${at[0]} … ${at.at(-1)}`})`;
 }
 
-function resultProblem(answering: AnsweredRequest, result: unknown, codec: SdkWireCodec): string | undefined {
-  if (answering.method === 'sampling/createMessage') {
-    const variant = codec.samplingResultVariant(Array.isArray(answering.params?.['tools']), result);
-    if (variant.ok || variant.reason === 'invalid') return outcomeProblem(variant, ['result']);
-  }
-  return outcomeProblem(codec.validateResult(answering.method, result), ['result']);
+/**
+ * A client's result against the result its request names: `<Name>Result` for a `<Name>Request` (CreateMessageRequest →
+ * CreateMessageResult), CreateTaskResult when the request was task-augmented (2025-11-25: `params.task`), plain Result
+ * when there is none (ping). A method the revision's server does not send is judged by its framing only.
+ */
+function resultProblem(set: SchemaSet, answering: AnsweredRequest, result: unknown): string | undefined {
+  const request = set.serverRequests.get(answering.method);
+  if (request === undefined) return undefined;
+  const named = `${request.replace(/Request$/, '')}Result`;
+  const pointer = isObject(answering.params?.['task']) && set.defs['CreateTaskResult'] ? definition(set, 'CreateTaskResult') : definition(set, named, 'Result');
+  return problemOf(set, pointer, result, ['result']);
+}
+
+/** Every method a server sends a client at some revision: what a client response may answer. */
+let serverRequestMethods: ReadonlySet<string> | undefined;
+function isServerRequest(method: string): boolean {
+  serverRequestMethods ??= new Set(REVISIONS.flatMap((revision) => [...schemaSet(revision).serverRequests.keys()]));
+  return serverRequestMethods.has(method);
+}
+
+/** The revisions whose schema has JSON-RPC batches (JSONRPCBatchRequest: 2025-03-26 only). */
+function batchRevisions(): Revision[] {
+  return REVISIONS.filter((revision) => schemaSet(revision).defs['JSONRPCBatchRequest'] !== undefined);
 }
 
 // ── one evidence ───────────────────────────────────────────────────────────────────────────────────────────
@@ -299,7 +402,8 @@ function bodyProblem(exchange: WireExchange, revision: Revision): string | undef
   const notObject = parsed.findIndex((item) => !isObject(item));
   if (notObject >= 0) return `batch element ${notObject} is not a JSON-RPC message object`;
   // JSON-RPC batches are in the 2025-03-26 schema only (added there, removed in 2025-06-18).
-  if (revision !== '2025-03-26') return `a JSON-RPC batch of ${parsed.length}: the ${revision} schema has no batches (only 2025-03-26 does)`;
+  const batches = batchRevisions();
+  if (!batches.includes(revision)) return `a JSON-RPC batch of ${parsed.length}: the ${revision} schema has no batches (only ${batches.join(', ')} ${batches.length === 1 ? 'does' : 'do'})`;
   return undefined;
 }
 
@@ -308,7 +412,7 @@ function serverRequests(exchanges: readonly WireExchange[]): Map<string, { at: n
   const byId = new Map<string, { at: number; request: AnsweredRequest }[]>();
   for (const exchange of exchanges) {
     for (const { message, at } of exchange.responseMessages) {
-      if (typeof message.method !== 'string' || message.id === undefined || !SERVER_REQUESTS.has(message.method)) continue;
+      if (typeof message.method !== 'string' || message.id === undefined || !isServerRequest(message.method)) continue;
       const key = JSON.stringify(message.id);
       const list = byId.get(key) ?? [];
       list.push({ at, request: { method: message.method, ...(isObject(message.params) && { params: message.params }) } });
@@ -384,7 +488,7 @@ export function schemaSpec(revision: Revision): SpecRef {
 
 /**
  * `messages-match-schema`: every JSON-RPC message the client sent to the MCP endpoint (requests, notifications, and its responses to
- * server requests) matches the message schemas of the revision under test, per the official SDKs; a body that
+ * server requests) matches the JSON Schema of the revision under test, the spec's own; a body that
  * is not JSON-RPC at all is a violation too. A `server/discover` probe at a legacy revision is judged by the
  * 2026-07-28 schema; at 2026-07-28, a fallback to initialize by the legacy revision it negotiated (schemaViolations).
  * Every server of the case counts: the case's own and those its script started (`otherServers`).
