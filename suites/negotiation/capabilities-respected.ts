@@ -19,7 +19,7 @@ export const ONLY_ADVERTISED_CAPABILITIES = 'only-advertised-capabilities';
  * The server capability each client request needs (a path `a.b` is `capabilities.a.b`), from the revision it exists in:
  * lifecycle › Capability Negotiation and each feature's page ("servers that support X MUST declare the X capability";
  * resources › Capabilities for `subscribe`; tasks › Capabilities for `tasks.list` and `tasks.cancel`). The project keeps
- * no table of the schema's capabilities (suites/schema.ts checks the shapes of messages with the SDK's codecs), so it is
+ * no table of the schema's capabilities (suites/schema.ts checks the shapes of messages against each revision's own JSON Schema), so it is
  * here. Requests not listed need no server capability (initialize, ping). 2024-11-05 defines completion/complete but no
  * capability for it, so there it is not judged.
  */
