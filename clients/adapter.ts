@@ -86,6 +86,11 @@ export interface ResumeState {
   protocolVersion: string;
   /** The server-issued session id (legacy Streamable HTTP), if there was one. */
   sessionId?: string;
+  /**
+   * The first JSON-RPC id the resumed connection may use, if the client exports it: ids are never used twice within a
+   * session (basic/index › Requests), and a resumed session is the same session on a new connection.
+   */
+  nextRequestId?: number;
 }
 
 /**

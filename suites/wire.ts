@@ -5,6 +5,7 @@ import { HEADERS } from '../protocol/http.ts';
 import { isModern, type Revision } from '../protocol/revisions.ts';
 import { SSE_PATH } from '../servers/eras/http-sse.ts';
 import { MCP_PATH } from '../servers/eras/streamable-http.ts';
+import type { StdioExchange } from '../servers/stdio/record.ts';
 import type { ExchangeRecord, JsonRpcMessage, SentMessage, ServerMessage, WireExchange } from '../servers/wire-record.ts';
 import type { InTime } from './checks.ts';
 import type { Evidence } from './scenario.ts';
@@ -170,18 +171,84 @@ export function mcpExchanges(exchanges: readonly WireExchange[], revision: Revis
   return exchanges.filter((exchange) => isStdioLine(exchange) || paths.has(pathOf(exchange)));
 }
 
+/** The stdio server process (its index in `evidence.stdio.processes`) whose stdin or stdout carried an exchange. */
+function stdioProcessOf(exchange: WireExchange): number | undefined {
+  return (exchange as Partial<StdioExchange>).process;
+}
+
 /**
- * The session an exchange belongs to, the scope in which request ids must be unique: Streamable HTTP, the
- * Mcp-Session-Id it carried (an initialize without one: the id its answer issued); HTTP+SSE, the stream that named the
- * endpoint it was POSTed to. Undefined outside any session: a refused initialize, a server that issues no session id.
+ * The session an exchange belongs to: the scope in which request ids must be unique, a request is answered and a
+ * cancellation names a request. Never across sessions (a client per operation restarts its ids in each one).
+ * - stdio: the server process whose stdin or stdout carried it (`process 2`): one launch, one channel.
+ * - Streamable HTTP: the Mcp-Session-Id it carried (an initialize without one: the id its answer issued).
+ * - HTTP+SSE: the GET stream (`stream #3`): the stream itself, and every POST to the endpoint it named.
+ * - Anything else is a scope of its own (`exchange #7`): a refused initialize attempt (the Streamable HTTP try before
+ *   the HTTP+SSE fallback), a request to a server that issues no session id, and every 2026-07-28 HTTP request. That
+ *   revision has no sessions: each request is self-contained and answered on its own response, and its id rule (not
+ *   the id of another request of the same sender still in flight) cannot be judged over HTTP, where nothing tells one
+ *   client instance's requests from another's (a client per operation): so "ids unique within a session" holds
+ *   trivially there, and judges of it say so rather than compare requests across connections. A re-issue of a lost
+ *   request (a new id: the 2026-07-28 changelog) is judged against the request it re-issues, not by scope.
  */
-export function sessionKey(exchanges: readonly WireExchange[], exchange: WireExchange): string | undefined {
-  const carried = exchange.requestHeaders['mcp-session-id'];
+export function sessionKey(exchanges: readonly WireExchange[], exchange: WireExchange): string {
+  const process = stdioProcessOf(exchange);
+  if (process !== undefined) return `process ${process}`;
+  const carried = exchange.requestHeaders[HEADERS.session];
   if (carried !== undefined) return carried;
-  const stream = namingStream(exchanges, exchange);
+  const stream = streamEndpoint(exchange) !== undefined ? exchange : namingStream(exchanges, exchange);
   if (stream) return `stream #${stream.seq}`;
   const issuesSession = exchange.requestMessages.some((message) => message.method === 'initialize') && exchange.responseMessages.some(({ message }) => message.result !== undefined);
-  return issuesSession ? exchange.responseHeaders['mcp-session-id'] : undefined;
+  const issued = issuesSession ? exchange.responseHeaders[HEADERS.session] : undefined;
+  return issued ?? `exchange #${exchange.seq}`;
+}
+
+/** The two exchanges belong to one session (`sessionKey`). */
+export function sameSession(exchanges: readonly WireExchange[], a: WireExchange, b: WireExchange): boolean {
+  return sessionKey(exchanges, a) === sessionKey(exchanges, b);
+}
+
+/**
+ * Client requests keyed by (session, id): for each `sessionKey` and JSON-RPC id, the requests that carried it, in
+ * arrival order. Where two clients of one host (a client per operation, a set-aside session) restart their ids, each
+ * session keeps its own.
+ */
+export function requestsBySessionAndId(exchanges: readonly WireExchange[], sent: readonly SentMessage[] = requests(exchanges)): Map<string, SentMessage[]> {
+  const byKey = new Map<string, SentMessage[]>();
+  for (const request of sent) {
+    const key = `${sessionKey(exchanges, request.exchange)}\u0000${JSON.stringify(request.message.id)}`;
+    byKey.set(key, [...(byKey.get(key) ?? []), request]);
+  }
+  return byKey;
+}
+
+/**
+ * Requests that carry the id of an earlier request of their own session (`requestsBySessionAndId`), each after the
+ * first; `clashes` narrows which earlier one counts (2026-07-28 over stdio: only one still in flight).
+ */
+export function idsReusedInSession(
+  exchanges: readonly WireExchange[],
+  sent: readonly SentMessage[] = requests(exchanges),
+  clashes: (earlier: SentMessage, later: SentMessage) => boolean = () => true,
+): SentMessage[] {
+  return [...requestsBySessionAndId(exchanges, sent).values()]
+    .flatMap((same) => same.filter((later, i) => same.slice(0, i).some((earlier) => clashes(earlier, later))))
+    .sort((a, b) => a.exchange.seq - b.exchange.seq);
+}
+
+/**
+ * When the client ended a session (`sessionKey`), if it did: Streamable HTTP, its first DELETE; HTTP+SSE, when it hung
+ * up on the stream; stdio, when it closed the process's stdin. A client that ends a session and opens another (a client
+ * per operation) has not lost the first.
+ */
+export function sessionEndedAt(evidence: Pick<Evidence, 'exchanges' | 'stdio'>, session: string): number | undefined {
+  const process = /^process (\d+)$/.exec(session);
+  if (process) return evidence.stdio?.processes.find((p) => p.index === Number(process[1]))?.stdinEofAt;
+  const stream = /^stream #(\d+)$/.exec(session);
+  if (stream) {
+    const get = evidence.exchanges.find((exchange) => exchange.seq === Number(stream[1]));
+    return get?.endedBy === 'client' ? get.endedAt : undefined;
+  }
+  return evidence.exchanges.find((exchange) => exchange.method === 'DELETE' && exchange.requestHeaders[HEADERS.session] === session)?.startedAt;
 }
 
 /**
@@ -327,7 +394,7 @@ export interface WireCancel {
 
 /**
  * Whether a call (the `nth` tools/call of `tool`) was cancelled on the wire as the revision says: legacy, a
- * `notifications/cancelled` naming its id that the server accepted (2xx: a notification reaching an ended session
+ * `notifications/cancelled` naming its id in its session that the server accepted (2xx: a notification reaching an ended session
  * cancels nothing); 2026-07-28, its response stream closed by the client and no `notifications/cancelled` POSTed (that
  * revision defines no client notification over Streamable HTTP: closing the stream is the cancel). Over stdio, at every
  * revision, a `notifications/cancelled` naming its id, written whole on the server's stdin (one channel, no streams).
@@ -358,10 +425,11 @@ export function wireCancelOf(revision: Revision, exchanges: readonly WireExchang
       exchanges: [call, ...posted],
     };
   }
-  const naming = notifications.filter((n) => n.requestId === id);
+  // A notification names the call only in the call's session: the same id in another session is another request.
+  const naming = notifications.filter((n) => n.requestId === id && sameSession(exchanges, n.exchange, call));
   // A line on stdin is received whole or not recorded at all; over HTTP the server has to accept the POST.
   const accepted = naming.filter((n) => isStdioLine(n.exchange) || (n.exchange.status !== undefined && n.exchange.status < 300));
-  const others = notifications.filter((n) => n.requestId !== id);
+  const others = notifications.filter((n) => !naming.includes(n));
   const decided = naming.some((n) => isStdioLine(n.exchange) || n.exchange.status !== undefined || n.exchange.endedBy !== undefined);
   return {
     ok: accepted.length > 0,

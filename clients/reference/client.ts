@@ -77,8 +77,9 @@ export class ReferenceClient implements ClientUnderTest {
     const attempt = new AbortController();
     const timer = setTimeout(() => attempt.abort(new ConnectTimeoutError(`connect did not complete within ${options.timeoutMs} ms`)), options.timeoutMs);
     this.connecting.add(attempt);
-    let id = 0;
-    const ctx: SessionContext = { agent: this.agent, rules: this.rules, config: this.config, nextId: () => ++id, sessionMemory: this.sessionMemory, handlers: options.handlers ?? {}, listen: options.listen === true, timeoutMs: options.timeoutMs };
+    // A resumed session continues the ids its earlier connections used: an id is never used twice within a session.
+    let id = this.rules.continueIdsOnResume ? Math.max(0, (options.resume?.nextRequestId ?? 1) - 1) : 0;
+    const ctx: SessionContext = { agent: this.agent, rules: this.rules, config: this.config, nextId: () => ++id, lastId: () => id, sessionMemory: this.sessionMemory, handlers: options.handlers ?? {}, listen: options.listen === true, timeoutMs: options.timeoutMs };
     // A client that gives up without aborting lets the handshake run on: its late requests still go out.
     const negotiationSignal = this.rules.abortConnectOnGiveUp ? attempt.signal : new AbortController().signal;
     // A session the negotiation yields after connect gave up is dropped, never leaked.

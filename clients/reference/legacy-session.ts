@@ -69,7 +69,9 @@ export class LegacySession implements Session {
 
   info(): ConnectionInfo {
     const resumeState: ResumeState | undefined =
-      this.reported === undefined ? undefined : { protocolVersion: this.reported, ...(this.sessionId === undefined ? {} : { sessionId: this.sessionId }) };
+      this.reported === undefined
+        ? undefined
+        : { protocolVersion: this.reported, ...(this.sessionId === undefined ? {} : { sessionId: this.sessionId, nextRequestId: this.ctx.lastId() + 1 }) };
     return { negotiatedVersion: this.reported, era: 'legacy', sessionId: this.sessionId, resumeState };
   }
 

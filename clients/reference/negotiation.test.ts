@@ -210,8 +210,9 @@ describe('resume', () => {
       const kept = await newClient().connect(server.url, { ...CONNECT, keepSessionOnClose: true });
       const state = (await kept.info()).resumeState!;
       await kept.close();
-      expect(state).toEqual({ protocolVersion: revision, sessionId: server.issuedSessions()[1] });
-      expect(resumeState).toEqual({ protocolVersion: revision, sessionId: server.issuedSessions()[0] });
+      // The initialize took id 1: a resume continues the session's ids from 2.
+      expect(state).toEqual({ protocolVersion: revision, sessionId: server.issuedSessions()[1], nextRequestId: 2 });
+      expect(resumeState).toEqual({ protocolVersion: revision, sessionId: server.issuedSessions()[0], nextRequestId: 2 });
 
       const before = server.record.exchanges.length;
       const resumed = await newClient().connect(server.url, { ...CONNECT, resume: state });
@@ -221,6 +222,7 @@ describe('resume', () => {
       await resumed.close();
       const later = server.record.exchanges.slice(before);
       expect(later.map((e) => `${e.method} ${e.requestMessages[0]?.method ?? ''}`.trim())).toEqual(['POST tools/list', 'POST tools/call', 'DELETE']);
+      expect(later.flatMap((e) => e.requestMessages.map((m) => m.id))).toEqual([2, 3]);
       for (const exchange of later) {
         expect(header(exchange, 'mcp-session-id')).toBe(state.sessionId);
         expect(header(exchange, 'mcp-protocol-version')).toBe(revision >= '2025-06-18' ? revision : undefined);

@@ -80,6 +80,7 @@ export interface ReferenceRules {
   answerInputRequired: boolean;
   echoRequestState: boolean;
   requestStateOfTheLastRound: boolean;
+  continueIdsOnResume: boolean;
 }
 
 export type RuleName = keyof ReferenceRules;
@@ -364,6 +365,10 @@ export const RULES: Record<RuleName, RuleDoc> = {
   stayClosed: {
     does: 'stdio: the exit close() caused is no crash: a closed connection launches no server again',
     source: `${STDIO_SHUTDOWN} (the client closes the input stream and waits for the server to exit); basic/lifecycle.mdx › Shutdown`,
+  },
+  continueIdsOnResume: {
+    does: 'a resumed session continues its JSON-RPC ids after the last one used (exported as resumeState.nextRequestId): no id is used twice within a session, across the connections that carry it',
+    source: 'basic/index.mdx › Requests (the request ID MUST NOT have been previously used by the requestor within the same session)',
   },
 };
 

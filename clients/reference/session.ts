@@ -32,6 +32,8 @@ export interface SessionContext {
   readonly config: ClientConfig;
   /** The connection's JSON-RPC ids: unique across the connection, whatever session or transport it uses. */
   nextId(): number;
+  /** The last id `nextId` gave (0: none yet): where a resumed session's ids continue (ResumeState.nextRequestId). */
+  lastId(): number;
   /** Instance-wide memory of the last issued session id (used only when scopeSessionsToConnection is off). */
   readonly sessionMemory: { last?: string };
   /** The connection's answers to the server's requests (its capabilities follow from them). */

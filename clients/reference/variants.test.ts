@@ -651,6 +651,18 @@ const ON_THE_WIRE: Record<RuleName, () => Promise<void>> = {
     await connecting;
     expect(carrying(other.decoyRecord, 'initialize')).toHaveLength(1);
   },
+  async continueIdsOnResume() {
+    const server = await serve('2025-11-25', [refusesReinitialize()]);
+    const first = await newClient().connect(server.url, { ...CONNECT, keepSessionOnClose: true });
+    await first.listTools();
+    const state = (await first.info()).resumeState!;
+    await first.close();
+    await (await broken('continueIdsOnResume').connect(server.url, { ...CONNECT, resume: state })).listTools();
+    // The resumed connection's tools/list carries the id the first connection's initialize had, in the same session.
+    const ids = carrying(server.record, 'tools/list').map((e) => e.requestMessages.find((m) => m.method === 'tools/list')!.id);
+    expect(ids).toEqual([2, 1]);
+    expect(carrying(server.record, 'initialize')[0]!.requestMessages[0]!.id).toBe(1);
+  },
 };
 
 describe('each flipped rule shows on the wire', () => {

@@ -565,4 +565,11 @@ export const VARIANT_SPECS: readonly VariantSpec[] = [
     description: 'Reference client that fails the connection on any output on stderr',
     breaks: ['stdio/stderr'],
   },
+  // — request ids across the connections of one session —
+  {
+    name: 'broken-reuses-ids-on-resume',
+    rule: 'continueIdsOnResume',
+    description: 'Reference client that starts its JSON-RPC ids at 1 again when it resumes a session on a new connection, reusing ids of that session',
+    breaks: ['resume/no-rehandshake'],
+  },
 ];

@@ -5,7 +5,7 @@ import { check, checkInTime, clientCompleted, precondition } from '../checks.ts'
 import { describeOutcome, holdsWithin, outcomeOf, rejectedInTime, startCall } from '../outcome.ts';
 import { defineScenario, type Evidence } from '../scenario.ts';
 import { cancellation } from '../spec.ts';
-import { answerOf, cancelNotifications, carrying, idOf, label, labels, requests, sessionOf, toolCallExchanges } from '../wire.ts';
+import { answerOf, cancelNotifications, carrying, idOf, label, labels, requests, sameSession, sessionEndedAt, sessionKey, toolCallExchanges } from '../wire.ts';
 import { answersAfterCancel, callRunning, type AnswersAfterCancel } from './support.ts';
 
 /**
@@ -59,7 +59,7 @@ export const lateResponseIgnored = defineScenario<{ late: AnswersAfterCancel }>(
     // then): whether the answer could still reach the client is up to its transport (a stream it closed gets nothing).
     const run = evidence.toolRuns.find((r) => r.tool === 'slow');
     const completedAfterAbort = run?.finishedAt !== undefined && run.abortedAt === undefined && abortedAt !== undefined && run.finishedAt >= abortedAt;
-    const cancel = cancelNotifications(evidence.exchanges).find((c) => c.requestId === id);
+    const cancel = slow === undefined ? undefined : cancelNotifications(evidence.exchanges).find((c) => c.requestId === id && sameSession(evidence.exchanges, c.exchange, slow));
     const race =
       answer === undefined
         ? 'the server never wrote an answer to the cancelled call'
@@ -67,12 +67,19 @@ export const lateResponseIgnored = defineScenario<{ late: AnswersAfterCancel }>(
           ? `the server answered on ${label(answer.exchange)}; no cancellation was sent`
           : `the server answered on ${label(answer.exchange)} ${Math.round(answer.at - cancel.exchange.startedAt)} ms after the cancellation arrived`;
     const echo = toolCallExchanges(evidence.exchanges, 'echo')[0];
-    // A new handshake after the cancelled call would mean the client gave up its connection over the late answer.
-    const initializes = slow === undefined ? [] : carrying(evidence.exchanges, 'initialize').filter((e) => e.seq > slow.seq);
     const echoAnswer = answerToCall(evidence.exchanges, 'echo');
     const echoAnswered = echoAnswer?.ok === true;
-    // The same session: the same Mcp-Session-Id (Streamable HTTP), the same endpoint (HTTP+SSE).
-    const sameSession = echo !== undefined && slow !== undefined && sessionOf(echo) === sessionOf(slow) && echo.path === slow.path;
+    // The cancelled call's session (wire.ts sessionKey: the Mcp-Session-Id, the HTTP+SSE stream, the stdio process). The
+    // connection goes on: the next call works on that session, with no new handshake inside it; or on a new one after
+    // the client ended that session itself (DELETE, its stream hung up, stdin closed), as a client per operation ends a
+    // session when its operation is over. A session left open while the next call went out on another was given up.
+    const session = slow === undefined ? undefined : sessionKey(evidence.exchanges, slow);
+    const endedAt = session === undefined ? undefined : sessionEndedAt(evidence, session);
+    const onSession = echo !== undefined && slow !== undefined && sameSession(evidence.exchanges, echo, slow);
+    const endedBeforeNext = !onSession && echo !== undefined && endedAt !== undefined && endedAt <= echo.startedAt;
+    const sessionGoesOn = onSession || endedBeforeNext;
+    // A new handshake before the next call on the same session would mean the client gave up its connection over the late answer.
+    const initializes = slow === undefined || !onSession ? [] : carrying(evidence.exchanges, 'initialize').filter((e) => e.seq > slow.seq);
     const timing = cancellation(revision, 'timing-considerations', 'Timing Considerations: both parties MUST handle these race conditions gracefully', 'MUST');
     return [
       callRunning(timing, evidence, slow),
@@ -101,16 +108,18 @@ export const lateResponseIgnored = defineScenario<{ late: AnswersAfterCancel }>(
       check(
         'next-call-works',
         cancellation(revision, 'timing-considerations', 'Timing Considerations: both parties MUST handle these race conditions gracefully (the connection goes on)', 'MUST'),
-        echoAnswered && sameSession && initializes.length === 0,
+        echoAnswered && sessionGoesOn && initializes.length === 0,
         echo === undefined
           ? 'the next call never reached the server'
           : !echoAnswered
             ? `the next call ${label(echo)} was not answered with a result (${echoAnswer === undefined ? `status ${echo.status ?? 'none'}, no answer` : 'an error answer'})`
-            : !sameSession
-              ? `the next call ${label(echo)} went out on another session`
+            : !sessionGoesOn
+              ? `the next call ${label(echo)} went out on another session, and the client had not ended the cancelled call’s session`
               : initializes.length > 0
                 ? `the client started over after the late answer (${labels(initializes)})`
-                : `the next call ${label(echo)} was answered on the same session`,
+                : onSession
+                  ? `the next call ${label(echo)} was answered on the same session`
+                  : `the next call ${label(echo)} was answered on a new session, the client having ended the cancelled call’s session itself`,
         echo ? [echo, ...initializes] : [],
       ),
     ];

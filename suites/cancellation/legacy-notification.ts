@@ -5,7 +5,7 @@ import { check, checkIf, checkInTime, clientCompleted } from '../checks.ts';
 import { HANDLER_ABORTED_PROOF, handlerAborted } from '../outcome.ts';
 import { defineScenario, type Evidence } from '../scenario.ts';
 import { cancellation, cancelOnTheWire, handlerSeesCancel, sessionManagement, transports } from '../spec.ts';
-import { answerOf, cancelNotifications, idOf, label, labels, requests, toolCallExchanges, wireCancelOf } from '../wire.ts';
+import { answerOf, cancelNotifications, idOf, label, labels, requests, sameSession, toolCallExchanges, wireCancelOf } from '../wire.ts';
 import { abortSlowCall, callRejectedPromptly, callRunning } from './support.ts';
 
 /** The headers a notification must share with the request it cancels (and, in 2024-11-05, the endpoint it is POSTed to). */
@@ -39,10 +39,11 @@ export const legacyNotification = defineScenario({
     const cancels = cancelNotifications(evidence.exchanges);
     const naming = cancels.filter((c) => c.requestId === id);
     const run = evidence.toolRuns.find((r) => r.tool === 'slow');
-    // Every notification must name a request the client issued before it and that was not answered yet.
+    // Every notification must name a request the client issued before it in its session and that was not answered yet
+    // (the same id in another session is another request: a client per operation restarts its ids).
     const issuedBefore = requests(evidence.exchanges);
     const stray = cancels.filter(({ exchange, requestId }) => {
-      const issued = issuedBefore.find(({ message, exchange: sent }) => message.id === requestId && sent.seq < exchange.seq);
+      const issued = issuedBefore.findLast(({ message, exchange: sent }) => message.id === requestId && sent.seq < exchange.seq && sameSession(evidence.exchanges, sent, exchange));
       const answered = issued && answerOf(evidence.exchanges, issued)?.at;
       return issued === undefined || (answered !== undefined && answered < exchange.startedAt);
     });

@@ -1,14 +1,15 @@
 // resume/no-rehandshake: a new client instance continues a persisted session from the first one's exported
 // resume state, without running initialize again (seed 000: the TypeScript server refuses a second initialize
-// on a live session with -32600 "Server already initialized", and the persisted session is lost).
+// on a live session with -32600 "Server already initialized", and the persisted session is lost). The resumed
+// connection is the same session: its request ids continue, never reusing one the first connection used there.
 import { HEADERS } from '../../protocol/http.ts';
 import { requiresProtocolVersionHeader, S } from '../../protocol/revisions.ts';
 import { delete405 } from '../../servers/personalities/delete-405.ts';
 import { refusesReinitialize } from '../../servers/personalities/refuses-reinitialize.ts';
 import { check, clientCompleted, precondition } from '../checks.ts';
 import { defineScenario, type Check, type Evidence } from '../scenario.ts';
-import { lifecycle, protocolVersionHeader, sessionManagement } from '../spec.ts';
-import { carries, label, labels, noted, sessionOf } from '../wire.ts';
+import { lifecycle, protocolVersionHeader, requestIds, sessionManagement } from '../spec.ts';
+import { carries, idsReusedInSession, label, labels, noted, sessionOf } from '../wire.ts';
 import { withHeader } from './support.ts';
 
 const SEED = 'seed 000 (resume continues the persisted session: no initialize, the stored id and the originally negotiated version)';
@@ -115,6 +116,23 @@ export const noRehandshake = defineScenario({
         ),
       );
     }
+
+    // The resumed connection carries the same session: its ids must not repeat those the first connection used in it
+    // (a client that starts its ids at 1 again on every connection does). The first connection's own ids are the
+    // reference's business elsewhere; only reuse by the resumed client's requests is judged here.
+    const from = evidence.observed.resumeFromSeq;
+    const reused = typeof from === 'number' ? idsReusedInSession(evidence.exchanges).filter((r) => r.exchange.seq >= from) : [];
+    checks.push(
+      check(
+        'ids-not-reused-on-resume',
+        requestIds(revision, 'MUST'),
+        reused.length === 0,
+        reused.length === 0
+          ? `the resumed client's requests carried ids the session had not used (${resumed.flatMap((x) => x.requestMessages.filter((m) => m.method !== undefined && m.id !== undefined).map((m) => `${m.method}#${String(m.id)}`)).join(', ') || 'none'})`
+          : `the resumed client used ids again within the session: ${reused.map((r) => `${r.message.method}#${String(r.message.id)} on ${label(r.exchange)}`).join(', ')}`,
+        reused.map((r) => r.exchange),
+      ),
+    );
 
     const reported = evidence.observed.resumedVersion;
     const negotiation = lifecycle(revision, 'version-negotiation', `Version Negotiation (the resumed session keeps the negotiated version); ${SEED}`, 'MUST');

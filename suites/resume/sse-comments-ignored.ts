@@ -25,7 +25,7 @@ import type { WireExchange } from '../../servers/wire-record.ts';
 import { check, clientCompleted, precondition } from '../checks.ts';
 import { defineScenario, type Evidence } from '../scenario.ts';
 import { sseCommentLines } from '../spec.ts';
-import { labels, mcpExchanges, noted, operatingSession, pathOf, requests, sessionKey, sessionOf } from '../wire.ts';
+import { answerOf, labels, mcpExchanges, noted, operatingSession, pathOf, requests, requestsBySessionAndId, sessionKey, sessionOf } from '../wire.ts';
 
 /** What the echo call sends, and must get back through the comments. */
 export const ECHO_TEXT = 'read past the comments';
@@ -50,10 +50,10 @@ function commented(evidence: Evidence) {
 
 /** The client requests each stream answered, by method (an answer is a message with the request's id and no method). */
 function answeredOn(stream: WireExchange, evidence: Evidence): string[] {
+  // The request each answer is to, on its own connection (answerOf): the same id in another session is another request.
   const sent = requests(evidence.exchanges);
-  return stream.responseMessages.flatMap(({ message }) => {
-    if (message.method !== undefined || message.id === undefined || message.id === null) return [];
-    const request = sent.find((r) => r.message.id === message.id);
+  return stream.responseMessages.flatMap((answer) => {
+    const request = sent.find((r) => answerOf(evidence.exchanges, r) === answer);
     return request ? [request.message.method!] : [];
   });
 }
@@ -78,9 +78,13 @@ function reconnections(evidence: Evidence): { resumed: WireExchange[]; reopened:
   const hungUp = (x: WireExchange) => x.endedBy === 'client' && x.endedAt !== undefined && beforeClose(x.endedAt);
   let kind: (x: WireExchange) => boolean;
   if (isHttpSse(evidence.revision)) {
-    const operationIds = new Set(requests(evidence.exchanges).filter((r) => OPERATIONS.has(r.message.method!)).map((r) => r.message.id));
-    const inUse = (x: WireExchange) => x.responseMessages.some(({ message }) => message.method === undefined && operationIds.has(message.id ?? null));
-    kind = (x) => pathOf(x) === SSE_PATH && inUse(x);
+    // A stream is taken for broken when the client hangs up on it while it still owes the answer to an operation POSTed
+    // to its endpoint. A client that ends a session it is done with (a client per operation ends one after each
+    // operation) hangs up on a stream that owes nothing, and the stream it opens next is a new session, not a reconnect.
+    const operations = requests(evidence.exchanges).filter((r) => OPERATIONS.has(r.message.method!));
+    const owes = (x: WireExchange) =>
+      operations.some((r) => sessionKey(evidence.exchanges, r.exchange) === sessionKey(evidence.exchanges, x) && !((answerOf(evidence.exchanges, r)?.at ?? Infinity) <= x.endedAt!));
+    kind = (x) => pathOf(x) === SSE_PATH && owes(x);
   } else {
     const session = operatingSession(evidence);
     kind = (x) => session !== undefined && sessionOf(x) === session;
@@ -90,15 +94,14 @@ function reconnections(evidence: Evidence): { resumed: WireExchange[]; reopened:
   return { resumed, reopened, after: dropped.filter((d) => reopened.some((x) => x.startedAt >= d.endedAt!)) };
 }
 
-/** A request id sent twice in one session (the same method, both accepted), and each call sent or run more than once. */
+/** A request id sent twice in one session (the same method, both accepted: `requestsBySessionAndId`), and each call sent or run more than once. */
 function repeats(evidence: Evidence) {
   const accepted = mcpExchanges(evidence.exchanges, evidence.revision).filter((x) => x.method === 'POST' && (x.status === undefined || x.status < 400));
-  const byId = new Map<string, WireExchange[]>();
-  for (const r of requests(accepted)) {
-    const key = `${sessionKey(evidence.exchanges, r.exchange) ?? ''}\u0000${r.message.method}\u0000${JSON.stringify(r.message.id)}`;
-    byId.set(key, [...(byId.get(key) ?? []), r.exchange]);
-  }
-  const sameId = [...byId.values()].filter((exchanges) => exchanges.length > 1);
+  // Within a session (wire.ts sessionKey): a client per operation restarts its ids in each; 2026-07-28 has no sessions,
+  // so there a call sent again is told by `again` below (the same tool sent or run more than once).
+  const sameId = [...requestsBySessionAndId(evidence.exchanges, requests(accepted)).values()]
+    .map((same) => same.filter((r) => r.message.method === same[0]!.message.method).map((r) => r.exchange))
+    .filter((exchanges) => exchanges.length > 1);
   const calls = CALLED.map((tool) => ({
     tool,
     sent: requests(evidence.exchanges, 'tools/call', tool).map((r) => r.exchange),

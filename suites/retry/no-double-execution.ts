@@ -1,5 +1,5 @@
 import { HEADERS } from '../../protocol/http.ts';
-import { L_AND_M, type Revision } from '../../protocol/revisions.ts';
+import { isModern, L_AND_M, type Revision } from '../../protocol/revisions.ts';
 import { FIXTURE_TOOLS } from '../../servers/fixtures.ts';
 import { dropConnection, type DropConnection } from '../../servers/personalities/drop-connection.ts';
 import type { JsonRpcMessage, SentMessage, WireExchange } from '../../servers/wire-record.ts';
@@ -7,27 +7,39 @@ import { check, checkIf, clientCompleted, precondition } from '../checks.ts';
 import { describeOutcome, outcomeOf, settle } from '../outcome.ts';
 import { defineScenario, type Check, type Evidence } from '../scenario.ts';
 import { doubleExecutionRule, reissuedIds, resumability, sendingMessages } from '../spec.ts';
-import { answerTo, label, labels, noted, requests, sessionKey, withRefusedAttemptSharingId, withThrowawaySession } from '../wire.ts';
+import { answerTo, idsReusedInSession, label, labels, noted, requests, withRefusedAttemptSharingId, withThrowawaySession } from '../wire.ts';
 
 /** Where a tool closes its own stream after the priming event, so its answer comes back only through GET + Last-Event-ID. */
 const RESUMABLE: readonly Revision[] = ['2025-11-25'];
 
 const NON_IDEMPOTENT = [FIXTURE_TOOLS.count, FIXTURE_TOOLS.closeStream] as const;
 
+/** A request's params without the 2026-07-28 `_meta` envelope: what makes a request the same one sent again. */
+function paramsOf(message: JsonRpcMessage): string {
+  const { _meta: _envelope, ...params } = message.params ?? {};
+  return JSON.stringify(params);
+}
+
 /**
- * Requests that share a JSON-RPC id with an earlier request of the same session (the whole connection in 2026-07-28,
- * where there are no sessions): ids need only be unique within a session, so an initialize#0 of a session the client
- * set aside, or of a Streamable HTTP attempt refused before the HTTP+SSE fallback, does not clash with the next one.
+ * 2026-07-28 re-issues that kept the id of the request they re-issue: a later request with the method and params of
+ * one whose connection the server dropped, and its id. That revision has no sessions (wire.ts sessionKey: each request
+ * is its own scope), so a re-issue is told by what it repeats, on whatever connection it goes: this spans connections.
  */
-function reusedIds(exchanges: readonly WireExchange[], sent: readonly SentMessage[]): SentMessage[] {
-  const seen = new Set<string>();
-  const reused: SentMessage[] = [];
-  for (const s of sent) {
-    const key = `${sessionKey(exchanges, s.exchange) ?? ''}|${JSON.stringify(s.message.id)}`;
-    if (seen.has(key)) reused.push(s);
-    seen.add(key);
-  }
-  return reused;
+function reissuesKeepingIdAcrossConnections(exchanges: readonly WireExchange[]): SentMessage[] {
+  const sent = requests(exchanges);
+  const lost = sent.filter((s) => s.exchange.endedBy === 'server-dropped' || s.exchange.notes.includes('dropped-after-handler'));
+  return sent.filter((later) =>
+    lost.some((original) => original.exchange.seq < later.exchange.seq && original.message.method === later.message.method && paramsOf(original.message) === paramsOf(later.message) && original.message.id === later.message.id),
+  );
+}
+
+/**
+ * Requests whose id was used before where the rule says it must not be: legacy, an earlier request of the same session
+ * (an initialize#0 of a session the client set aside, or of a Streamable HTTP attempt refused before the HTTP+SSE
+ * fallback, is another scope; so is each session of a client per operation); 2026-07-28, the request it re-issues.
+ */
+function reusedIds(revision: Revision, exchanges: readonly WireExchange[]): SentMessage[] {
+  return isModern(revision) ? reissuesKeepingIdAcrossConnections(exchanges) : idsReusedInSession(exchanges);
 }
 
 /**
@@ -116,15 +128,15 @@ export const noDoubleExecution = defineScenario<{ drop: DropConnection }>({
       }
     }
 
-    const reused = reusedIds(exchanges, requests(exchanges));
+    const reused = reusedIds(revision, exchanges);
     checks.push(
       check(
         'reissued-with-new-id',
         reissuedIds(revision),
         reused.length === 0,
         reused.length === 0
-          ? `every request carried an id of its own${calls(FIXTURE_TOOLS.idempotentCount).length > 1 ? ` (idempotent_count was re-issued with ids ${calls(FIXTURE_TOOLS.idempotentCount).map((s) => s.message.id).join(', ')})` : ''}`
-          : `request ids used again: ${reused.map((s) => `${s.message.method}#${String(s.message.id)} on ${label(s.exchange)}`).join(', ')}`,
+          ? `${isModern(revision) ? 'no re-issue of a dropped request kept its id' : 'no request reused an id of its session'}${calls(FIXTURE_TOOLS.idempotentCount).length > 1 ? ` (idempotent_count was re-issued with ids ${calls(FIXTURE_TOOLS.idempotentCount).map((s) => s.message.id).join(', ')})` : ''}`
+          : `${isModern(revision) ? 're-issued with the id of the dropped request' : 'request ids used again in their session'}: ${reused.map((s) => `${s.message.method}#${String(s.message.id)} on ${label(s.exchange)}`).join(', ')}`,
         reused.length > 0 ? reused.map((s) => s.exchange) : calls(FIXTURE_TOOLS.idempotentCount).map((s) => s.exchange),
       ),
     );

@@ -23,7 +23,7 @@ export function requestChecks(evidence: Evidence, sent: readonly ServerRequest[]
   const { revision } = evidence;
   const { react } = evidence.time.ms;
   const declared = declaredCapabilities(evidence);
-  const twice = sent.filter((r) => repliesTo(evidence.exchanges, r.id) > 1);
+  const twice = sent.filter((r) => repliesTo(evidence.exchanges, r) > 1);
   const undeclared = sent.filter((r) => r.method in CAPABILITY && declared !== undefined && declared[CAPABILITY[r.method as ServerRequestMethod]] === undefined);
   const accepted = undeclared.filter((r) => r.reply?.result !== undefined);
   const replies = replyExchanges(sent);

@@ -43,7 +43,7 @@ export const serverCancels = defineScenario({
     const unknown = cancellations.find((c) => c.requestId === UNKNOWN_REQUEST_ID);
     const call = outcomeOf(evidence, 'call');
     const stray = strayResponses(evidence.exchanges);
-    const replies = request === undefined ? 0 : repliesTo(evidence.exchanges, request.id);
+    const replies = request === undefined ? 0 : repliesTo(evidence.exchanges, request);
     const when = request?.replyExchange === undefined || cancelled === undefined ? '' : request.replyExchange.startedAt < cancelled.at ? ' before the cancellation was written' : ` ${Math.round(request.replyExchange.startedAt - cancelled.at)} ms after the cancellation was written`;
     return [
       precondition(

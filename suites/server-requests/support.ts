@@ -6,7 +6,7 @@ import type { ServerRequestMethod } from '../../servers/fixtures.ts';
 import type { JsonRpcMessage, WireExchange } from '../../servers/wire-record.ts';
 import type { Evidence } from '../scenario.ts';
 import { HEADERS } from '../../protocol/http.ts';
-import { requests, sessionOf } from '../wire.ts';
+import { requests, sessionKey, sessionOf } from '../wire.ts';
 
 /** The server request each client handler answers. */
 export const HANDLER_METHOD: Record<keyof ClientHandlers, ServerRequestMethod> = { roots: 'roots/list', sampling: 'sampling/createMessage', elicitation: 'elicitation/create' };
@@ -22,26 +22,61 @@ export interface ServerRequest {
   reply?: JsonRpcMessage;
 }
 
-const isReply = (message: JsonRpcMessage, id: string | number) => message.method === undefined && message.id === id && (message.result !== undefined || message.error !== undefined);
+const isReply = (message: JsonRpcMessage): boolean => message.method === undefined && message.id !== undefined && message.id !== null && (message.result !== undefined || message.error !== undefined);
 
-/** The server's requests of these methods, in the order they were written, each with the client's first reply. */
-export function serverRequestsOf(exchanges: readonly WireExchange[], methods: readonly string[]): ServerRequest[] {
-  return exchanges
-    .flatMap((exchange) =>
-      exchange.responseMessages.flatMap(({ message, at }) => {
-        if (message.method === undefined || !methods.includes(message.method) || message.id === undefined || message.id === null) return [];
-        const id = message.id;
-        const replyExchange = exchanges.find((x) => x.requestMessages.some((m) => isReply(m, id)));
-        const reply = replyExchange?.requestMessages.find((m) => isReply(m, id));
-        return [{ id, method: message.method, at, exchange, ...(replyExchange && reply ? { replyExchange, reply } : {}) }];
-      }),
-    )
-    .sort((a, b) => a.at - b.at);
+/** A request the server wrote (any method), where and when. */
+interface Written {
+  id: string | number;
+  method: string;
+  at: number;
+  exchange: WireExchange;
+  session: string;
 }
 
-/** How many replies carry this request's id: exactly one is the rule (JSON-RPC: one response per request). */
-export function repliesTo(exchanges: readonly WireExchange[], id: string | number): number {
-  return exchanges.reduce((sum, x) => sum + x.requestMessages.filter((m) => isReply(m, id)).length, 0);
+/**
+ * Each client reply with the server request it answers. The server's ids are its own per session (a client per
+ * operation gets roots/list#0 in each of its sessions), so a reply answers the latest request with its id written
+ * before it in its own session (wire.ts sessionKey); a reply that strayed from the session (sent without its session
+ * id, say: reply-posted judges where it went) answers the latest request with its id written before it anywhere.
+ */
+function attributeReplies(exchanges: readonly WireExchange[]): { written: Written[]; replies: Map<Written, { exchange: WireExchange; message: JsonRpcMessage }[]> } {
+  const written: Written[] = exchanges
+    .flatMap((exchange) =>
+      exchange.responseMessages.flatMap(({ message, at }) =>
+        message.method === undefined || message.id === undefined || message.id === null ? [] : [{ id: message.id, method: message.method, at, exchange, session: sessionKey(exchanges, exchange) }],
+      ),
+    )
+    .sort((a, b) => a.at - b.at);
+  const replies = new Map<Written, { exchange: WireExchange; message: JsonRpcMessage }[]>();
+  for (const exchange of exchanges) {
+    for (const message of exchange.requestMessages.filter(isReply)) {
+      const session = sessionKey(exchanges, exchange);
+      const withId = written.filter((w) => w.id === message.id);
+      const latestBefore = (candidates: Written[]) => candidates.filter((w) => w.at <= exchange.startedAt).at(-1) ?? candidates[0];
+      const own = withId.filter((w) => w.session === session);
+      const answered = own.length > 0 ? latestBefore(own) : withId.filter((w) => w.at <= exchange.startedAt).at(-1);
+      if (answered !== undefined) replies.set(answered, [...(replies.get(answered) ?? []), { exchange, message }]);
+    }
+  }
+  return { written, replies };
+}
+
+/** The server's requests of these methods, in the order they were written, each with the client's first reply to it (`attributeReplies`). */
+export function serverRequestsOf(exchanges: readonly WireExchange[], methods: readonly string[]): ServerRequest[] {
+  const { written, replies } = attributeReplies(exchanges);
+  return written
+    .filter((w) => methods.includes(w.method))
+    .map((w) => {
+      const [first] = replies.get(w) ?? [];
+      return { id: w.id, method: w.method, at: w.at, exchange: w.exchange, ...(first ? { replyExchange: first.exchange, reply: first.message } : {}) };
+    });
+}
+
+/** How many replies answer this request (`attributeReplies`): exactly one is the rule (JSON-RPC: one response per request). */
+export function repliesTo(exchanges: readonly WireExchange[], request: ServerRequest): number {
+  const { replies } = attributeReplies(exchanges);
+  const written = [...replies.keys()].find((w) => w.exchange === request.exchange && w.id === request.id && w.at === request.at);
+  return written === undefined ? 0 : replies.get(written)!.length;
 }
 
 /** How long after the request the client's reply went out (ms; undefined: no reply). */
