@@ -3,6 +3,7 @@
 import type { TimePolicy } from '../config/time.ts';
 import type { WireExchange } from '../servers/wire-record.ts';
 import type { Check, Evidence, SpecRef } from './scenario.ts';
+import { onStdio } from './spec.ts';
 
 /** A rule judged: it held (`ok`) or it was broken, with what was expected and seen. */
 export function check(name: string, spec: SpecRef, ok: boolean, detail: string, exchanges: readonly WireExchange[] = []): Check {
@@ -102,7 +103,9 @@ export function timeMayCure(checks: readonly Check[]): boolean {
  * The scenario's client script ran to the end without the client raising an error. A connect that ran out of time is a
  * deadline missed (checkInTime): on a provisional run a slow start under load, not yet the client's failure.
  */
-export function clientCompleted(evidence: Evidence, spec: SpecRef): Check {
+export function clientCompleted(evidence: Evidence, rule: SpecRef): Check {
+  // A judge shared with an HTTP scenario cites HTTP's rule: a stdio case cites its own transport.
+  const spec = evidence.stdio !== undefined ? onStdio(rule, evidence.revision) : rule;
   if (evidence.clientError === undefined) return check('client-completed', spec, true, 'the client completed every operation');
   return checkInTime(evidence.time, 'client-completed', spec, evidence.clientTimedOut ? 'late' : false, `the client failed: ${evidence.clientError}`);
 }

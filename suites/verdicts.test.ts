@@ -5,13 +5,14 @@ import { handshakeOrder } from './negotiation/handshake-order.ts';
 import { deleteIssuedSession } from './disposal/delete-issued-session.ts';
 import { timePolicy, provisionally } from '../config/time.ts';
 import { referenceClient } from '../clients/reference/index.ts';
-import { checkInTime, precondition, promptAtFirstBound, timeMayCure } from './checks.ts';
+import { checkInTime, clientCompleted, precondition, promptAtFirstBound, timeMayCure } from './checks.ts';
 import { machineWasQuiet, watchMachine } from './outcome.ts';
 import { progressResetsTimeout } from './cancellation/progress-resets-timeout.ts';
 import { sdkV1StreamableHttp } from '../clients/sdk-v1.ts';
 import { legacyNotification } from './cancellation/legacy-notification.ts';
 import { calibratedPolicy, notApplicable, runCase, runScenario } from './runner.ts';
-import { reasonOf, verdictOf, type Check, type Evidence, type Level } from './scenario.ts';
+import { defineScenario, reasonOf, verdictOf, type Check, type Evidence, type Level } from './scenario.ts';
+import { sendingMessages, shutdown } from './spec.ts';
 import { HEADERS } from '../protocol/http.ts';
 import type { TimePolicy } from '../config/time.ts';
 import { explain } from './evidence.ts';
@@ -291,5 +292,90 @@ describe('a fallback whose connect ran out of time', () => {
     const judged = (time: TimePolicy) => autoFallsBack.judge({ ...doctored, time }).find((c) => c.name === 'falls-back-on-every-legacy-answer')!;
     expect(judged(provisionally(evidence.time, true))).toMatchObject({ outcome: 'inconclusive' });
     expect(judged(provisionally(evidence.time, false))).toMatchObject({ outcome: 'fail' });
+  });
+});
+
+describe('a scenario’s level caps its checks', () => {
+  const shouldScenario = defineScenario({
+    id: 'test/should-level',
+    title: 'a SHOULD scenario whose client gives up after connecting',
+    revisions: ['2025-06-18'],
+    requires: [],
+    source: { spec: { url: 'u', section: 'a SHOULD rule', level: 'SHOULD' } },
+    async run({ connect }) {
+      await connect();
+      throw new Error('the client gave up');
+    },
+    judge: (evidence) => [clientCompleted(evidence, sendingMessages(evidence.revision, 'the script runs to its end', 'MUST'))],
+  });
+
+  test('a SHOULD scenario never fails at MUST: its client-completed warns, and fails only when strict', async () => {
+    const result = await runScenario(shouldScenario, referenceClient, '2025-06-18');
+    const completed = result.checks.find((c) => c.name === 'client-completed')!;
+    expect(completed).toMatchObject({ outcome: 'fail', spec: { level: 'SHOULD' } });
+    expect(completed.spec.section).toContain("judged at SHOULD, the scenario's level");
+    expect(result.verdict, explain(result)).toBe('warn');
+    expect((await runScenario(shouldScenario, referenceClient, '2025-06-18', { strict: true })).verdict).toBe('fail');
+  });
+});
+
+describe('a stdio case cites the stdio transport', () => {
+  test('client-completed from a judge shared with HTTP cites stdio, not Streamable HTTP', () => {
+    const overStdio = { revision: '2026-07-28', stdio: {}, clientError: 'Error: gone' } as unknown as Evidence;
+    const judged = clientCompleted(overStdio, shutdown('2026-07-28', 'the client closes a connection with calls in flight', 'MUST'));
+    expect(judged.spec.url).toMatch(/\/2026-07-28\/basic\/transports\/stdio/);
+    expect(judged.spec.section).toBe('Transports › stdio: the client closes a connection with calls in flight');
+    expect(judged.spec.level).toBe('MUST');
+    const legacy = clientCompleted({ ...overStdio, revision: '2025-06-18' }, sendingMessages('2025-06-18', 'the script runs to its end', 'MUST'));
+    expect(legacy.spec.url).toMatch(/\/2025-06-18\/basic\/transports#stdio$/);
+    // Over HTTP the judge's own citation stands.
+    expect(clientCompleted({ ...overStdio, stdio: undefined }, shutdown('2026-07-28', 'x', 'MUST')).spec.url).toMatch(/streamable-http#cancellation$/);
+  });
+
+  test('the runner’s own client-completed (a close that hangs) and timers-released cite the stdio shutdown', async () => {
+    let leftRunning: NodeJS.Timeout | undefined;
+    const hangsOnClose: ClientAdapter = {
+      ...referenceClient,
+      name: 'close-hangs-reference',
+      async start(caseId) {
+        const client = await referenceClient.start(caseId);
+        // A timer the client leaves running after dispose.
+        leftRunning = setTimeout(() => {}, 60_000);
+        return {
+          dispose: () => client.dispose(),
+          async connect(target, options) {
+            const connection = await client.connect(target, options);
+            return {
+              info: () => connection.info(),
+              listTools: (o) => connection.listTools(o),
+              callTool: (name, args, o) => connection.callTool(name, args, o),
+              close: () => new Promise<void>(() => {}),
+            };
+          },
+        };
+      },
+    };
+    const connectOnly = defineScenario({
+      id: 'test/stdio-connect-only',
+      title: 'connects over stdio and leaves the closing to the runner',
+      revisions: ['2026-07-28'],
+      requires: [],
+      transport: 'stdio',
+      source: { spec: { url: 'u', section: 'a MUST rule', level: 'MUST' } },
+      async run({ connect }) {
+        await connect();
+      },
+      judge: () => [],
+    });
+    try {
+      const result = await runScenario(connectOnly, hangsOnClose, '2026-07-28', { time: timePolicy({ overrides: { operation: 2000 } }) });
+      const completed = result.checks.find((c) => c.name === 'client-completed');
+      const timers = result.checks.find((c) => c.name === 'timers-released');
+      expect(completed?.outcome, explain(result)).toBe('fail');
+      expect(completed?.spec.url).toMatch(/\/2026-07-28\/basic\/transports\/stdio#shutdown$/);
+      expect(timers?.spec.url, explain(result)).toMatch(/\/2026-07-28\/basic\/transports\/stdio#shutdown$/);
+    } finally {
+      clearTimeout(leftRunning);
+    }
   });
 });
