@@ -20,6 +20,8 @@ import { autoFallsBack } from './negotiation/auto-falls-back.ts';
 import { connectBound } from './negotiation/support.ts';
 import { expired404 } from './resume/expired-404.ts';
 import { sessionLoss } from './resume/support.ts';
+import { noRetryOnAuth } from './retry/no-retry-on-auth.ts';
+import { shapedReference } from '../clients/reference/shapes.ts';
 
 const checkAt = (level: Level, ok: boolean): Check => ({ name: `${level}-${ok}`, spec: { url: 'u', section: 's', level }, outcome: ok ? 'pass' : 'fail', detail: '', exchanges: [] });
 
@@ -377,5 +379,33 @@ describe('a stdio case cites the stdio transport', () => {
     } finally {
       clearTimeout(leftRunning);
     }
+  });
+});
+
+describe('a refusal the client kept itself from', () => {
+  test('a client that hangs on the first 401 never reaches the 403: what it broke stands, never "could not judge"', async () => {
+    const result = await runScenario(noRetryOnAuth, referenceClient, '2025-11-25');
+    expect(result.verdict, explain(result)).toBe('pass');
+    const evidence = result.evidence!;
+    // The tools/list refused 401 never settled, and the tools/call the script then asked for never went out.
+    const hung: Evidence = {
+      ...evidence,
+      observed: { ...evidence.observed, listRefused: { state: 'pending', afterMs: 3000, hung: true, detail: 'tools/list answered 401 did not settle within 3000 ms' } },
+      exchanges: evidence.exchanges.filter((x) => !x.requestMessages.some((m) => m.method === 'tools/call')),
+    };
+    const checks = noRetryOnAuth.judge(hung);
+    expect(checks.find((c) => c.name === 'refused-in-session')).toMatchObject({ outcome: 'inconclusive', unmetBy: 'client' });
+    expect(checks.find((c) => c.name === 'error-reaches-caller')?.outcome).toBe('fail');
+    expect(verdictOf(checks)).toBe('warn');
+    expect(reasonOf(checks, 'warn')).toContain('never reached refused-in-session');
+    // A tools/call that arrived and was not refused is the suite's failure: inconclusive, whatever else.
+    const unrefused: Evidence = { ...hung, exchanges: evidence.exchanges.map((x) => ({ ...x, notes: x.notes.filter((note) => note !== 'auth-403') })) };
+    expect(verdictOf(noRetryOnAuth.judge(unrefused))).toBe('inconclusive');
+  });
+
+  test('a client that connects lazily is driven to the refusing servers by a call, and judged', async () => {
+    const result = await runScenario(noRetryOnAuth, shapedReference('lazy'), '2025-11-25');
+    expect(result.verdict, explain(result)).toBe('pass');
+    expect(result.checks.find((c) => c.name === 'refused-at-connect')?.outcome).toBe('pass');
   });
 });
