@@ -21,6 +21,7 @@ import { connectBound } from './negotiation/support.ts';
 import { expired404 } from './resume/expired-404.ts';
 import { sessionLoss } from './resume/support.ts';
 import { noRetryOnAuth } from './retry/no-retry-on-auth.ts';
+import { httpSseFallback } from './retry/http-sse-fallback.ts';
 import { shapedReference } from '../clients/reference/shapes.ts';
 
 const checkAt = (level: Level, ok: boolean): Check => ({ name: `${level}-${ok}`, spec: { url: 'u', section: 's', level }, outcome: ok ? 'pass' : 'fail', detail: '', exchanges: [] });
@@ -403,7 +404,24 @@ describe('a refusal the client kept itself from', () => {
     expect(verdictOf(noRetryOnAuth.judge(unrefused))).toBe('inconclusive');
   });
 
+  test('a client that falls back on a 401 and then hangs on the 403 server: the fallback stands', async () => {
+    const result = await runScenario(httpSseFallback, referenceClient, '2024-11-05');
+    expect(result.verdict, explain(result)).toBe('pass');
+    const evidence = result.evidence!;
+    const [first, second] = evidence.otherServers;
+    // The server answering 401 got a GET for an HTTP+SSE stream after its refused initialize; the one answering 403 nothing.
+    const initialize = first!.exchanges.find((x) => x.requestMessages.some((m) => m.method === 'initialize'))!;
+    const get = { ...structuredClone(initialize), seq: initialize.seq + 1, method: 'GET', requestMessages: [], requestHeaders: { accept: 'text/event-stream' }, requestBody: '', status: 200 };
+    const doctored: Evidence = { ...evidence, otherServers: [{ ...first!, exchanges: [...first!.exchanges, get] }, { ...second!, exchanges: [] }, ...evidence.otherServers.slice(2)] };
+    const checks = httpSseFallback.judge(doctored);
+    expect(checks.find((c) => c.name === 'auth-servers-reached')).toMatchObject({ outcome: 'inconclusive', unmetBy: 'client' });
+    expect(checks.find((c) => c.name === 'no-fallback-on-auth')?.outcome).toBe('fail');
+    expect(verdictOf(checks)).toBe('warn');
+  });
+
   test('a client that connects lazily is driven to the refusing servers by a call, and judged', async () => {
+    const fallback = await runScenario(httpSseFallback, shapedReference('lazy'), '2024-11-05');
+    expect(fallback.verdict, explain(fallback)).toBe('pass');
     const result = await runScenario(noRetryOnAuth, shapedReference('lazy'), '2025-11-25');
     expect(result.verdict, explain(result)).toBe('pass');
     expect(result.checks.find((c) => c.name === 'refused-at-connect')?.outcome).toBe('pass');
