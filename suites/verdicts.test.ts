@@ -22,6 +22,7 @@ import { expired404 } from './resume/expired-404.ts';
 import { sessionLoss } from './resume/support.ts';
 import { noRetryOnAuth } from './retry/no-retry-on-auth.ts';
 import { httpSseFallback } from './retry/http-sse-fallback.ts';
+import { sigtermWaitMs, stdioShutdownSequence } from './stdio/shutdown-sequence.ts';
 import { shapedReference } from '../clients/reference/shapes.ts';
 
 const checkAt = (level: Level, ok: boolean): Check => ({ name: `${level}-${ok}`, spec: { url: 'u', section: 's', level }, outcome: ok ? 'pass' : 'fail', detail: '', exchanges: [] });
@@ -158,6 +159,9 @@ describe('deadlines on provisional and firm runs', () => {
     expect(busy.map((c) => c.outcome)).toEqual(['pass', 'pass', 'inconclusive', 'pass', 'fail']);
     expect(busy[2]!.exchanges).toEqual([3]);
     expect(busy[2]!.detail).toMatch(/rejected after 750 ms; the machine was busy \(busy\)/);
+    // Judged by the first bound on every rerun: a larger bound cannot change it, so the case is not run again for it.
+    expect(busy[2]!.lasting).toBe(true);
+    expect(timeMayCure(busy)).toBe(false);
   });
 
   test('the machine is quiet only with CPU to spare and a loop that was never held up', () => {
@@ -425,5 +429,35 @@ describe('a refusal the client kept itself from', () => {
     const result = await runScenario(noRetryOnAuth, shapedReference('lazy'), '2025-11-25');
     expect(result.verdict, explain(result)).toBe('pass');
     expect(result.checks.find((c) => c.name === 'refused-at-connect')?.outcome).toBe('pass');
+  });
+});
+
+describe('a gap no load can explain', () => {
+  test('SIGTERM in the same moment stdin closed, right after the last answer, fails at once; the same gap after a stalled server is "time ran out"', async () => {
+    const result = await runScenario(stdioShutdownSequence, referenceClient, '2025-11-25');
+    expect(result.verdict, explain(result)).toBe('pass');
+    const evidence = result.evidence!;
+    const provisional = provisionally(evidence.time, true);
+    const wait = sigtermWaitMs(provisional);
+    const waited = (at: (p: NonNullable<Evidence['stdio']>['processes'][number]) => { eof: number; term: number }) => {
+      const doctored: Evidence = {
+        ...evidence,
+        time: provisional,
+        stdio: {
+          ...evidence.stdio!,
+          processes: evidence.stdio!.processes.map((p) => {
+            if (p.stdinEofAt === undefined) return p;
+            const { eof, term } = at(p);
+            return { ...p, stdinEofAt: eof, signals: p.signals.map((signal) => (signal.signal === 'SIGTERM' ? { ...signal, at: term } : signal)) };
+          }),
+        },
+      };
+      return stdioShutdownSequence.judge(doctored).find((c) => c.name === 'waited-before-sigterm')!;
+    };
+    const lastWrite = (p: NonNullable<Evidence['stdio']>['processes'][number]) => p.stdout.filter((chunk) => chunk.at <= p.stdinEofAt!).at(-1)!.at;
+    // Closed and signalled at once, a moment after the last answer: no wait, whatever the load.
+    expect(waited((p) => ({ eof: lastWrite(p) + 1, term: lastWrite(p) + 1 }))).toMatchObject({ outcome: 'fail', detail: expect.stringContaining('so no wait at all') });
+    // Both seen in one turn long after the answer (a server held up): the client may have waited; time ran out.
+    expect(waited((p) => ({ eof: lastWrite(p) + 4 * wait, term: lastWrite(p) + 4 * wait }))).toMatchObject({ outcome: 'inconclusive' });
   });
 });
