@@ -19,9 +19,9 @@ import { calibrate } from './calibration.ts';
 import { check, checkInTime, precondition, promptAtFirstBound, timeMayCure } from './checks.ts';
 import { ClientHung, ClientMisbehaved, describeError, describeLoad, describeValue, machineWasQuiet, watchMachine } from './outcome.ts';
 import { transportOf } from './plan.ts';
-import { shutdown, stdioShutdown } from './spec.ts';
+import { onStdio, shutdown, stdioShutdown } from './spec.ts';
 import { schemaCheck } from './schema.ts';
-import { reasonOf, stdioCloseBoundMs, stdioShutdownGraceMs, verdictOf, type Attempt, type Check, type Evidence, type Scenario, type ScenarioContext, type ScenarioResult, type ServerSetup } from './scenario.ts';
+import { cappedAt, reasonOf, stdioCloseBoundMs, stdioShutdownGraceMs, verdictOf, type Attempt, type Check, type Evidence, type Scenario, type ScenarioContext, type ScenarioResult, type ServerSetup } from './scenario.ts';
 
 export interface RunOptions {
   /** SHOULD violations fail instead of warning. */
@@ -223,6 +223,8 @@ export async function runScenario(scenario: Scenario, adapter: ClientAdapter, re
   const stdioServer: StdioReferenceServer | undefined = overStdio ? await startStdioServer({ era: setup.stdio?.era ?? revision, personalities: stdioPersonalities, policy: time }) : undefined;
   const httpServer: ReferenceServer | undefined = overStdio ? undefined : await serve(setup.server ?? {});
   const shutdownGraceMs = stdioShutdownGraceMs(time);
+  // The runner's own findings cite the case's transport: over stdio its shutdown sequence, never an HTTP section.
+  const shutdownRule = overStdio ? stdioShutdown : shutdown;
   // A close over stdio is a shutdown sequence: it may wait a grace after closing stdin and another after SIGTERM.
   const closeBoundMs = stdioCloseBoundMs(time, stdioServer !== undefined);
   const otherServers: { server: ReferenceServer; setup: ServerSetup }[] = [];
@@ -369,14 +371,14 @@ export async function runScenario(scenario: Scenario, adapter: ClientAdapter, re
     cleaningUp = true;
     const servers = [...(httpServer ? [httpServer] : []), ...otherServers.map((o) => o.server)];
     try {
-      ending = await cleanUp({ revision, servers, stdioServer, traces, connections, clients, pendingConnects, time, closeBoundMs, failedAlready: clientError !== undefined });
+      ending = await cleanUp({ revision, servers, stdioServer, shutdownRule, traces, connections, clients, pendingConnects, time, closeBoundMs, failedAlready: clientError !== undefined });
     } finally {
       if (--casesTracing === 0) timerHook.disable();
       // The stdio server's close() kills (and notes in its record) any process of the target still running.
       await Promise.all([...servers.map((s) => s.close()), stdioServer?.close()]);
     }
   }
-  checks = completedCleanly(checks, ending, revision, time);
+  checks = completedCleanly(checks, ending, revision, time, shutdownRule);
   checks.push(...ending.findings);
   const load = machine.stop();
   evidence = { ...evidence, machine: load };
@@ -385,8 +387,9 @@ export async function runScenario(scenario: Scenario, adapter: ClientAdapter, re
     checks = promptAtFirstBound(checks, scenario.judge({ ...evidence, time: first }), machineWasQuiet(load, first), describeLoad(load), options.firstReactMs);
   }
   const interrupted = askInterrupted(adapter, caseId);
-  if (interrupted !== undefined) checks.unshift(precondition(CLIENT_RUNNING, scenario.source.spec, false, interrupted, [], { lasting: true }));
+  if (interrupted !== undefined) checks.unshift(precondition(CLIENT_RUNNING, overStdio ? onStdio(scenario.source.spec, revision) : scenario.source.spec, false, interrupted, [], { lasting: true }));
   breaches.push(...ending.breaches);
+  checks = cappedAt(checks, scenario.source.spec.level);
   let verdict = verdictOf(checks, options.strict);
   let why = reasonOf(checks, verdict);
   if (verdict === 'inconclusive' && breaches.length > 0) {
@@ -420,11 +423,11 @@ function askInterrupted(adapter: ClientAdapter, caseId: string): string | undefi
  * A close() or dispose() that hung or broke the contract fails client-completed in every scenario: what a scenario's
  * script catches (a DELETE 405 its close rejects on, say) must never hide a hang.
  */
-function completedCleanly(checks: Check[], ending: Ending, revision: Revision, time: TimePolicy): Check[] {
+function completedCleanly(checks: Check[], ending: Ending, revision: Revision, time: TimePolicy, shutdownRule: typeof shutdown): Check[] {
   const { problems } = ending;
   if (problems.length === 0) return checks;
   const detail = `close() or dispose() did not end cleanly: ${problems.join('; ')}`;
-  const rule = shutdown(revision, 'the client ends its connections and releases what it holds when told to (close() and dispose() settle)', 'MUST');
+  const rule = shutdownRule(revision, 'the client ends its connections and releases what it holds when told to (close() and dispose() settle)', 'MUST');
   // A close that only ran out of its bound is a deadline missed (checkInTime): on a provisional run, time ran out.
   const failed = (spec: Check['spec'], text: string): Check => (ending.onlyHangs ? checkInTime(time, CLIENT_COMPLETED, spec, 'late', text) : check(CLIENT_COMPLETED, spec, false, text));
   const index = checks.findIndex((c) => c.name === CLIENT_COMPLETED);
@@ -513,11 +516,13 @@ interface Ending {
  * Closes every connection and disposes every client, each bounded once (a close the scenario already started is
  * waited for only for what is left of its bound), then looks at what the client left behind.
  */
-async function cleanUp({ revision, servers, stdioServer, traces, connections, clients, pendingConnects, time, closeBoundMs, failedAlready }: {
+async function cleanUp({ revision, servers, stdioServer, shutdownRule, traces, connections, clients, pendingConnects, time, closeBoundMs, failedAlready }: {
   revision: Revision;
   servers: readonly ReferenceServer[];
   /** A stdio case's server: the processes the client leaves running after dispose are a finding. */
   stdioServer: StdioReferenceServer | undefined;
+  /** The shutdown rule of the case's transport (`shutdown` over HTTP, `stdioShutdown` over stdio). */
+  shutdownRule: typeof shutdown;
   traces: ClientTraces;
   connections: readonly HeldConnection[];
   clients: readonly ClientUnderTest[];
@@ -568,9 +573,9 @@ async function cleanUp({ revision, servers, stdioServer, traces, connections, cl
     ),
   );
   const findings: Check[] = [];
-  const finding = (name: string, section: string, detail: string, rule = shutdown) => findings.push(check(name, rule(revision, section, 'MAY'), false, detail));
+  const finding = (name: string, section: string, detail: string, rule = shutdownRule) => findings.push(check(name, rule(revision, section, 'MAY'), false, detail));
   const left = (await Promise.all(servers.map((s) => connectionsClosed(s.url, time.ms.drain, heldOpen)))).flat();
-  if (left.length > 0) finding(CLEANUP_CHECKS.connections, 'shutdown is closing the HTTP connections: none stays open after the client is disposed', describeLeftOpen(left, servers.length, time.ms.drain));
+  if (left.length > 0) finding(CLEANUP_CHECKS.connections, 'shutdown is closing the HTTP connections: none stays open after the client is disposed', describeLeftOpen(left, servers.length, time.ms.drain), shutdown);
   if (stdioServer !== undefined) {
     const left = await processesLeft(stdioServer, time.ms.react);
     if (left.length > 0) {

@@ -276,6 +276,20 @@ export function verdictOf(checks: readonly Check[], strict = false): Verdict {
   return 'pass';
 }
 
+/** How strong each level is, for `cappedAt`. */
+const STRENGTH: Record<Level, number> = { MAY: 0, SHOULD: 1, MUST: 2 };
+
+/**
+ * A scenario's level (its `source.spec.level`) caps every check in it, the runner's own included: a SHOULD scenario
+ * drives the client into a SHOULD behaviour, so a MUST it breaks there (a call it could not complete once it took the
+ * road the scenario set out) is judged at SHOULD, never a MUST failure. The section says so.
+ */
+export function cappedAt(checks: readonly Check[], level: Level): Check[] {
+  return checks.map((check) =>
+    STRENGTH[check.spec.level] > STRENGTH[level] ? { ...check, spec: { ...check.spec, level, section: `${check.spec.section} (judged at ${level}, the scenario's level)` } } : check,
+  );
+}
+
 /** A precondition the suite (not the client, not its shape) could not meet. */
 export const unmetBySuite = (check: Check): boolean => unmet(check) && check.unmetBy === undefined;
 

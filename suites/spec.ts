@@ -132,6 +132,23 @@ export function stdioShutdown(revision: Revision, section: string, level: Level)
   return spec(specUrl(revision, 'basic/lifecycle', 'stdio'), `Lifecycle › Shutdown › stdio: ${section}`, level);
 }
 
+/** Whether a citation is of an HTTP transport's section: Streamable HTTP (its page, or the legacy transports page's), HTTP with SSE. */
+export function citesHttpTransport(ref: SpecRef): boolean {
+  const page = ref.url.replace(/^https:\/\/modelcontextprotocol\.io\/specification\/[^/]+\//, '');
+  return page.startsWith('basic/transports/streamable-http') || (/^basic\/transports(#|$)/.test(page) && page !== 'basic/transports#stdio') || /Streamable HTTP|HTTP with SSE/.test(ref.section);
+}
+
+/**
+ * The citation of a rule in a stdio case: one written for HTTP (`citesHttpTransport`: a judge shared with the HTTP
+ * scenario, a shutdown rule that at 2026-07-28 is Streamable HTTP's) is the stdio transport's, in the same words and
+ * at the same level; any other section is the transport's own already.
+ */
+export function onStdio(ref: SpecRef, revision: Revision): SpecRef {
+  if (!citesHttpTransport(ref)) return ref;
+  const colon = ref.section.indexOf(': ');
+  return stdio(revision, colon === -1 ? ref.section : ref.section.slice(colon + 2), ref.level);
+}
+
 /** Streamable HTTP › Session Management (2025-03-26 … 2025-11-25). */
 export function sessionManagement(revision: Revision, section: string, level: Level): SpecRef {
   return spec(specUrl(revision, 'basic/transports', 'session-management'), `Transports › Session Management: ${section}`, level);

@@ -5,13 +5,14 @@ import { handshakeOrder } from './negotiation/handshake-order.ts';
 import { deleteIssuedSession } from './disposal/delete-issued-session.ts';
 import { timePolicy, provisionally } from '../config/time.ts';
 import { referenceClient } from '../clients/reference/index.ts';
-import { checkInTime, precondition, promptAtFirstBound, timeMayCure } from './checks.ts';
+import { checkInTime, clientCompleted, precondition, promptAtFirstBound, timeMayCure } from './checks.ts';
 import { machineWasQuiet, watchMachine } from './outcome.ts';
 import { progressResetsTimeout } from './cancellation/progress-resets-timeout.ts';
 import { sdkV1StreamableHttp } from '../clients/sdk-v1.ts';
 import { legacyNotification } from './cancellation/legacy-notification.ts';
 import { calibratedPolicy, notApplicable, runCase, runScenario } from './runner.ts';
-import { reasonOf, verdictOf, type Check, type Evidence, type Level } from './scenario.ts';
+import { defineScenario, reasonOf, verdictOf, type Check, type Evidence, type Level } from './scenario.ts';
+import { sendingMessages, shutdown } from './spec.ts';
 import { HEADERS } from '../protocol/http.ts';
 import type { TimePolicy } from '../config/time.ts';
 import { explain } from './evidence.ts';
@@ -19,6 +20,10 @@ import { autoFallsBack } from './negotiation/auto-falls-back.ts';
 import { connectBound } from './negotiation/support.ts';
 import { expired404 } from './resume/expired-404.ts';
 import { sessionLoss } from './resume/support.ts';
+import { noRetryOnAuth } from './retry/no-retry-on-auth.ts';
+import { httpSseFallback } from './retry/http-sse-fallback.ts';
+import { sigtermWaitMs, stdioShutdownSequence } from './stdio/shutdown-sequence.ts';
+import { shapedReference } from '../clients/reference/shapes.ts';
 
 const checkAt = (level: Level, ok: boolean): Check => ({ name: `${level}-${ok}`, spec: { url: 'u', section: 's', level }, outcome: ok ? 'pass' : 'fail', detail: '', exchanges: [] });
 
@@ -154,6 +159,9 @@ describe('deadlines on provisional and firm runs', () => {
     expect(busy.map((c) => c.outcome)).toEqual(['pass', 'pass', 'inconclusive', 'pass', 'fail']);
     expect(busy[2]!.exchanges).toEqual([3]);
     expect(busy[2]!.detail).toMatch(/rejected after 750 ms; the machine was busy \(busy\)/);
+    // Judged by the first bound on every rerun: a larger bound cannot change it, so the case is not run again for it.
+    expect(busy[2]!.lasting).toBe(true);
+    expect(timeMayCure(busy)).toBe(false);
   });
 
   test('the machine is quiet only with CPU to spare and a loop that was never held up', () => {
@@ -291,5 +299,165 @@ describe('a fallback whose connect ran out of time', () => {
     const judged = (time: TimePolicy) => autoFallsBack.judge({ ...doctored, time }).find((c) => c.name === 'falls-back-on-every-legacy-answer')!;
     expect(judged(provisionally(evidence.time, true))).toMatchObject({ outcome: 'inconclusive' });
     expect(judged(provisionally(evidence.time, false))).toMatchObject({ outcome: 'fail' });
+  });
+});
+
+describe('a scenario’s level caps its checks', () => {
+  const shouldScenario = defineScenario({
+    id: 'test/should-level',
+    title: 'a SHOULD scenario whose client gives up after connecting',
+    revisions: ['2025-06-18'],
+    requires: [],
+    source: { spec: { url: 'u', section: 'a SHOULD rule', level: 'SHOULD' } },
+    async run({ connect }) {
+      await connect();
+      throw new Error('the client gave up');
+    },
+    judge: (evidence) => [clientCompleted(evidence, sendingMessages(evidence.revision, 'the script runs to its end', 'MUST'))],
+  });
+
+  test('a SHOULD scenario never fails at MUST: its client-completed warns, and fails only when strict', async () => {
+    const result = await runScenario(shouldScenario, referenceClient, '2025-06-18');
+    const completed = result.checks.find((c) => c.name === 'client-completed')!;
+    expect(completed).toMatchObject({ outcome: 'fail', spec: { level: 'SHOULD' } });
+    expect(completed.spec.section).toContain("judged at SHOULD, the scenario's level");
+    expect(result.verdict, explain(result)).toBe('warn');
+    expect((await runScenario(shouldScenario, referenceClient, '2025-06-18', { strict: true })).verdict).toBe('fail');
+  });
+});
+
+describe('a stdio case cites the stdio transport', () => {
+  test('client-completed from a judge shared with HTTP cites stdio, not Streamable HTTP', () => {
+    const overStdio = { revision: '2026-07-28', stdio: {}, clientError: 'Error: gone' } as unknown as Evidence;
+    const judged = clientCompleted(overStdio, shutdown('2026-07-28', 'the client closes a connection with calls in flight', 'MUST'));
+    expect(judged.spec.url).toMatch(/\/2026-07-28\/basic\/transports\/stdio/);
+    expect(judged.spec.section).toBe('Transports › stdio: the client closes a connection with calls in flight');
+    expect(judged.spec.level).toBe('MUST');
+    const legacy = clientCompleted({ ...overStdio, revision: '2025-06-18' }, sendingMessages('2025-06-18', 'the script runs to its end', 'MUST'));
+    expect(legacy.spec.url).toMatch(/\/2025-06-18\/basic\/transports#stdio$/);
+    // Over HTTP the judge's own citation stands.
+    expect(clientCompleted({ ...overStdio, stdio: undefined }, shutdown('2026-07-28', 'x', 'MUST')).spec.url).toMatch(/streamable-http#cancellation$/);
+  });
+
+  test('the runner’s own client-completed (a close that hangs) and timers-released cite the stdio shutdown', async () => {
+    let leftRunning: NodeJS.Timeout | undefined;
+    const hangsOnClose: ClientAdapter = {
+      ...referenceClient,
+      name: 'close-hangs-reference',
+      async start(caseId) {
+        const client = await referenceClient.start(caseId);
+        // A timer the client leaves running after dispose.
+        leftRunning = setTimeout(() => {}, 60_000);
+        return {
+          dispose: () => client.dispose(),
+          async connect(target, options) {
+            const connection = await client.connect(target, options);
+            return {
+              info: () => connection.info(),
+              listTools: (o) => connection.listTools(o),
+              callTool: (name, args, o) => connection.callTool(name, args, o),
+              close: () => new Promise<void>(() => {}),
+            };
+          },
+        };
+      },
+    };
+    const connectOnly = defineScenario({
+      id: 'test/stdio-connect-only',
+      title: 'connects over stdio and leaves the closing to the runner',
+      revisions: ['2026-07-28'],
+      requires: [],
+      transport: 'stdio',
+      source: { spec: { url: 'u', section: 'a MUST rule', level: 'MUST' } },
+      async run({ connect }) {
+        await connect();
+      },
+      judge: () => [],
+    });
+    try {
+      const result = await runScenario(connectOnly, hangsOnClose, '2026-07-28', { time: timePolicy({ overrides: { operation: 2000 } }) });
+      const completed = result.checks.find((c) => c.name === 'client-completed');
+      const timers = result.checks.find((c) => c.name === 'timers-released');
+      expect(completed?.outcome, explain(result)).toBe('fail');
+      expect(completed?.spec.url).toMatch(/\/2026-07-28\/basic\/transports\/stdio#shutdown$/);
+      expect(timers?.spec.url, explain(result)).toMatch(/\/2026-07-28\/basic\/transports\/stdio#shutdown$/);
+    } finally {
+      clearTimeout(leftRunning);
+    }
+  });
+});
+
+describe('a refusal the client kept itself from', () => {
+  test('a client that hangs on the first 401 never reaches the 403: what it broke stands, never "could not judge"', async () => {
+    const result = await runScenario(noRetryOnAuth, referenceClient, '2025-11-25');
+    expect(result.verdict, explain(result)).toBe('pass');
+    const evidence = result.evidence!;
+    // The tools/list refused 401 never settled, and the tools/call the script then asked for never went out.
+    const hung: Evidence = {
+      ...evidence,
+      observed: { ...evidence.observed, listRefused: { state: 'pending', afterMs: 3000, hung: true, detail: 'tools/list answered 401 did not settle within 3000 ms' } },
+      exchanges: evidence.exchanges.filter((x) => !x.requestMessages.some((m) => m.method === 'tools/call')),
+    };
+    const checks = noRetryOnAuth.judge(hung);
+    expect(checks.find((c) => c.name === 'refused-in-session')).toMatchObject({ outcome: 'inconclusive', unmetBy: 'client' });
+    expect(checks.find((c) => c.name === 'error-reaches-caller')?.outcome).toBe('fail');
+    expect(verdictOf(checks)).toBe('warn');
+    expect(reasonOf(checks, 'warn')).toContain('never reached refused-in-session');
+    // A tools/call that arrived and was not refused is the suite's failure: inconclusive, whatever else.
+    const unrefused: Evidence = { ...hung, exchanges: evidence.exchanges.map((x) => ({ ...x, notes: x.notes.filter((note) => note !== 'auth-403') })) };
+    expect(verdictOf(noRetryOnAuth.judge(unrefused))).toBe('inconclusive');
+  });
+
+  test('a client that falls back on a 401 and then hangs on the 403 server: the fallback stands', async () => {
+    const result = await runScenario(httpSseFallback, referenceClient, '2024-11-05');
+    expect(result.verdict, explain(result)).toBe('pass');
+    const evidence = result.evidence!;
+    const [first, second] = evidence.otherServers;
+    // The server answering 401 got a GET for an HTTP+SSE stream after its refused initialize; the one answering 403 nothing.
+    const initialize = first!.exchanges.find((x) => x.requestMessages.some((m) => m.method === 'initialize'))!;
+    const get = { ...structuredClone(initialize), seq: initialize.seq + 1, method: 'GET', requestMessages: [], requestHeaders: { accept: 'text/event-stream' }, requestBody: '', status: 200 };
+    const doctored: Evidence = { ...evidence, otherServers: [{ ...first!, exchanges: [...first!.exchanges, get] }, { ...second!, exchanges: [] }, ...evidence.otherServers.slice(2)] };
+    const checks = httpSseFallback.judge(doctored);
+    expect(checks.find((c) => c.name === 'auth-servers-reached')).toMatchObject({ outcome: 'inconclusive', unmetBy: 'client' });
+    expect(checks.find((c) => c.name === 'no-fallback-on-auth')?.outcome).toBe('fail');
+    expect(verdictOf(checks)).toBe('warn');
+  });
+
+  test('a client that connects lazily is driven to the refusing servers by a call, and judged', async () => {
+    const fallback = await runScenario(httpSseFallback, shapedReference('lazy'), '2024-11-05');
+    expect(fallback.verdict, explain(fallback)).toBe('pass');
+    const result = await runScenario(noRetryOnAuth, shapedReference('lazy'), '2025-11-25');
+    expect(result.verdict, explain(result)).toBe('pass');
+    expect(result.checks.find((c) => c.name === 'refused-at-connect')?.outcome).toBe('pass');
+  });
+});
+
+describe('a gap no load can explain', () => {
+  test('SIGTERM in the same moment stdin closed, right after the last answer, fails at once; the same gap after a stalled server is "time ran out"', async () => {
+    const result = await runScenario(stdioShutdownSequence, referenceClient, '2025-11-25');
+    expect(result.verdict, explain(result)).toBe('pass');
+    const evidence = result.evidence!;
+    const provisional = provisionally(evidence.time, true);
+    const wait = sigtermWaitMs(provisional);
+    const waited = (at: (p: NonNullable<Evidence['stdio']>['processes'][number]) => { eof: number; term: number }) => {
+      const doctored: Evidence = {
+        ...evidence,
+        time: provisional,
+        stdio: {
+          ...evidence.stdio!,
+          processes: evidence.stdio!.processes.map((p) => {
+            if (p.stdinEofAt === undefined) return p;
+            const { eof, term } = at(p);
+            return { ...p, stdinEofAt: eof, signals: p.signals.map((signal) => (signal.signal === 'SIGTERM' ? { ...signal, at: term } : signal)) };
+          }),
+        },
+      };
+      return stdioShutdownSequence.judge(doctored).find((c) => c.name === 'waited-before-sigterm')!;
+    };
+    const lastWrite = (p: NonNullable<Evidence['stdio']>['processes'][number]) => p.stdout.filter((chunk) => chunk.at <= p.stdinEofAt!).at(-1)!.at;
+    // Closed and signalled at once, a moment after the last answer: no wait, whatever the load.
+    expect(waited((p) => ({ eof: lastWrite(p) + 1, term: lastWrite(p) + 1 }))).toMatchObject({ outcome: 'fail', detail: expect.stringContaining('so no wait at all') });
+    // Both seen in one turn long after the answer (a server held up): the client may have waited; time ran out.
+    expect(waited((p) => ({ eof: lastWrite(p) + 4 * wait, term: lastWrite(p) + 4 * wait }))).toMatchObject({ outcome: 'inconclusive' });
   });
 });

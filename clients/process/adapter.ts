@@ -8,6 +8,7 @@
 // interrupted (ClientAdapter.interrupted), and the next case starts it again with a fresh hello, at most MAX_RESTARTS
 // times in a run. After that, and after a restart that failed, every later case is refused at once and reported
 // "not running since <case>", so a run goes on to its end without hanging and without blaming the client.
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import type { Readable } from 'node:stream';
@@ -206,6 +207,8 @@ interface ProgramEnd {
   how: string;
   culprits: ReadonlySet<string>;
   stderr: readonly string[];
+  /** The program broke the line protocol itself (a line on stdout that is no answer): an adapter error, no case's client is judged on it. */
+  adapterError?: true;
 }
 
 /** A client error the program reported, under the class name it gave (so reports read as they would in process). */
@@ -262,8 +265,19 @@ function killGroup(pgid: number, signal: NodeJS.Signals): void {
   }
 }
 
+/**
+ * Runs `work` in the async context this module was loaded in, outside any case's. The adapter's own timers (each
+ * request's deadline, the hello's, the shutdown's steps) live in the harness's process, but they are the harness's:
+ * made inside a call the runner traces (suites/runner.ts, timers-released), they would be taken for the client's, which
+ * runs in the program's process, where no timer of it can be seen.
+ */
+const outsideCases = AsyncLocalStorage.snapshot();
+
+/** A timer of the adapter's own (`outsideCases`). */
+const harnessTimer = (callback: () => void, ms: number): NodeJS.Timeout => outsideCases(() => setTimeout(callback, ms));
+
 function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms).unref());
+  return new Promise((resolve) => harnessTimer(resolve, ms).unref());
 }
 
 /** How a program ended, as the exit event tells it. */
@@ -331,7 +345,7 @@ class ProgramSupervisor {
     this.child.stderr!.setEncoding('utf8');
     this.child.stderr!.on('data', (chunk: string) => this.onStderr(chunk));
     readLines(this.child.stdout!, (line) => this.onLine(line), () => {
-      if (this.failureReason === undefined) this.fail(`printed a line longer than ${MAX_LINE_BYTES} bytes (a line-protocol answer is one line of JSON)`, { killed: true });
+      if (this.failureReason === undefined) this.fail(`printed a line longer than ${MAX_LINE_BYTES} bytes (a line-protocol answer is one line of JSON)`, { killed: true, adapterError: true });
     });
   }
 
@@ -348,7 +362,7 @@ class ProgramSupervisor {
   awaitHello(): Promise<Hello> {
     const timeoutMs = this.config.helloTimeoutMs;
     return new Promise<Hello>((resolve, reject) => {
-      const timer = setTimeout(() => this.fail(`printed no hello within ${timeoutMs} ms (does it flush stdout after each line?)`, { killed: true }), timeoutMs);
+      const timer = harnessTimer(() => this.fail(`printed no hello within ${timeoutMs} ms (does it flush stdout after each line?)`, { killed: true }), timeoutMs);
       this.hello = {
         resolve: (hello) => {
           clearTimeout(timer);
@@ -375,7 +389,7 @@ class ProgramSupervisor {
     // later, so an answer sent at the deadline on a loaded machine still arrives.
     const killAfterMs = timeoutMs + this.config.time.ms.react;
     return new Promise<unknown>((resolve, reject) => {
-      const timer = setTimeout(() => {
+      const timer = harnessTimer(() => {
         const pending = this.pending.get(id);
         if (!pending) return;
         if (options.killOnTimeout === false || this.failureReason !== undefined) {
@@ -427,7 +441,7 @@ class ProgramSupervisor {
   private async waitForExit(timeoutMs: number): Promise<boolean> {
     if (this.hasExited || this.pid <= 0) return true;
     let timer: NodeJS.Timeout | undefined;
-    const timedOut = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), timeoutMs)));
+    const timedOut = new Promise<false>((resolve) => (timer = harnessTimer(() => resolve(false), timeoutMs)));
     const result = await Promise.race([this.exited.then(() => true as const), timedOut]);
     clearTimeout(timer);
     return result;
@@ -463,7 +477,7 @@ class ProgramSupervisor {
     try {
       message = JSON.parse(line);
     } catch {
-      return this.fail(`printed a line that is not line-protocol JSON${this.hello ? ' before its hello' : ''}: ${quote(line)}`, { killed: true });
+      return this.fail(`printed a line that is not line-protocol JSON${this.hello ? ' before its hello' : ''}: ${quote(line)}`, { killed: true, adapterError: true });
     }
     if (this.hello) {
       const problems = helloProblems(message);
@@ -480,10 +494,10 @@ class ProgramSupervisor {
       });
     }
     const problem = responseProblem(message);
-    if (problem) return this.fail(`printed a line that is not a line-protocol answer (${problem}): ${quote(line)}`, { killed: true });
+    if (problem) return this.fail(`printed a line that is not a line-protocol answer (${problem}): ${quote(line)}`, { killed: true, adapterError: true });
     const answer = message as { id: number; result?: unknown; error?: { message: string; name?: unknown; code?: unknown } };
     const pending = this.pending.get(answer.id);
-    if (!pending) return this.fail(`answered request ${answer.id}, which is not in flight`, { killed: true });
+    if (!pending) return this.fail(`answered request ${answer.id}, which is not in flight: ${quote(line)}`, { killed: true, adapterError: true });
     this.pending.delete(answer.id);
     clearTimeout(pending.timer);
     // 1.4: the program's client has not settled the operation by the deadline. Left unsettled, as an in-process
@@ -519,7 +533,7 @@ class ProgramSupervisor {
    * The program is unusable: kill its group (if asked), say how it ended, fail what is waiting, and remember why.
    * `culprit`: the case instance whose request met the misbehaviour (else every one with a request waiting).
    */
-  private fail(reason: string, options: { killed?: boolean; prefix?: string; also?: string; culprit?: string | undefined } = {}): void {
+  private fail(reason: string, options: { killed?: boolean; prefix?: string; also?: string; culprit?: string | undefined; adapterError?: true } = {}): void {
     if (this.failureReason !== undefined) return;
     if (options.killed) killGroup(this.pid, 'SIGKILL');
     const error = new ClientProcessError(options.prefix ? `${options.prefix} ${this.label}: ${reason.replace(/^could not be started: /, '')}` : `${this.label} ${reason}`, this.stderrLines());
@@ -529,7 +543,7 @@ class ProgramSupervisor {
     const how = options.killed ? `was killed because it ${reason}` : (options.also ?? reason);
     this.markFailed(`it ${how}`);
     const culprits = new Set(options.culprit !== undefined ? [options.culprit] : options.killed ? waiting.flatMap((p) => (p.case === undefined ? [] : [p.case])) : []);
-    this.onEnd({ kind: !this.greeted ? 'unstarted' : options.killed ? 'killed' : 'died', how, culprits, stderr: error.stderr });
+    this.onEnd({ kind: !this.greeted ? 'unstarted' : options.killed ? 'killed' : 'died', how, culprits: options.adapterError ? new Set() : culprits, stderr: error.stderr, ...(options.adapterError ? { adapterError: true as const } : {}) });
     const hello = this.hello;
     // Settle once the program is gone, so whoever sees the error also sees no process left (bounded).
     void Promise.race([this.exited, delay(2 * this.config.time.ms.react)]).then(() => {
@@ -615,8 +629,16 @@ function responseProblem(message: unknown): string | undefined {
   return undefined;
 }
 
+/**
+ * The line protocol's error codes that say the program could not read or serve the request itself (docs/line-protocol.md:
+ * an op it does not know, a request it cannot read, a case started twice): an adapter error, never its client's
+ * behaviour. Not `unknown-connection` or `unknown-case` (the answer of some programs to the runner's clean-up closing
+ * again what the script closed, which judges nothing), nor `unsupported` (a client that cannot do what it was asked).
+ */
+const ADAPTER_CODES: ReadonlySet<unknown> = new Set(['unknown-op', 'case-live', 'invalid-request']);
+
 /** An answer whose result does not have the shape its operation promises. */
-function invalidResult(label: string, op: Operation, why: string): ClientProcessError {
+function invalidAnswer(label: string, op: Operation, why: string): ClientProcessError {
   return new ClientProcessError(`${label} answered ${op} with an invalid result: ${why}`, []);
 }
 
@@ -680,7 +702,9 @@ export async function processAdapter(config: ProcessAdapterConfig): Promise<Proc
     // A case whose own request met the misbehaviour is judged on it, as a hang of an in-process client is.
     const judged = new Set(end.kind === 'killed' ? onIt.filter(([key]) => end.culprits.has(key)).map(([, entry]) => entry.caseId) : []);
     const stderr = end.stderr.length > 0 ? `; last stderr lines: ${end.stderr.slice(-STDERR_SHOWN).join(' | ')}` : '';
-    for (const [, { caseId }] of onIt) if (!judged.has(caseId)) interruptions.set(caseId, `the client process ${end.how} during this case${stderr}`);
+    // A line on stdout that is no answer is the program's own fault, not its client's: no case is judged on it.
+    const what = end.adapterError ? `adapter error (the line protocol, not the client): the client process ${end.how}` : `the client process ${end.how}`;
+    for (const [, { caseId }] of onIt) if (!judged.has(caseId)) interruptions.set(caseId, `${what} during this case${stderr}`);
     const where = [...judged][0] ?? onIt[0]?.[1].caseId ?? (lastCase !== undefined ? `the end of ${lastCase}` : 'its start');
     lastEnd = { where, how: end.how };
     if (restarts >= MAX_RESTARTS) down = { where, how: `${end.how} (after ${MAX_RESTARTS} restarts)` };
@@ -750,7 +774,22 @@ export async function processAdapter(config: ProcessAdapterConfig): Promise<Proc
     }
   };
 
-  const operation = async (target: ProgramSupervisor, deadlines: Deadlines, op: Operation, members: Record<string, unknown>, clientTimeoutMs?: number, signal?: AbortSignal) => {
+  /**
+   * The program (the adapter), not its client, failed an operation of a case: the case cannot be judged on it, and says
+   * why (ClientAdapter.interrupted). Returns the error, to throw.
+   */
+  const adapterFault = (caseKey: unknown, error: Error): Error => {
+    const caseId = typeof caseKey === 'string' ? live.get(caseKey)?.caseId : undefined;
+    if (caseId !== undefined && !interruptions.has(caseId)) interruptions.set(caseId, `adapter error (the line protocol, not the client): ${error.message}`);
+    return error;
+  };
+
+  const operation = (target: ProgramSupervisor, deadlines: Deadlines, op: Operation, members: Record<string, unknown>, clientTimeoutMs?: number, signal?: AbortSignal) =>
+    requestOf(target, deadlines, op, members, clientTimeoutMs, signal).catch((error: unknown) => {
+      throw error instanceof Error && ADAPTER_CODES.has((error as { code?: unknown }).code) ? adapterFault(members.case, error) : error;
+    });
+
+  const requestOf = async (target: ProgramSupervisor, deadlines: Deadlines, op: Operation, members: Record<string, unknown>, clientTimeoutMs?: number, signal?: AbortSignal) => {
     const limit = operationLimit(deadlines.operationMs, clientTimeoutMs, deadlines.time.ms.react);
     if (!signal || !cancellable) return target.request(op, members, limit);
     let sentId: number | undefined;
@@ -772,6 +811,7 @@ export async function processAdapter(config: ProcessAdapterConfig): Promise<Proc
 
   const connectionFor = (target: ProgramSupervisor, deadlines: Deadlines, caseKey: string, connection: string, closeMs?: number): ClientConnection => {
     const on = { case: caseKey, connection };
+    const invalidResult = (label: string, op: Operation, why: string) => adapterFault(caseKey, invalidAnswer(label, op, why));
     return {
       async info(): Promise<ConnectionInfo> {
         const result = (await operation(target, deadlines, 'info', on)) as Record<string, unknown>;
@@ -850,7 +890,7 @@ export async function processAdapter(config: ProcessAdapterConfig): Promise<Proc
           if (isStdioTarget(server) && !speaksStdio) throw new ClientProcessError(`${label} does not declare the stdio transport: it cannot be given a stdio target`, []);
           const where = isStdioTarget(server) ? { target: server } : { url: server };
           const result = (await operation(target, deadlines, 'connect', { case: caseKey, ...where, options }, options.timeoutMs)) as Record<string, unknown>;
-          if (typeof result.connection !== 'string' || result.connection === '') throw invalidResult(label, 'connect', 'connection is not a non-empty string');
+          if (typeof result.connection !== 'string' || result.connection === '') throw adapterFault(caseKey, invalidAnswer(label, 'connect', 'connection is not a non-empty string'));
           // Over stdio the program's close runs its shutdown sequence: up to a grace after closing stdin and one after SIGTERM.
           // Over HTTP it may wait on the session DELETE as long as the runner waits for a close (closeBoundMs): its
           // deadline is that bound and a reaction time, so the runner's bound, as for a client in its own process,

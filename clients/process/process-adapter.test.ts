@@ -10,11 +10,27 @@ import { basePolicy } from '../../config/settings.ts';
 import { ATTEMPT_GROWTH, closeBoundMs, scaledBy, timePolicy } from '../../config/time.ts';
 import { plannedCases } from '../../suites/plan.ts';
 import { CLIENT_RUNNING, runScenario } from '../../suites/runner.ts';
-import type { ScenarioResult } from '../../suites/scenario.ts';
+import { defineScenario, type ScenarioResult } from '../../suites/scenario.ts';
+import { clientCompleted } from '../../suites/checks.ts';
 import { MAX_RESTARTS, processAdapter, programOperationMs, programTimeouts, type ProcessAdapter, type ProcessAdapterConfig } from './adapter.ts';
 import { BASIC_SCENARIOS, eventually, groupExists, MISBEHAVING, NO_PYTHON, NODE, NODE_DRIVER, PYTHON_DRIVER, runningMembers } from './testdata/support.ts';
 
 const started: ProcessAdapter[] = [];
+
+/** A scenario that connects, calls once and closes, judging nothing but that the script ran to its end. */
+const callOnce = defineScenario({
+  id: 'test/call-once',
+  title: 'connects, calls once, closes',
+  revisions: ['2025-06-18'],
+  requires: [],
+  source: { spec: { url: 'u', section: 'the client runs the script', level: 'MUST' } },
+  async run({ connect, bounded }) {
+    const connection = await connect();
+    await bounded(connection.callTool('echo', {}), 'tools/call');
+    await bounded(connection.close(), 'close');
+  },
+  judge: (evidence) => [clientCompleted(evidence, { url: 'u', section: 'the client runs the script', level: 'MUST' })],
+});
 
 /** A program with the deadlines of the settings' time policy unless the test gives its own. */
 async function start(config: ProcessAdapterConfig): Promise<ProcessAdapter> {
@@ -167,8 +183,10 @@ describe('a program that misbehaves on stdout or exits', () => {
     await expect(connection.close()).rejects.toThrow(
       'client misbehaving is not running: it was killed because it printed a line that is not line-protocol JSON: "this is not JSON"',
     );
-    // Its request met the garbage: the case is judged on it.
-    expect(adapter.interrupted('garbage')).toBeUndefined();
+    // The program broke the line protocol, not its client the MCP rules: an adapter error, which names the line.
+    expect(adapter.interrupted('garbage')).toBe(
+      'adapter error (the line protocol, not the client): the client process was killed because it printed a line that is not line-protocol JSON: "this is not JSON" during this case; last stderr lines: misbehaving: about to print garbage',
+    );
   });
 
   test('a crash is reported with its exit code, the operation it interrupted and its stderr; the case is interrupted, not judged', async () => {
@@ -185,8 +203,40 @@ describe('a program that misbehaves on stdout or exits', () => {
     const adapter = await misbehavingPatiently('--unknown-id', 'info');
     const client = await adapter.start('unknown-id');
     const connection = await client.connect('http://127.0.0.1:9/mcp', { timeoutMs: 50 });
-    await expect(connection.info()).rejects.toThrow(/^client misbehaving answered request 9999, which is not in flight$/);
+    await expect(connection.info()).rejects.toThrow(/^client misbehaving answered request 9999, which is not in flight: "\{\\"id\\":9999,\\"result\\":\{\}\}"$/);
     expect(groupExists(adapter.pid)).toBe(false);
+    expect(adapter.interrupted('unknown-id')).toMatch(/^adapter error \(the line protocol, not the client\): the client process was killed because it answered request 9999/);
+  });
+
+  test('a case whose program printed garbage is inconclusive with an adapter error naming the line, never a client failure', async () => {
+    const adapter = await misbehavingPatiently('--garbage', 'callTool');
+    const result = await runScenario(callOnce, adapter, '2025-06-18');
+    expect(result.verdict, result.reason).toBe('inconclusive');
+    expect(result.reason).toMatch(/^client-running: adapter error \(the line protocol, not the client\): the client process was killed because it printed a line that is not line-protocol JSON: "this is not JSON"/);
+  });
+
+  test('an answer with the line protocol’s own error code is an adapter error, not the client’s', async () => {
+    const adapter = await misbehavingPatiently('--unknown-op', 'callTool');
+    const result = await runScenario(callOnce, adapter, '2025-06-18');
+    expect(result.verdict, result.reason).toBe('inconclusive');
+    expect(result.reason).toMatch(/^client-running: adapter error \(the line protocol, not the client\): this program does not know callTool/);
+  });
+});
+
+describe('the harness’s own timers', () => {
+  test('a request still awaiting its answer at dispose leaves the adapter’s deadline timer running: the harness’s, never reported as the client’s', async () => {
+    const adapter = await misbehavingPatiently('--hang', 'callTool');
+    const givenUp = defineScenario({
+      ...callOnce,
+      id: 'test/call-given-up',
+      async run({ connect, bounded }) {
+        const connection = await connect();
+        // The runner gives up on the call long before the program's deadline.
+        await bounded(connection.callTool('echo', {}), 'tools/call', 100).catch(() => {});
+      },
+    });
+    const result = await runScenario(givenUp, adapter, '2025-06-18');
+    expect(result.checks.map((c) => c.name)).not.toContain('timers-released');
   });
 });
 

@@ -3,6 +3,7 @@ import { authErrors } from '../../servers/personalities/auth-errors.ts';
 import { delete405 } from '../../servers/personalities/delete-405.ts';
 import { check, checkIf, clientCompleted, precondition } from '../checks.ts';
 import { describeOutcome, outcomeOf, settle } from '../outcome.ts';
+import type { ClientConnection } from '../../clients/adapter.ts';
 import { defineScenario, type Evidence } from '../scenario.ts';
 import { fallbackRule, transports } from '../spec.ts';
 import { answerTo, entryPath, label, labels, pathOf, requests, serverName } from '../wire.ts';
@@ -45,7 +46,7 @@ export const httpSseFallback = defineScenario({
     spec: fallbackRule(HTTP_SSE, 'POST initialize; on 400, 404 or 405, GET the URL and use the endpoint event (clients wanting to support older servers)', 'SHOULD'),
     seed: 'seed 003 (fall back to SSE only when transport negotiation fails: never on auth errors, never after initialize, never on a 404/405 to the DELETE at exit)',
   },
-  async run({ connect, bounded, observe, startServer }) {
+  async run({ connect, bounded, observe, startServer, time }) {
     // A client that does not fall back fails here: the other legs still run (their rules are judged too), then its error is raised.
     let fallbackError: unknown;
     try {
@@ -58,7 +59,10 @@ export const httpSseFallback = defineScenario({
     }
     for (const status of AUTH_STATUSES) {
       const refusing = await startServer({ era: HTTP_SSE, personalities: [authErrors({ status })] });
-      observe(`connect${status}`, await settle(connect({}, { server: refusing })));
+      let connected: ClientConnection | undefined;
+      observe(`connect${status}`, await settle(connect({}, { server: refusing }).then((connection) => (connected = connection))));
+      // A client that connects lazily sent nothing yet: a call drives it to the server (a listing may come from a cache).
+      if (connected !== undefined) observe(`connect${status}:call`, await settle(bounded(connected.callTool(FIXTURE_TOOLS.echo, { text: 'refused' }), `tools/call on the server answering ${status}`, 6 * time.ms.react)));
     }
     for (const { delete: status } of STREAMABLE_SERVERS) {
       const streamable = await startServer({ era: STREAMABLE, personalities: status === 405 ? [delete405()] : [] });
@@ -90,6 +94,9 @@ export const httpSseFallback = defineScenario({
     });
     const authFallbacks = authGets.filter(({ gets }) => gets.length > 0);
     const authUnreached = authGets.filter(({ refusedInit }) => refusedInit === undefined);
+    // A server the script started that got no initialize: the client was asked to connect and call there and did not
+    // (it hung or gave up first); one the script never started is the suite's.
+    const authUnstarted = AUTH_SERVERS.some((index) => evidence.otherServers[index] === undefined);
 
     const streamableGets = STREAMABLE_SERVERS.map(({ index, delete: status }) => {
       const received = evidence.otherServers[index]?.exchanges ?? [];
@@ -100,6 +107,8 @@ export const httpSseFallback = defineScenario({
     });
     const afterInitFallbacks = streamableGets.filter(({ gets }) => gets.length > 0);
     const unready = streamableGets.filter(({ initialized }) => initialized === undefined);
+    // A server started whose initialize was sent and failed is the suite's; one that got none, the client's (asked to connect and list there).
+    const unreadyBy = unready.some(({ received, index }) => evidence.otherServers[index] === undefined || requests(received, 'initialize').length > 0) ? 'suite' : 'client';
 
     const initializes = requests(exchanges, 'initialize');
     return [
@@ -108,14 +117,19 @@ export const httpSseFallback = defineScenario({
         fallbackRule(revision, 'POST initialize; on 400, 404 or 405, GET the URL and use the endpoint event', 'SHOULD'),
         initializes.length > 0,
         initializes.length === 0 ? 'no initialize reached the HTTP+SSE server: the client never got as far as the fallback' : `${labels(initializes.map((s) => s.exchange))} reached the HTTP+SSE server`,
+        [],
+        // It was asked to connect, list and call there: sending nothing is its own doing.
+        { by: 'client' },
       ),
       precondition(
         'auth-servers-reached',
         fallbackRule(revision, 'a 401/403 to the initialize POST is not one of 400/404/405', 'SHOULD'),
         authUnreached.length === 0,
         authUnreached.length > 0
-          ? `no initialize was POSTed to ${authUnreached.map((a) => `${serverName(a.index)} (answering ${a.status})`).join(' or ')}: the scenario could not drive the client there`
+          ? `no initialize was POSTed to ${authUnreached.map((a) => `${serverName(a.index)} (answering ${a.status})`).join(' or ')}${authUnstarted ? ': the scenario could not drive the client there' : ', though the client was asked to connect and call there'}`
           : `the servers answering ${AUTH_STATUSES.join(' and ')} each received an initialize POST`,
+        [],
+        { by: authUnstarted ? 'suite' : 'client' },
       ),
       precondition(
         'streamable-servers-initialized',
@@ -124,6 +138,8 @@ export const httpSseFallback = defineScenario({
         unready.length > 0
           ? `no initialize succeeded on ${unready.map((s) => `${serverName(s.index)} (meant to answer DELETE ${s.status})`).join(' or ')}: the scenario could not drive the client there`
           : 'an initialize succeeded on each Streamable HTTP server',
+        [],
+        { by: unreadyBy },
       ),
       clientCompleted(
         evidence,

@@ -4,6 +4,7 @@ import { authErrors, type AuthErrors } from '../../servers/personalities/auth-er
 import type { JsonRpcMessage, WireExchange } from '../../servers/wire-record.ts';
 import { check, clientCompleted, precondition } from '../checks.ts';
 import { describeOutcome, outcomeOf, settle, type Outcome } from '../outcome.ts';
+import type { ClientConnection } from '../../clients/adapter.ts';
 import { defineScenario, type Evidence } from '../scenario.ts';
 import { SCHEMA_CHECK } from '../schema.ts';
 import { authorizationErrors, fallbackRule, sendingMessages } from '../spec.ts';
@@ -27,11 +28,16 @@ interface Refusal {
   outcome: Outcome | undefined;
 }
 
-/** The refusals the script drove, and those it could not, at connect (the refusing servers) and in session (the scenario's own). */
-function refusals(evidence: Evidence): { refusals: Refusal[]; missingAtConnect: string[]; missingInSession: string[] } {
+/**
+ * The refusals the script drove, and those it could not, at connect (the refusing servers) and in session (the
+ * scenario's own). A refusal is missing by the client's doing when the request it refuses never reached the server (it
+ * hung, crashed or kept reconnecting first: the script asked for it); by the suite's when the request arrived and was
+ * not refused (the personality did not act).
+ */
+function refusals(evidence: Evidence): { refusals: Refusal[]; missingAtConnect: Missing[]; missingInSession: Missing[] } {
   const found: Refusal[] = [];
-  const missingInSession: string[] = [];
-  const missingAtConnect: string[] = [];
+  const missingInSession: Missing[] = [];
+  const missingAtConnect: Missing[] = [];
   const fromFirst = (exchanges: readonly WireExchange[], label: string) => {
     const first = exchanges.find((exchange) => exchange.notes.includes(label));
     return first ? exchanges.filter((exchange) => exchange.seq >= first.seq) : undefined;
@@ -42,20 +48,38 @@ function refusals(evidence: Evidence): { refusals: Refusal[]; missingAtConnect: 
     [403, 'tools/call', 'callRefused'],
   ] as const) {
     const from = fromFirst(evidence.exchanges, `auth-${status}`);
-    if (!from) missingInSession.push(`${method} was never answered ${status}`);
+    // The first tools/list comes before the refusals are armed: a second one is the one to refuse.
+    const sent = requests(evidence.exchanges, method).length > (method === 'tools/list' ? 1 : 0);
+    if (!from) missingInSession.push({ why: `${method} was never answered ${status}${sent ? ' though it reached the server' : ': the client never sent it'}`, by: sent ? 'suite' : 'client' });
     else found.push({ what: `${method} answered ${status}`, own: true, exchanges: from, method, outcome: outcomeOf(evidence, key) });
   }
   // At connect: a server that refuses everything.
   STATUSES.forEach((status, index) => {
     const server = evidence.otherServers[index];
     const from = server ? fromFirst(server.exchanges, `auth-${status}`) : undefined;
-    if (!from) missingAtConnect.push(`${serverName(index)}, answering ${status} to everything, received nothing`);
+    const reached = server !== undefined && server.exchanges.length > 0;
+    if (!from) missingAtConnect.push({ why: `${serverName(index)}, answering ${status} to everything, ${reached ? 'refused nothing it received' : 'received nothing though the client was asked to connect and call'}`, by: reached || server === undefined ? 'suite' : 'client' });
     // The refused request is the first one that carried a message: a client may GET first (mcp-remote's early stream GET).
     const method = from?.flatMap((exchange) => exchange.requestMessages).find((message) => message.method !== undefined)?.method;
-    if (from) found.push({ what: `connect to ${serverName(index)} answered ${status}`, own: false, exchanges: from, method, outcome: outcomeOf(evidence, `connect${status}`) });
+    // A connect that resolved (a lazy client sends nothing at connect) surfaces the refusal on the call that followed.
+    const connected = outcomeOf(evidence, `connect${status}`);
+    const outcome = connected?.state === 'resolved' ? (outcomeOf(evidence, `connect${status}:call`) ?? connected) : connected;
+    if (from) found.push({ what: `${connected?.state === 'resolved' ? 'connect and a call' : 'connect'} to ${serverName(index)} answered ${status}`, own: false, exchanges: from, method, outcome });
   });
   return { refusals: found, missingAtConnect, missingInSession };
 }
+
+/** A refusal the scenario did not reach, and who kept it from being reached. */
+interface Missing {
+  why: string;
+  by: 'suite' | 'client';
+}
+
+/** The suite's failure outranks the client's: the case is the suite's to set up first. */
+const keptBy = (missing: readonly Missing[]): 'suite' | 'client' => (missing.some((m) => m.by === 'suite') ? 'suite' : 'client');
+
+/** When (record time) the script began the in-session tools/call: what follows is that operation's, not a reaction to the 401. */
+const CALL_STARTED = 'callStartedAt';
 
 /** Methods that open a connection: after their refusal, a further handshake is negotiation/no-fallback-on-failure's concern. */
 const HANDSHAKES = ['initialize', 'server/discover'];
@@ -64,10 +88,10 @@ const HANDSHAKES = ['initialize', 'server/discover'];
  * What a refusal may not lead to: a GET without a session id (an HTTP+SSE stream), or, when a request of an
  * established session was refused, a new handshake.
  */
-function fallbacks(refusal: Refusal, revision: Revision): WireExchange[] {
+function fallbacks(refusal: Refusal, revision: Revision, until = Infinity): WireExchange[] {
   const [, ...later] = refusal.exchanges;
   const inSession = !HANDSHAKES.includes(refusal.method ?? '');
-  return later.filter((exchange) => opensSseStream(exchange, revision) || (inSession && exchange.requestMessages.some((m) => m.method === 'initialize')));
+  return later.filter((exchange) => exchange.startedAt < until && (opensSseStream(exchange, revision) || (inSession && exchange.requestMessages.some((m) => m.method === 'initialize'))));
 }
 
 /**
@@ -88,17 +112,22 @@ export const noRetryOnAuth = defineScenario<{ auth: AuthErrors }>({
     const auth = authErrors();
     return { server: { personalities: [auth] }, state: { auth } };
   },
-  async run({ connect, bounded, state, observe, startServer, time }) {
-    // Refused at connect first, while the client holds no session id of this run.
+  async run({ connect, bounded, state, observe, startServer, server, time }) {
+    // Refused at connect first, while the client holds no session id of this run. A client that connects lazily sends
+    // nothing at connect: a call (not a listing, which a client may answer from a cache) drives it to the server.
     for (const status of STATUSES) {
       const refusing = await startServer({ personalities: [authErrors({ status })] });
-      observe(`connect${status}`, await settle(connect({}, { server: refusing })));
+      let connected: ClientConnection | undefined;
+      observe(`connect${status}`, await settle(connect({}, { server: refusing }).then((connection) => (connected = connection))));
+      if (connected !== undefined) observe(`connect${status}:call`, await settle(bounded(connected.callTool('echo', { text: 'refused' }), `tools/call on the server answering ${status}`, refusedBoundOf(time))));
     }
     const client = await connect();
     await bounded(client.listTools(), 'tools/list');
     state.auth.rejectNext(Infinity, { method: 'tools/list', status: 401 });
     observe('listRefused', await settle(bounded(client.listTools(), 'tools/list answered 401', refusedBoundOf(time))));
     state.auth.rejectNext(Infinity, { method: 'tools/call', status: 403 });
+    // What the client sends from here on is the call's: a client with a session per operation opens one for it.
+    observe(CALL_STARTED, server.record.now());
     observe('callRefused', await settle(bounded(client.callTool('echo', { text: 'refused' }), 'tools/call answered 403', refusedBoundOf(time))));
     await bounded(client.close(), 'close');
   },
@@ -107,25 +136,34 @@ export const noRetryOnAuth = defineScenario<{ auth: AuthErrors }>({
     const { refusals: found, missingAtConnect, missingInSession } = refusals(evidence);
     const resent = found.map((refusal) => ({ refusal, sends: requests(refusal.exchanges, refusal.method) }));
     const retried = resent.filter(({ sends }) => sends.length > 1);
-    const fellBack = found.map((refusal) => ({ refusal, to: fallbacks(refusal, revision) })).filter(({ to }) => to.length > 0);
+    // A reaction to the 401 on tools/list is what the client sent before the script's next operation began; after it, a
+    // new session is that operation's own (a client with a session per operation opens one for every call).
+    const callStarted = evidence.observed[CALL_STARTED];
+    const until = (refusal: Refusal) => (refusal.own && refusal.method === 'tools/list' && typeof callStarted === 'number' ? callStarted : Infinity);
+    const fellBack = found.map((refusal) => ({ refusal, to: fallbacks(refusal, revision, until(refusal)) })).filter(({ to }) => to.length > 0);
     const notSurfaced = found.filter(({ outcome }) => outcome?.state !== 'rejected');
     const own = (refusal: Refusal, exchanges: readonly WireExchange[]) => (refusal.own ? exchanges : []);
     const allExchanges = found.flatMap((refusal) => own(refusal, refusal.exchanges.slice(0, 1)));
 
     const rule = authorizationErrors(revision, '401/403 are surfaced: no retry loop, no transport fallback', 'SHOULD');
     return [
-      // Every check below judges all four refusals: each is the suite's to drive (a request the server refuses).
+      // Every check below judges all four refusals. A request that arrived unrefused is the suite's failure; one the
+      // client never sent (it hung on the first 401, or reconnected instead) is the client's: what it broke stands.
       precondition(
         'refused-at-connect',
         rule,
         missingAtConnect.length === 0,
-        missingAtConnect.length > 0 ? `the scenario could not drive the client to a refusal at connect: ${missingAtConnect.join('; ')}` : 'both servers that refuse everything received the client’s first request',
+        missingAtConnect.length > 0 ? `the scenario did not reach a refusal at connect: ${missingAtConnect.map((m) => m.why).join('; ')}` : 'both servers that refuse everything received the client’s first request',
+        [],
+        { by: keptBy(missingAtConnect) },
       ),
       precondition(
         'refused-in-session',
         rule,
         missingInSession.length === 0,
-        missingInSession.length > 0 ? `the scenario could not drive the client to a refusal in session: ${missingInSession.join('; ')}` : 'tools/list was answered 401 and tools/call 403 in session',
+        missingInSession.length > 0 ? `the scenario did not reach a refusal in session: ${missingInSession.map((m) => m.why).join('; ')}` : 'tools/list was answered 401 and tools/call 403 in session',
+        [],
+        { by: keptBy(missingInSession) },
       ),
       clientCompleted(evidence, sendingMessages(revision, 'the script runs to its end (the refused operations are expected and caught)', 'MUST')),
       check(

@@ -6,6 +6,7 @@
 //   --garbage <op>     prints a line that is not JSON instead of answering it
 //   --crash <op>       writes to stderr and exits with code 3 instead of answering it
 //   --unknown-id <op>  answers it under an id that was never sent
+//   --unknown-op <op>  answers it with the line protocol's error code unknown-op (the program does not know it)
 //   --no-hello         prints nothing at all (stays alive)
 //   --bad-hello        prints a hello with wrong members
 //   --exit-early       writes to stderr and exits with code 1 before its hello
@@ -25,6 +26,7 @@ const { values } = parseArgs({
     garbage: { type: 'string' },
     crash: { type: 'string' },
     'unknown-id': { type: 'string' },
+    'unknown-op': { type: 'string' },
     'no-hello': { type: 'boolean' },
     'bad-hello': { type: 'boolean' },
     'exit-early': { type: 'boolean' },
@@ -59,6 +61,7 @@ lines.on('line', (line) => {
     process.exit(3);
   }
   if (request.op === values['unknown-id']) return send({ id: 9999, result: {} });
+  if (request.op === values['unknown-op']) return send({ id: request.id, error: { message: `this program does not know ${request.op}`, code: 'unknown-op' } });
   if (request.op === 'shutdown') {
     if (values.stubborn) return;
     send({ id: request.id, result: {} });
