@@ -51,6 +51,26 @@ describe('legacy: notifications/cancelled', () => {
     expect(carrying(server.record, 'notifications/cancelled')[0]!.requestMessages[0]!.params).toMatchObject({ requestId: call.requestMessages[0]!.id });
   });
 
+  // A caller that closes right after giving up a call (a session per operation): the cancel is already due, and
+  // close() must not end the session under it.
+  for (const giveUp of ['abort', 'timeout'] as const) {
+    test(`close() right after ${giveUp === 'abort' ? 'an abort' : 'a timeout'}: the notifications/cancelled goes out before the DELETE`, async () => {
+      const server = await serve('2025-11-25');
+      const connection = await newClient().connect(server.url, CONNECT);
+      const controller = new AbortController();
+      const call = connection.callTool('slow', { ms: 10_000 }, giveUp === 'abort' ? { signal: controller.signal } : { timeoutMs: 50 });
+      await server.fixtures.waitForRun((r) => r.tool === 'slow', 'the slow tool to start', BOUND_MS);
+      controller.abort();
+      await rejection(call);
+      await connection.close();
+      const callId = carrying(server.record, 'tools/call')[0]!.requestMessages[0]!.id;
+      const [cancel] = carrying(server.record, 'notifications/cancelled');
+      expect(cancel?.requestMessages[0]!.params, 'the notification that named the call').toMatchObject({ requestId: callId });
+      expect(cancel!.status).toBe(202);
+      expect(methods(server.record).slice(-2)).toEqual(['POST notifications/cancelled', 'DELETE']);
+    });
+  }
+
   test('a timeout during initialize sends no notifications/cancelled', async () => {
     // The policy's start-up bound: long enough that even a starved client has its initialize on the wire when it times
     // out (with 50 ms, one run beside a CPU hog timed out before sending anything); the hold outlasts it.

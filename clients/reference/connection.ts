@@ -192,6 +192,10 @@ export class ReferenceConnection implements ClientConnection {
           for (const { controller } of calls) controller.abort(reason);
           await Promise.all(calls.map(({ call }) => this.session.cancel(call, { closeStream: true, reason: 'the client closed the connection' })));
         }
+        // The cancels already due (a call aborted or timed out just before) go out before the session ends: ending it
+        // first would tear down their POSTs, and a caller that closes right after giving up a call (a session per
+        // operation) would never cancel it. Each is bounded by the close bound.
+        await this.tasks.settled();
         await this.session.close({ keepSession: this.keepSessionOnClose });
       } finally {
         if (this.rules.closeTearsDown) await this.tasks.settled();

@@ -69,24 +69,42 @@ class Lazily {
 function perOperation(client: ReferenceClient, target: ServerTarget, options: ConnectOptions): ClientConnection {
   let last: ConnectionInfo = {};
   const open = new Set<ClientConnection>();
+  /** Sessions still being ended (their cancels sent, their DELETE or shutdown under way): close() waits for them. */
+  const ending = new Set<Promise<void>>();
   async function once<T>(work: (connection: ClientConnection) => Promise<T>): Promise<T> {
+    // One operation's session after another: the next waits until an earlier failed one's session has ended.
+    await Promise.all(ending);
     const connection = await client.connect(target, options);
     open.add(connection);
+    const end = () => {
+      const ended = connection.close().catch(() => {});
+      ending.add(ended);
+      void ended.finally(() => {
+        ending.delete(ended);
+        open.delete(connection);
+      });
+      return ended;
+    };
+    let result: T;
     try {
       last = await connection.info();
-      return await work(connection);
-    } finally {
-      // A failed, cancelled or timed-out operation ends its session too: the shape keeps nothing between operations.
-      open.delete(connection);
-      await connection.close().catch(() => {});
+      result = await work(connection);
+    } catch (error) {
+      // A failed, cancelled or timed-out operation ends its session too (the shape keeps nothing between operations),
+      // behind the caller, who gave up on it and is answered at once: ending it may wait on the server (the cancel
+      // the close sends first, a DELETE).
+      void end();
+      throw error;
     }
+    await end();
+    return result;
   }
   return {
     info: async () => last,
     listTools: (operation) => once((connection) => connection.listTools(operation)),
     callTool: (name, args, operation) => once((connection) => connection.callTool(name, args, operation)),
     close: async () => {
-      await Promise.all([...open].map((connection) => connection.close().catch(() => {})));
+      await Promise.all([...[...open].map((connection) => connection.close().catch(() => {})), ...ending]);
     },
   };
 }

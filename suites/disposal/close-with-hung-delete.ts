@@ -6,7 +6,7 @@ import { check, checkInTime, clientCompleted, precondition, unexercised } from '
 import { describeOutcome, holdsWithin, outcomeOf, settle, type Outcome } from '../outcome.ts';
 import { defineScenario, type Check, type Evidence } from '../scenario.ts';
 import { shutdown, timeouts } from '../spec.ts';
-import { after, label, noted, seqNow } from '../wire.ts';
+import { after, label, labels, noted, seqNow, sessionOf } from '../wire.ts';
 
 /**
  * The bounds of the case. The client is connected with a timeout of its own (ConnectOptions.timeoutMs, the one timeout
@@ -73,6 +73,10 @@ export const closeWithHungDelete = defineScenario({
         : closed.hung
           ? `${describeOutcome(closed, 'close()')}: client-completed judges a close that hangs`
           : undefined;
+    // A client that ended every session it opened before close() (a session per operation ends each with its
+    // operation) holds none at close: close() has no DELETE to send, and no client of that shape reaches the rule.
+    const endedBefore = closeFromSeq === undefined ? [] : evidence.exchanges.filter((x) => x.method === 'DELETE' && x.seq <= closeFromSeq);
+    const heldNone = held === undefined && closed !== undefined && !closed.hung && issued.length > 0 && issued.every((id) => endedBefore.some((x) => sessionOf(x) === id));
     const checks: Check[] = [
       precondition(
         'close-reached',
@@ -92,10 +96,12 @@ export const closeWithHungDelete = defineScenario({
           ? `the server held ${label(held)}`
           : closeFromSeq === undefined
             ? 'the script did not reach close()'
-            : `close() sent no DELETE, so none was held (disposal/delete-issued-session judges a missing DELETE): ${describeOutcome(closed, 'close()')}`,
-        exchanges,
+            : heldNone
+              ? `the client held no session when close() was called: it had ended each one it opened itself (${labels(endedBefore)}), as a client with a session per operation does, so close() had no DELETE to send: ${describeOutcome(closed, 'close()')}`
+              : `close() sent no DELETE, so none was held (disposal/delete-issued-session judges a missing DELETE): ${describeOutcome(closed, 'close()')}`,
+        heldNone ? endedBefore : exchanges,
         // A close that settled without a DELETE will not send one given more time.
-        { lasting: closeFromSeq !== undefined && closed !== undefined && !closed.hung },
+        heldNone ? { by: 'shape' } : { lasting: closeFromSeq !== undefined && closed !== undefined && !closed.hung },
       ),
       clientCompleted(evidence, shutdown(revision, 'the client closes against a server that never answers its DELETE', 'MUST')),
     ];

@@ -121,8 +121,14 @@ export const echoedSessionHeader = defineScenario<{ echo: EchoSessionHeaders; er
     const init = evidence.exchanges.find((exchange) => initializeResult(exchange) !== undefined && exchange.responseHeaders[HEADERS.session] === operating);
     const issued = init?.responseHeaders[HEADERS.session];
     const later = init ? after(operatingTraffic(evidence), init.seq) : [];
-    const other: WireExchange[] = later.filter((exchange) => sessionOf(exchange) !== issued);
-    const reinits = later.filter((exchange) => carries(exchange, 'initialize'));
+    // The session is the wire's unit: a client may start a new one (per operation, or after an error) with an initialize
+    // that carries no id; every other request carries an id the server issued on an InitializeResult before it, never
+    // one a response merely echoed or injected.
+    const handshakes = evidence.exchanges.filter((exchange) => initializeResult(exchange) !== undefined && exchange.responseHeaders[HEADERS.session] !== undefined);
+    const issuedBefore = (exchange: WireExchange) => handshakes.some((handshake) => handshake.seq < exchange.seq && handshake.responseHeaders[HEADERS.session] === sessionOf(exchange));
+    const newSession = (exchange: WireExchange) => carries(exchange, 'initialize') && sessionOf(exchange) === undefined;
+    const other: WireExchange[] = later.filter((exchange) => !newSession(exchange) && !issuedBefore(exchange));
+    const sessions = new Set(later.filter((exchange) => !newSession(exchange)).map(sessionOf));
     checks.unshift(
       precondition('session-issued', ignoreSpec, issued !== undefined, issued ? `the server issued ${issued} on ${label(init!)}` : 'no InitializeResult carried a session id: there was no issued id to keep', init ? [init] : []),
     );
@@ -130,12 +136,14 @@ export const echoedSessionHeader = defineScenario<{ echo: EchoSessionHeaders; er
       checkIf(
         init === undefined ? 'no InitializeResult carried a session id' : undefined,
         'keeps-issued-id',
-        sessionManagement(revision, 'the id from the InitializeResult on all subsequent requests', 'MUST'),
+        sessionManagement(revision, 'the id from the InitializeResult on all subsequent requests (of that session)', 'MUST'),
         () => other.length === 0,
         () =>
           other.length === 0
-            ? `all ${later.length} requests after ${label(init!)} carried the issued id ${issued}`
-            : `the server issued ${issued} on ${label(init!)}, but ${labels(other)} carried ${[...new Set(other.map((e) => sessionOf(e) ?? 'no id'))].join(', ')}${reinits.length > 0 ? ` (the client re-initialized: ${labels(reinits)})` : ''}`,
+            ? sessions.size <= 1
+              ? `all ${later.length} requests after ${label(init!)} carried the issued id ${issued}`
+              : `all ${later.length} requests after ${label(init!)} carried the id an InitializeResult had issued for their session (${sessions.size} sessions, each started with an initialize without an id)`
+            : `the server issued ${issued} on ${label(init!)}, but ${labels(other)} carried ${[...new Set(other.map((e) => sessionOf(e) ?? 'no id'))].join(', ')}: no InitializeResult had issued it`,
         init ? [init, ...other] : [],
       ),
     );
@@ -158,6 +166,18 @@ export const echoedSessionHeader = defineScenario<{ echo: EchoSessionHeaders; er
           return { ...x, responseHeaders };
         };
         return { ...e, issuedSessions: [], exchanges: e.exchanges.map((x) => (carries(x, 'initialize') ? withoutId(x) : x)) };
+      },
+    },
+    {
+      check: 'keeps-issued-id',
+      how: 'a fresh session started before the closing tools/call (an initialize without an id, issued an id of its own), and that tools/call sent with the id the proxy injected on the error',
+      doctor: (e) => {
+        const handshake = e.exchanges.find((x) => initializeResult(x) !== undefined && x.responseHeaders[HEADERS.session] !== undefined);
+        const call = e.exchanges.find((x) => carries(x, 'tools/call'));
+        if (!handshake || !call) return e;
+        const fresh = { ...structuredClone(handshake), seq: call.seq, responseHeaders: { ...handshake.responseHeaders, [HEADERS.session]: 'fresh-session' } };
+        const shifted = e.exchanges.map((x) => (x.seq < call.seq ? x : x === call ? withHeader({ ...x, seq: x.seq + 1 }, HEADERS.session, INJECTED_ON_ERROR) : { ...x, seq: x.seq + 1 }));
+        return { ...e, exchanges: [...shifted.filter((x) => x.seq < call.seq), fresh, ...shifted.filter((x) => x.seq > call.seq)] };
       },
     },
     {

@@ -8,7 +8,7 @@ import { ordinaryRejection } from '../outcome.ts';
 import { defineScenario, type Check, type Evidence } from '../scenario.ts';
 import { lifecycle, newSessionAfter404, protocolVersionHeader } from '../spec.ts';
 import { after, initializeResult, label, labels, operatingTraffic, withThrowawaySession } from '../wire.ts';
-import { onlyInFlight, revisionSwitch, sessionLoss, sessionLost, sessionNeverLost, staleAfter, type RevisionSwitch, withHeader } from './support.ts';
+import { markSessionsEnded, onlyInFlight, revisionSwitch, sessionLoss, sessionLost, sessionNeverLost, staleAfter, type RevisionSwitch, withHeader } from './support.ts';
 
 const SEED = 'seed 002 (the negotiated version went stale after a session expired and was re-initialized)';
 
@@ -43,13 +43,15 @@ export const negotiatedVersionAfterExpiry = defineScenario<{ switcher: RevisionS
     const switcher = revisionSwitch(revisionAfterExpiry(revision));
     return { server: { personalities: [switcher] }, state: { switcher } };
   },
-  async run({ connect, bounded, state, observe, server }) {
+  async run(context) {
+    const { connect, bounded, state, observe, server } = context;
     const client = await connect();
     await bounded(client.listTools(), 'tools/list');
     observe('versionBefore', (await bounded(client.info(), 'info')).negotiatedVersion);
     // The session ends, and the URL is served at another revision from now on.
     await server.expireSession();
     state.switcher.switchNow();
+    markSessionsEnded(context);
     try {
       await bounded(client.listTools(), 'tools/list meeting the 404');
     } catch (error) {

@@ -15,7 +15,7 @@ import type { WireExchange } from '../../servers/wire-record.ts';
 import { check, checkIf, clientCompleted, precondition, unexercised } from '../checks.ts';
 import { ordinaryRejection } from '../outcome.ts';
 import type { Check, DoctoredProof, Evidence, ScenarioContext, SpecRef } from '../scenario.ts';
-import { after, callsTool, carries, initializeResult, label, labels, operatingSession, operatingTraffic, sessionOf } from '../wire.ts';
+import { after, callsTool, carries, carriesOperation, initializeResult, label, labels, mcpExchanges, operatingSession, operatingTraffic, seqNow, sessionOf } from '../wire.ts';
 
 // — doctoring, for the proofs —
 
@@ -79,10 +79,65 @@ export function sessionLoss(evidence: Evidence, trigger: SessionLossRules['trigg
   return { dead, lost, following, reinit, replacement, newId };
 }
 
+// — a client that kept no session to lose —
+
+/** The `observed` key under which a session-loss script records the moment the server ended its sessions (the record's length then). */
+export const SESSIONS_ENDED_AT = 'sessionsEndedAtSeq';
+
+/**
+ * A client that keeps no session between operations (a session per operation) never meets the loss of one: after the
+ * server ended its sessions (the script's mark, `observed[SESSIONS_ENDED_AT]`), no request carried an id issued
+ * before it, and the next operation went out in a session the client opened afterwards itself (an initialize with
+ * no session id, which issued the id the operation carried). Read from the wire, never from what the client declares.
+ * Undefined where the client met the loss or may have: a request with an earlier id, an operation outside a session
+ * it opened after the mark, no mark. A client that ignores a 404 has sent the dead id and met it, so it is judged.
+ */
+export function keptNoSession(evidence: Evidence): { why: string; exchanges: WireExchange[] } | undefined {
+  const mark = evidence.observed[SESSIONS_ENDED_AT];
+  if (typeof mark !== 'number') return undefined;
+  const traffic = mcpExchanges(evidence.exchanges, evidence.revision);
+  const earlier = new Set(
+    traffic
+      .filter((x) => x.seq <= mark)
+      .flatMap((x) => [sessionOf(x), x.responseHeaders[HEADERS.session]])
+      .filter((id) => id !== undefined),
+  );
+  const later = after(traffic, mark);
+  if (later.some((x) => earlier.has(sessionOf(x) ?? ''))) return undefined;
+  const operation = later.find(carriesOperation);
+  const id = operation && sessionOf(operation);
+  const opened =
+    id === undefined ? undefined : later.find((x) => x.seq < operation!.seq && sessionOf(x) === undefined && initializeResult(x) !== undefined && x.responseHeaders[HEADERS.session] === id);
+  if (opened === undefined) return undefined;
+  return {
+    why:
+      `the client kept no session to lose: after the server ended its sessions no request carried an id issued before, and the next operation ${label(operation!)} ` +
+      `went out in a session the client opened itself (${label(opened)}), as a client with a session per operation does: it never meets the loss`,
+    exchanges: [opened, operation!],
+  };
+}
+
+/**
+ * A session-loss precondition (`lossMet`) as it stands, or, where it is unmet because the client kept no session to lose
+ * (`keptNoSession`), unmet by the client's shape: the case is n/a, with the wire's reason. Also for a precondition that
+ * needs the loss first (two requests in flight on the dead session), named `also`.
+ */
+export function unlessKeptNoSession(lossMet: Check, evidence: Evidence, also?: string): Check {
+  if (lossMet.outcome === 'pass') return lossMet;
+  const fresh = keptNoSession(evidence);
+  if (fresh === undefined) return lossMet;
+  return precondition(lossMet.name, lossMet.spec, false, also === undefined ? fresh.why : `${also}: ${fresh.why}`, fresh.exchanges, { by: 'shape' });
+}
+
+/** Records the mark `keptNoSession` reads: call it right after the server ended the client's sessions. */
+export function markSessionsEnded({ wire, observe }: Pick<ScenarioContext<unknown>, 'wire' | 'observe'>): void {
+  observe(SESSIONS_ENDED_AT, seqNow(wire.record));
+}
+
 /** `session-lost`: the precondition of every session-loss rule, that the client's session met the server's answer for a lost one. */
 export function sessionLost(evidence: Evidence, spec: SpecRef, trigger: SessionLossRules['trigger'], answer: string): Check {
   const { dead, lost } = sessionLoss(evidence, trigger);
-  return precondition(
+  const met = precondition(
     'session-lost',
     spec,
     lost !== undefined,
@@ -93,6 +148,7 @@ export function sessionLost(evidence: Evidence, spec: SpecRef, trigger: SessionL
         : `no request carrying the session id ${dead} was answered ${answer} (it carried it on ${labels(evidence.exchanges.filter((x) => sessionOf(x) === dead))})`,
     lost ? [lost] : [],
   );
+  return unlessKeptNoSession(met, evidence);
 }
 
 /**
@@ -316,10 +372,12 @@ export function streamCutter(): StreamCutter {
  * The session-loss script: a session works, the server ends it, and the client meets the server's answer for
  * the dead id (`answer` names it in the operation labels); then one more request and close.
  */
-export async function runSessionLoss({ connect, bounded, state, observe }: ScenarioContext<{ expiring: ExpiringSessions }>, answer: string): Promise<void> {
+export async function runSessionLoss(context: ScenarioContext<{ expiring: ExpiringSessions }>, answer: string): Promise<void> {
+  const { connect, bounded, state, observe } = context;
   const client = await connect();
   await bounded(client.listTools(), 'tools/list');
   await state.expiring.expireNow();
+  markSessionsEnded(context);
   // Whether the request that met the answer is retried is retry/session-reestablished's question: it may fail.
   try {
     await bounded(client.listTools(), `tools/list meeting the ${answer}`);

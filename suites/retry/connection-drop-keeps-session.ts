@@ -5,9 +5,11 @@ import { check, clientCompleted, precondition } from '../checks.ts';
 import { settle } from '../outcome.ts';
 import { defineScenario, type Level, type SpecRef } from '../scenario.ts';
 import { sendingMessages, sessionManagement } from '../spec.ts';
-import { label, labels, noted, operatingSession, operatingTraffic, requests, sessionOf, withThrowawaySession } from '../wire.ts';
+import { label, labels, noted, operatingSession, operatingTraffic, requests, seqNow, sessionOf, withThrowawaySession } from '../wire.ts';
 
 const WHEN = ['before', 'after'] as const;
+/** The `observed` key of the record's length when the tools/list dropped `when` the handler had settled. */
+const settledAt = (when: (typeof WHEN)[number]) => `settled-${when}-at-seq`;
 
 /** seed 000, on the legacy session a dropped transport leaves behind. */
 const dropIsNotAVerdict = (revision: Revision, level: Level): SpecRef =>
@@ -35,26 +37,47 @@ export const connectionDropKeepsSession = defineScenario<{ drop: DropConnection 
     const drop = dropConnection();
     return { server: { personalities: [drop] }, state: { drop } };
   },
-  async run({ connect, bounded, state, observe }) {
+  async run({ connect, bounded, state, observe, wire }) {
     const client = await connect();
     await bounded(client.listTools(), 'tools/list');
     for (const when of WHEN) {
       state.drop.dropNext(1, { method: 'tools/list', when });
       observe(`dropped-${when}`, await settle(bounded(client.listTools(), `tools/list whose connection drops ${when} the handler`)));
+      // Where that operation ended on the wire: what came after it belongs to the client's later operations.
+      observe(settledAt(when), seqNow(wire.record));
     }
     await bounded(client.listTools(), 'tools/list after the drops');
     await bounded(client.close(), 'close');
   },
   judge(evidence) {
     const { revision, exchanges } = evidence;
-    // The session the client's requests ran on (not one it set aside before, as mcp-remote's connection test).
-    const issued = operatingSession(evidence);
     const drops = WHEN.map((when) => noted(exchanges, `dropped-${when}-handler`)[0]);
     const firstDrop = drops.find((drop) => drop !== undefined);
     const firstDropLabel = firstDrop ? label(firstDrop) : 'the drop';
-    const after = firstDrop ? operatingTraffic(evidence).filter((exchange) => exchange.seq > firstDrop.seq) : [];
-    const offSession = after.filter((exchange) => issued === undefined || sessionOf(exchange) !== issued);
-    const initializes = firstDrop ? requests(exchanges, 'initialize').filter((s) => s.exchange.seq > firstDrop.seq) : [];
+    const traffic = operatingTraffic(evidence);
+    // What each drop binds: the session it hit, kept for the rest of the client's traffic; or, where the client ended
+    // that session itself (its DELETE) before the operation was over, as a client with a session per operation ends
+    // each one, within that operation: its later operations open sessions of their own, not because of the drop.
+    const scopes = WHEN.flatMap((when, index) => {
+      const drop = drops[index];
+      if (drop === undefined) return [];
+      const hit = sessionOf(drop);
+      const mark = evidence.observed[settledAt(when)];
+      const rest = traffic.filter((exchange) => exchange.seq > drop.seq);
+      const operation = typeof mark === 'number' ? rest.filter((exchange) => exchange.seq <= mark) : [];
+      const ended = operation.find((exchange) => exchange.method === 'DELETE' && hit !== undefined && sessionOf(exchange) === hit);
+      return [{ drop, hit, ended, judged: ended ? operation : rest }];
+    });
+    const judged = [...new Map(scopes.flatMap((scope) => scope.judged.map((exchange) => [exchange.seq, { exchange, hit: scope.hit }] as const))).values()];
+    const after = judged.map(({ exchange }) => exchange);
+    const offSession = judged.filter(({ exchange, hit }) => hit === undefined || sessionOf(exchange) !== hit).map(({ exchange }) => exchange);
+    const initializes = requests(after, 'initialize');
+    const endedOwn = scopes.filter((scope) => scope.ended !== undefined);
+    const within =
+      endedOwn.length === 0
+        ? ''
+        : ` (within the operation the connection dropped under, until the client ended that session itself: ${endedOwn.map((scope) => `${label(scope.drop)} to ${label(scope.ended!)}`).join('; ')})`;
+    const sessionsHit = [...new Set(scopes.map((scope) => scope.hit ?? 'no session id'))].join(', ');
 
     // Sent again: a tools/list between this drop and the next one; after the last drop, one besides the script's own later call.
     const lists = requests(exchanges, 'tools/list');
@@ -80,15 +103,15 @@ export const connectionDropKeepsSession = defineScenario<{ drop: DropConnection 
         dropIsNotAVerdict(revision, 'SHOULD'),
         offSession.length === 0,
         offSession.length === 0
-          ? `all ${after.length} requests after the drops carried the issued id ${issued}`
-          : `after ${firstDropLabel} ${offSession.length} requests did not carry the issued id ${issued}: ${offSession.map((e) => `${label(e)} with ${sessionOf(e) ?? 'no session id'}`).join(', ')}`,
+          ? `all ${after.length} requests after the drops carried the id of the session the drop hit, ${sessionsHit}${within}`
+          : `after ${firstDropLabel} ${offSession.length} requests did not carry the id of the session the drop hit, ${sessionsHit}${within}: ${offSession.map((e) => `${label(e)} with ${sessionOf(e) ?? 'no session id'}`).join(', ')}`,
         [...drops.filter((d) => d !== undefined), ...offSession],
       ),
       check(
         'no-new-initialize',
         dropIsNotAVerdict(revision, 'SHOULD'),
         initializes.length === 0,
-        initializes.length === 0 ? `no initialize after ${firstDropLabel}` : `${initializes.length} initialize after the drops: ${labels(initializes.map((s) => s.exchange))}`,
+        initializes.length === 0 ? `no initialize after ${firstDropLabel}${within}` : `${initializes.length} initialize after the drops${within}: ${labels(initializes.map((s) => s.exchange))}`,
         initializes.map((s) => s.exchange),
       ),
       check(

@@ -6,6 +6,7 @@ import { describeOutcome, outcomeOf, settle } from '../outcome.ts';
 import { defineScenario, type Evidence } from '../scenario.ts';
 import { newSessionAfter404, sessionManagement } from '../spec.ts';
 import { answerTo, label, labels, operatingSession, requests, sessionOf, withThrowawaySession } from '../wire.ts';
+import { markSessionsEnded, unlessKeptNoSession } from '../resume/support.ts';
 import { sessionEnded } from './support.ts';
 
 /**
@@ -33,10 +34,12 @@ export const sessionReestablished = defineScenario<{ expiring: ExpiringSessions 
     const expiring = expiringSessions();
     return { server: { personalities: [expiring] }, state: { expiring } };
   },
-  async run({ connect, bounded, state, observe }) {
+  async run(context) {
+    const { connect, bounded, state, observe } = context;
     const client = await connect();
     await bounded(client.listTools(), 'tools/list');
     await state.expiring.expireNow();
+    markSessionsEnded(context);
     const retried = await settle(bounded(client.listTools(), 'tools/list after the session ended'));
     observe('afterExpiry', retried);
     // A client that surfaces the 404 may start its new session lazily: the next call shows whether it does.
@@ -60,7 +63,7 @@ export const sessionReestablished = defineScenario<{ expiring: ExpiringSessions 
     const retriedOnce = outcome?.state === 'resolved' && lists.length === 1 && answered.length === 1;
 
     return [
-      sessionEnded(revision, dead, lost),
+      unlessKeptNoSession(sessionEnded(revision, dead, lost), evidence),
       clientCompleted(evidence, sessionManagement(revision, 'the session is replaced and used', 'MUST')),
       check(
         'new-session-after-404',

@@ -10,6 +10,7 @@ import { settle } from '../outcome.ts';
 import { defineScenario, type Evidence, type Level, type SpecRef } from '../scenario.ts';
 import { newSessionAfter404, sessionManagement } from '../spec.ts';
 import { label, labels, operatingSession, operatingTraffic, requests, sessionOf, withThrowawaySession } from '../wire.ts';
+import { markSessionsEnded, unlessKeptNoSession } from '../resume/support.ts';
 import { sessionEnded } from './support.ts';
 
 function bounds(time: TimePolicy) {
@@ -69,7 +70,8 @@ export const stale404AfterReplacement = defineScenario<{ expiring: ExpiringSessi
     const delayed = delayed404({ maxHoldMs: bounds(time).maxHoldMs });
     return { server: { personalities: [expiring, delayed] }, state: { expiring, delayed } };
   },
-  async run({ connect, bounded, state, observe, server, time }) {
+  async run(context) {
+    const { connect, bounded, state, observe, server, time } = context;
     const { reactMs } = bounds(time);
     const client = await connect();
     await bounded(client.listTools(), 'tools/list');
@@ -77,6 +79,7 @@ export const stale404AfterReplacement = defineScenario<{ expiring: ExpiringSessi
     const dead = operatingSession({ exchanges: server.record.exchanges, issuedSessions: server.issuedSessions() });
     const issuedSince = () => dead !== undefined && server.issuedSessions().indexOf(dead) < server.issuedSessions().length - 1;
     await state.expiring.expireNow();
+    markSessionsEnded(context);
     const inFlight = [1, 2].map((n) => settle(bounded(client.listTools(), `tools/list ${n}, in flight when the session ended`)));
     const heldLists = (record: WireRecord) => held(record).filter((e) => e.requestMessages.some((m) => m.method === 'tools/list')).length;
     await server.record.waitFor((record) => heldLists(record) >= 2, 'both tools/list to be held', reactMs).catch(() => {});
@@ -125,17 +128,21 @@ export const stale404AfterReplacement = defineScenario<{ expiring: ExpiringSessi
           : undefined;
 
     return [
-      sessionEnded(revision, dead, first404),
-      precondition(
-        'held-in-order',
-        staleRule(revision, 'SHOULD'),
-        inFlight.length === 2 && timedOut.length === 0,
-        inFlight.length < 2
-          ? `${inFlight.length} tools/list with the old id ${inFlight.length === 1 ? 'was' : 'were'} held: the two were not in flight together`
-          : timedOut.length > 0
-            ? `the hold of ${labels(timedOut)} ended by itself before the script released it: the 404s did not arrive in the order the scenario needs`
-            : `${labels(inFlight)} were held, then released one by one`,
-        inFlight,
+      unlessKeptNoSession(sessionEnded(revision, dead, first404), evidence),
+      unlessKeptNoSession(
+        precondition(
+          'held-in-order',
+          staleRule(revision, 'SHOULD'),
+          inFlight.length === 2 && timedOut.length === 0,
+          inFlight.length < 2
+            ? `${inFlight.length} tools/list with the old id ${inFlight.length === 1 ? 'was' : 'were'} held: the two were not in flight together`
+            : timedOut.length > 0
+              ? `the hold of ${labels(timedOut)} ended by itself before the script released it: the 404s did not arrive in the order the scenario needs`
+              : `${labels(inFlight)} were held, then released one by one`,
+          inFlight,
+        ),
+        evidence,
+        'no two requests were in flight on a session that ended',
       ),
       clientCompleted(evidence, sessionManagement(revision, 'the session is replaced and used', 'MUST')),
       check(

@@ -141,6 +141,7 @@ export const stdioBatchAnswers = defineScenario({
     const written = batches.map((b) => `a batch of ${b.size}`).join(', ') || 'no batch';
     // No echo call answered at all: nothing of the server's to read, whatever the client did (its checks say what).
     const answered = calls.filter((call) => call.exchange.responseMessages.some(({ message }) => message.method === undefined && message.id === call.message.id));
+    const launchEach = batch === undefined ? launchPerCall(evidence, calls) : undefined;
     return [
       serverRecorded(evidence, rule),
       precondition(
@@ -151,8 +152,11 @@ export const stdioBatchAnswers = defineScenario({
           ? `the server wrote the answers to the echo calls ${batched.map((c) => key(c.message.id)).join(' and ')} as one batch line (${batch.size} answers)`
           : answered.length === 0
             ? `the server answered no echo call (it read ${calls.length}): nothing of it to read (the client’s checks say why)`
-            : `the server wrote no batch line holding the answers to two echo calls (it read ${calls.length} echo call${calls.length === 1 ? '' : 's'}: ${labels(calls.map((c) => c.exchange))}; it wrote ${written}): the client did not have both calls in flight within the server’s hold of an operation bound`,
-        batched.map((c) => c.exchange),
+            : launchEach !== undefined
+              ? launchEach
+              : `the server wrote no batch line holding the answers to two echo calls (it read ${calls.length} echo call${calls.length === 1 ? '' : 's'}: ${labels(calls.map((c) => c.exchange))}; it wrote ${written}): the client did not have both calls in flight within the server’s hold of an operation bound`,
+        launchEach !== undefined ? calls.map((c) => c.exchange) : batched.map((c) => c.exchange),
+        launchEach !== undefined ? { by: 'shape' } : {},
       ),
       clientCompleted(evidence, stdio(revision, 'the client reads the server’s messages from its stdout', 'MUST')),
       seen === undefined || seen.length !== BATCHED_TEXTS.length
@@ -202,6 +206,17 @@ export const stdioBatchAnswers = defineScenario({
     serverRecordedProof,
   ],
 });
+
+/**
+ * Why no batch could be written, when a client with one launch per operation is the reason: the client completed and
+ * made each echo call on a server process of its own, so no one server had both in flight to answer in one line.
+ * Undefined otherwise (two calls on one process, one after the other, stay the suite's inconclusive case).
+ */
+function launchPerCall(evidence: Evidence, calls: readonly SentMessage[]): string | undefined {
+  const processes = calls.map((call) => processOf(call.exchange));
+  if (evidence.clientError !== undefined || calls.length < 2 || processes.some((p) => p === undefined) || new Set(processes).size !== calls.length) return undefined;
+  return `the client made each echo call on a server process of its own (${calls.map((call) => `${label(call.exchange)} on process ${processOf(call.exchange)}`).join(', ')}), as a client with one launch per operation does: no one server had both calls in flight to answer them in one batch line`;
+}
 
 /** Held: both calls returned their own text. Broken whatever the time: one rejected or returned another text, or one is pending though the client read past the batch line (it had the tools/list answer written after it) or refused it. */
 function delivered(seen: readonly EchoSeen[], readOn: Outcome | undefined, refused: boolean): InTime {

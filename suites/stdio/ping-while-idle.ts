@@ -5,7 +5,7 @@ import { L } from '../../protocol/revisions.ts';
 import { FIXTURE_TOOLS } from '../../servers/fixtures.ts';
 import { clientCompleted, precondition } from '../checks.ts';
 import { holdsWithin } from '../outcome.ts';
-import { defineScenario } from '../scenario.ts';
+import { defineScenario, type Evidence } from '../scenario.ts';
 import { ping } from '../spec.ts';
 import { PING_PROOFS, pingChecks, pingsOf } from '../server-requests/ping-answered.ts';
 import { EARLY_PINGS } from '../../servers/stdio/personalities.ts';
@@ -14,6 +14,28 @@ import { serverRecorded, serverRecordedProof } from './support.ts';
 
 /** The ids of the harness's pings (strings: no client request id is one of them). */
 const IDLE_PINGS = ['idle-ping-1', 'idle-ping-2'] as const;
+
+/**
+ * Why no server process was there to ping, when a client with one launch per operation is the reason: the client
+ * completed, and each ping the server did not write found every server process the client had launched already ended by
+ * the client closing its stdin (none crashed or was left running). Undefined otherwise.
+ */
+function noProcessWhenIdle(evidence: Evidence, written: readonly (string | number)[]): string | undefined {
+  if (evidence.clientError !== undefined) return undefined;
+  const servers = (evidence.stdio?.processes ?? []).filter((p) => p.role === 'server');
+  // A ping handed to a process the client was already shutting down (its stdin closed) may never be written: unsent too.
+  const unsent = IDLE_PINGS.filter((id) => !written.includes(id));
+  const ended: string[] = [];
+  for (const id of unsent) {
+    const at = evidence.observed[`pingAt:${id}`];
+    if (typeof at !== 'number') return undefined;
+    const launched = servers.filter((p) => p.connectedAt <= at);
+    if (launched.length === 0 || launched.some((p) => p.stdinEofAt === undefined || p.stdinEofAt > at)) return undefined;
+    ended.push(`${id}: ${launched.map((p) => `process ${p.index}'s stdin closed by the client ${Math.round(at - p.stdinEofAt!)} ms before`).join(', ')}`);
+  }
+  if (unsent.length === 0) return undefined;
+  return `no server process was running when the server was to ping (${ended.join('; ')}): the client ended each launch with its operation, as a client with one launch per operation does, so it is never idle with a server to ping it`;
+}
 
 export const pingWhileIdle = defineScenario({
   id: 'stdio/ping-while-idle',
@@ -27,6 +49,7 @@ export const pingWhileIdle = defineScenario({
     await bounded(client.listTools(), 'tools/list');
     const answered = (id: string) => () => pingsOf(stdio.record.exchanges).some((p) => p.id === id && p.reply !== undefined);
     for (const [index, id] of IDLE_PINGS.entries()) {
+      observe(`pingAt:${id}`, stdio.record.now());
       observe(`sent:${id}`, stdio.send({ jsonrpc: '2.0', id, method: 'ping' }));
       // A reaction time for the answer; the judge says whether it came (and in time).
       await holdsWithin(stdio.record, answered(id), `the answer to ${id}`, time.ms.react);
@@ -36,6 +59,7 @@ export const pingWhileIdle = defineScenario({
   judge(evidence) {
     const { revision } = evidence;
     const pings = pingsOf(evidence.exchanges).filter((p) => (IDLE_PINGS as readonly (string | number)[]).includes(p.id));
+    const idle = noProcessWhenIdle(evidence, pings.map((p) => p.id));
     return [
       serverRecorded(evidence),
       precondition(
@@ -44,8 +68,11 @@ export const pingWhileIdle = defineScenario({
         pings.length === IDLE_PINGS.length,
         pings.length === IDLE_PINGS.length
           ? `the server pinged the idle client ${pings.length} times`
-          : `the server wrote ${pings.length} of its ${IDLE_PINGS.length} pings (the script did not get that far, or no server process was there to write them)`,
+          : idle !== undefined
+            ? `the server wrote ${pings.length} of its ${IDLE_PINGS.length} pings: ${idle}`
+            : `the server wrote ${pings.length} of its ${IDLE_PINGS.length} pings (the script did not get that far, or no server process was there to write them)`,
         pings.map((p) => p.exchange),
+        idle !== undefined ? { by: 'shape' } : {},
       ),
       clientCompleted(evidence, ping(revision, 'a ping leaves the session working', 'MUST')),
       ...pingChecks(evidence, pings, 'with nothing in flight'),
