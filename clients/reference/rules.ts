@@ -80,6 +80,10 @@ export interface ReferenceRules {
   answerInputRequired: boolean;
   echoRequestState: boolean;
   requestStateOfTheLastRound: boolean;
+  // — issue 28: bugs the suite missed —
+  noFallbackOnServerErrors: boolean;
+  boundSessionRecovery: boolean;
+  noFallbackAfterAnsweredInitialize: boolean;
 }
 
 export type RuleName = keyof ReferenceRules;
@@ -364,6 +368,18 @@ export const RULES: Record<RuleName, RuleDoc> = {
   stayClosed: {
     does: 'stdio: the exit close() caused is no crash: a closed connection launches no server again',
     source: `${STDIO_SHUTDOWN} (the client closes the input stream and waits for the server to exit); basic/lifecycle.mdx › Shutdown`,
+  },
+  noFallbackOnServerErrors: {
+    does: 'a 5xx to the initialize POST is surfaced as the error it is: never a reason to GET the URL for an HTTP+SSE stream',
+    source: `2025-11-25 ${T} › Backwards Compatibility (fall back on 400, 404 or 405 only); seed 003 (no fallback on outages)`,
+  },
+  boundSessionRecovery: {
+    does: 'a call re-initializes and retries once for a lost session: a 404 to that retry (the replacement session lost too) rejects the call, never another re-initialize and retry in a loop',
+    source: `${T} › Session Management (start a new session on 404); basic/lifecycle.mdx › Timeouts (prevent hung connections and resource exhaustion)`,
+  },
+  noFallbackAfterAnsweredInitialize: {
+    does: 'an initialize POST answered 200 with an InitializeResult (even one naming a revision it does not support) means the server speaks Streamable HTTP: the failed connect never falls back to HTTP+SSE, whatever its DELETE of the issued session is answered',
+    source: `2025-11-25 ${T} › Backwards Compatibility (fall back only when the initialize POST fails with 400, 404 or 405); seed 003`,
   },
 };
 

@@ -651,6 +651,26 @@ const ON_THE_WIRE: Record<RuleName, () => Promise<void>> = {
     await connecting;
     expect(carrying(other.decoyRecord, 'initialize')).toHaveLength(1);
   },
+  async noFallbackOnServerErrors() {
+    const server = await serve('2025-11-25', [serverErrors({ status: 503, method: 'initialize' })]);
+    await rejection(broken('noFallbackOnServerErrors').connect(server.url, CONNECT));
+    expect(methods(server.record)).toEqual(['POST initialize', 'GET']);
+  },
+  async boundSessionRecovery() {
+    const expiring = expiringSessions();
+    const server = await serve('2025-11-25', [expiring]);
+    const connection = await broken('boundSessionRecovery').connect(server.url, CONNECT);
+    // Every session ends at its first request: the call goes on starting sessions until its own timeout stops it.
+    expiring.afterRequests(0);
+    await rejection(connection.listTools({ timeoutMs: POLICY.ms.react }));
+    expect(carrying(server.record, 'initialize').length).toBeGreaterThan(3);
+    await connection.close();
+  },
+  async noFallbackAfterAnsweredInitialize() {
+    const server = await serve('2025-11-25', [initializeAnswers({ revision: '1999-01-01' }), delete405()]);
+    await rejection(broken('noFallbackAfterAnsweredInitialize').connect(server.url, CONNECT));
+    expect(methods(server.record)).toEqual(['POST initialize', 'DELETE', 'GET']);
+  },
 };
 
 describe('each flipped rule shows on the wire', () => {

@@ -565,4 +565,23 @@ export const VARIANT_SPECS: readonly VariantSpec[] = [
     description: 'Reference client that fails the connection on any output on stderr',
     breaks: ['stdio/stderr'],
   },
+  // — issue 28: bugs the suite missed —
+  {
+    name: 'broken-falls-back-on-5xx',
+    rule: 'noFallbackOnServerErrors',
+    description: 'Reference client that reads a 5xx to its initialize POST as an HTTP+SSE server: it GETs the URL for a stream and works there',
+    breaks: ['retry/no-fallback-on-5xx'],
+  },
+  {
+    name: 'broken-endless-session-recovery',
+    rule: 'boundSessionRecovery',
+    description: 'Reference client whose call re-initializes and retries again each time the replacement session is lost too: against a server that keeps answering 404 the call never settles',
+    breaks: ['retry/replacement-session-lost'],
+  },
+  {
+    name: 'broken-falls-back-after-unsupported-answer',
+    rule: 'noFallbackAfterAnsweredInitialize',
+    description: 'Reference client that DELETEs the session an initialize answer naming an unsupported revision issued, and on a 404/405 to that DELETE falls back to HTTP+SSE (a GET of the URL)',
+    breaks: ['retry/no-fallback-after-unsupported-answer'],
+  },
 ];
