@@ -98,7 +98,8 @@ export class ReferenceClient implements ClientUnderTest {
       }),
     );
     try {
-      const session = await raceSignals(negotiation, [attempt.signal]);
+      // A stdio connect that waits for what it gave up to end first (a broken variant) settles with the negotiation only.
+      const session = await (stdio !== undefined && !this.rules.connectGivesUpAtOnce ? negotiation : raceSignals(negotiation, [attempt.signal]));
       if (this.disposed) throw new ConnectionClosedError('the client was disposed during connect');
       const tools = this.idempotentTools.get(key) ?? new Map<string, boolean>();
       this.idempotentTools.set(key, tools);

@@ -84,6 +84,7 @@ export interface ReferenceRules {
   noFallbackOnServerErrors: boolean;
   boundSessionRecovery: boolean;
   noFallbackAfterAnsweredInitialize: boolean;
+  connectGivesUpAtOnce: boolean;
 }
 
 export type RuleName = keyof ReferenceRules;
@@ -380,6 +381,10 @@ export const RULES: Record<RuleName, RuleDoc> = {
   noFallbackAfterAnsweredInitialize: {
     does: 'an initialize POST answered 200 with an InitializeResult (even one naming a revision it does not support) means the server speaks Streamable HTTP: the failed connect never falls back to HTTP+SSE, whatever its DELETE of the issued session is answered',
     source: `2025-11-25 ${T} › Backwards Compatibility (fall back only when the initialize POST fails with 400, 404 or 405); seed 003`,
+  },
+  connectGivesUpAtOnce: {
+    does: 'stdio: a connect that gives up (its timeout) rejects then and there; the server it launched is shut down in the background with the graces of close() (stdin, SIGTERM, SIGKILL), never waited for first',
+    source: `basic/lifecycle.mdx › Timeouts (stop waiting; prevent hung connections); ${STDIO_SHUTDOWN} (SIGTERM when the server does not exit after its stdin closed)`,
   },
 };
 

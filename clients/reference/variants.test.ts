@@ -671,6 +671,21 @@ const ON_THE_WIRE: Record<RuleName, () => Promise<void>> = {
     await rejection(broken('noFallbackAfterAnsweredInitialize').connect(server.url, CONNECT));
     expect(methods(server.record)).toEqual(['POST initialize', 'DELETE', 'GET']);
   },
+  async connectGivesUpAtOnce() {
+    const server = stdioServer({ IGNORE_EOF: '1', SILENT_ON: 'initialize' });
+    let settled = false;
+    const connecting = rejection(broken('connectGivesUpAtOnce').connect(server.target, { ...STDIO_CONNECT, timeoutMs: POLICY.ms.react })).finally(() => {
+      settled = true;
+    });
+    // At its timeout it closed the server's stdin; the server ignores EOF, and the connect waits on it, unsignalled,
+    // well past the grace after which the reference's shutdown sends SIGTERM.
+    await eventually(() => server.events()[0]?.some((e) => e.type === 'eof') ?? false, 'the server’s stdin closed at the timeout');
+    await new Promise((resolve) => setTimeout(resolve, 2 * STDIO_CONNECT.shutdownGraceMs!));
+    expect(settled).toBe(false);
+    expect(server.events()[0]!.some((e) => e.type === 'signal')).toBe(false);
+    process.kill(server.pids()[0]!, 'SIGKILL');
+    await connecting;
+  },
 };
 
 describe('each flipped rule shows on the wire', () => {

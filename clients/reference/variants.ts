@@ -584,4 +584,10 @@ export const VARIANT_SPECS: readonly VariantSpec[] = [
     description: 'Reference client that DELETEs the session an initialize answer naming an unsupported revision issued, and on a 404/405 to that DELETE falls back to HTTP+SSE (a GET of the URL)',
     breaks: ['retry/no-fallback-after-unsupported-answer'],
   },
+  {
+    name: 'broken-connect-waits-on-exit',
+    rule: 'connectGivesUpAtOnce',
+    description: "Reference client whose stdio connect, giving up, closes the server's stdin and waits for it to exit before it rejects, with no signal: a server that ignores EOF holds the connect (and dispose) for as long as it runs",
+    breaks: ['stdio/never-initialize'],
+  },
 ];
