@@ -24,10 +24,12 @@ export function bounds(time: TimePolicy) {
  * its slow start. What its close did then: the signals it sent the server after closing its stdin.
  */
 function closeOfGivenUpConnect(evidence: Evidence, held: WireExchange | undefined) {
-  const server = evidence.stdio?.processes.find((p) => p.stdinEofAt !== undefined);
-  if (server === undefined) return undefined;
+  // The process the held initialize went to (a client may have launched another before it, for a probe, say).
+  const index = (held as (WireExchange & { process?: number }) | undefined)?.process;
+  const server = evidence.stdio?.processes.find((p) => p.index === index && p.stdinEofAt !== undefined);
+  if (server === undefined || held === undefined) return undefined;
   const eofAt = server.stdinEofAt!;
-  const since = held !== undefined ? `${Math.round(eofAt - held.startedAt)} ms after it wrote the initialize` : 'during the connect';
+  const since = `${Math.round(eofAt - held.startedAt)} ms after it wrote the initialize`;
   const signals = server.signals.filter((s) => s.at >= eofAt);
   const then = signals.length > 0 ? `signalled it ${signals.map((s) => `${s.signal} ${Math.round(s.at - eofAt)} ms later`).join(', ')}` : 'sent it no signal';
   return { closedStdin: `it closed the server's stdin ${since}`, hung: `its close hung: the server, ignoring EOF during its slow start, was still running (the client ${then})` };
