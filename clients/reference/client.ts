@@ -34,6 +34,8 @@ function isModernAnswer(error: unknown): boolean {
  */
 function fallsBackToHttpSse(error: unknown, rules: ReferenceRules): boolean {
   if (!isInitializeRejection(error)) return false;
+  // An outage read as "this server speaks HTTP+SSE" (a broken variant): the URL is GET for a stream.
+  if (!rules.noFallbackOnServerErrors && error.status >= 500) return true;
   if (!rules.fallbackOnlyOn400404405) return error.status >= 400 && error.status < 500;
   if (![400, 404, 405].includes(error.status)) return false;
   const rpc = error.rpcError;
@@ -97,7 +99,8 @@ export class ReferenceClient implements ClientUnderTest {
       }),
     );
     try {
-      const session = await raceSignals(negotiation, [attempt.signal]);
+      // A stdio connect that waits for what it gave up to end first (a broken variant) settles with the negotiation only.
+      const session = await (stdio !== undefined && !this.rules.connectGivesUpAtOnce ? negotiation : raceSignals(negotiation, [attempt.signal]));
       if (this.disposed) throw new ConnectionClosedError('the client was disposed during connect');
       const tools = this.idempotentTools.get(key) ?? new Map<string, boolean>();
       this.idempotentTools.set(key, tools);

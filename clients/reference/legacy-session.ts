@@ -176,7 +176,10 @@ export class LegacySession implements Session {
       }
       const answeredVersion = (message.result ?? {})['protocolVersion'];
       const acceptable = this.handshakeOptions.pinned ? answeredVersion === offer : config.legacyRevisions.includes(String(answeredVersion));
-      if (!acceptable && rules.validateInitializeAnswer) throw new UnsupportedRevisionError(answeredVersion);
+      if (!acceptable && rules.validateInitializeAnswer) {
+        if (!rules.noFallbackAfterAnsweredInitialize) await this.fallBackIfDeleteRefused(http.headers[H.session], link.signal);
+        throw new UnsupportedRevisionError(answeredVersion);
+      }
       const earlier = this.reported;
       this.advertised = advertisedCapabilities(message.result);
       this.version = String(answeredVersion);
@@ -220,7 +223,9 @@ export class LegacySession implements Session {
         if (this.closed) throw error instanceof ConnectionClosedError ? error : new ConnectionClosedError();
         if (error instanceof SessionLost) {
           await this.recover(error.sessionId, call);
-          if (!retried && call.idempotent) {
+          // Without the bound, every replacement session lost under the call starts another: a server that keeps
+          // answering 404 keeps the call going for ever.
+          if ((!retried || !rules.boundSessionRecovery) && call.idempotent) {
             retried = true;
             continue;
           }
@@ -470,6 +475,26 @@ export class LegacySession implements Session {
         discard(http.body);
       }).catch(() => {});
     }
+  }
+
+  /**
+   * The broken variant's disconnect from an initialize answer naming an unsupported revision: it DELETEs the session the
+   * answer issued and reads a 404/405 to that as "this server speaks HTTP+SSE" (the error connect falls back on).
+   */
+  private async fallBackIfDeleteRefused(issued: string | undefined, signal: AbortSignal): Promise<void> {
+    if (!issued) return;
+    let status = 0;
+    await boundedByClose(this.ctx.config, async (bound) => {
+      const link = linkSignals([signal, bound]);
+      try {
+        const http = await send(this.ctx.agent, { method: 'DELETE', url: this.url, headers: { [H.session]: issued }, signal: link.signal });
+        await readText(http, link.signal);
+        status = http.status;
+      } finally {
+        link.dispose();
+      }
+    }).catch(() => {});
+    if (status === 404 || status === 405) throw new HttpStatusError('initialize', status, '', undefined);
   }
 
   private tearDown(reason: Error): void {

@@ -81,6 +81,11 @@ export interface ReferenceRules {
   echoRequestState: boolean;
   requestStateOfTheLastRound: boolean;
   continueIdsOnResume: boolean;
+  // — issue 28: bugs the suite missed —
+  noFallbackOnServerErrors: boolean;
+  boundSessionRecovery: boolean;
+  noFallbackAfterAnsweredInitialize: boolean;
+  connectGivesUpAtOnce: boolean;
 }
 
 export type RuleName = keyof ReferenceRules;
@@ -369,6 +374,22 @@ export const RULES: Record<RuleName, RuleDoc> = {
   continueIdsOnResume: {
     does: 'a resumed session continues its JSON-RPC ids after the last one used (exported as resumeState.nextRequestId): no id is used twice within a session, across the connections that carry it',
     source: 'basic/index.mdx › Requests (the request ID MUST NOT have been previously used by the requestor within the same session)',
+  },
+  noFallbackOnServerErrors: {
+    does: 'a 5xx to the initialize POST is surfaced as the error it is: never a reason to GET the URL for an HTTP+SSE stream',
+    source: `2025-11-25 ${T} › Backwards Compatibility (fall back on 400, 404 or 405 only); seed 003 (no fallback on outages)`,
+  },
+  boundSessionRecovery: {
+    does: 'a call re-initializes and retries once for a lost session: a 404 to that retry (the replacement session lost too) rejects the call, never another re-initialize and retry in a loop',
+    source: `${T} › Session Management (start a new session on 404); basic/lifecycle.mdx › Timeouts (prevent hung connections and resource exhaustion)`,
+  },
+  noFallbackAfterAnsweredInitialize: {
+    does: 'an initialize POST answered 200 with an InitializeResult (even one naming a revision it does not support) means the server speaks Streamable HTTP: the failed connect never falls back to HTTP+SSE, whatever its DELETE of the issued session is answered',
+    source: `2025-11-25 ${T} › Backwards Compatibility (fall back only when the initialize POST fails with 400, 404 or 405); seed 003`,
+  },
+  connectGivesUpAtOnce: {
+    does: 'stdio: a connect that gives up (its timeout) rejects then and there; the server it launched is shut down in the background with the graces of close() (stdin, SIGTERM, SIGKILL), never waited for first',
+    source: `basic/lifecycle.mdx › Timeouts (stop waiting; prevent hung connections); ${STDIO_SHUTDOWN} (SIGTERM when the server does not exit after its stdin closed)`,
   },
 };
 

@@ -182,6 +182,17 @@ export class StdioProcess {
     this.release();
   }
 
+  /**
+   * The broken variant's close on a connect that gave up: stdin closed, then the exit waited for, with no grace and no
+   * signal: a server that ignores EOF is waited for as long as it runs.
+   */
+  async closeInputAndAwaitExit(): Promise<void> {
+    this.end(new ConnectionDropped(`${this.label} was shut down by the client`));
+    this.child.stdin!.end();
+    await this.exited;
+    this.release();
+  }
+
   /** Stops reading: nothing it writes after the shutdown is waited for. */
   private release(): void {
     this.child.stdout!.destroy();

@@ -68,6 +68,8 @@ export class StdioSession implements Session {
       await session.negotiate(signal);
       return session;
     } catch (error) {
+      // A connect that waits on the exit of the server it gives up (a broken variant): as long as the server runs.
+      if (!ctx.rules.connectGivesUpAtOnce && session.process !== undefined) await session.process.closeInputAndAwaitExit();
       session.abandon();
       throw error;
     }

@@ -663,6 +663,41 @@ const ON_THE_WIRE: Record<RuleName, () => Promise<void>> = {
     expect(ids).toEqual([2, 1]);
     expect(carrying(server.record, 'initialize')[0]!.requestMessages[0]!.id).toBe(1);
   },
+  async noFallbackOnServerErrors() {
+    const server = await serve('2025-11-25', [serverErrors({ status: 503, method: 'initialize' })]);
+    await rejection(broken('noFallbackOnServerErrors').connect(server.url, CONNECT));
+    expect(methods(server.record)).toEqual(['POST initialize', 'GET']);
+  },
+  async boundSessionRecovery() {
+    const expiring = expiringSessions();
+    const server = await serve('2025-11-25', [expiring]);
+    const connection = await broken('boundSessionRecovery').connect(server.url, CONNECT);
+    // Every session ends at its first request: the call goes on starting sessions until its own timeout stops it.
+    expiring.afterRequests(0);
+    await rejection(connection.listTools({ timeoutMs: POLICY.ms.react }));
+    expect(carrying(server.record, 'initialize').length).toBeGreaterThan(3);
+    await connection.close();
+  },
+  async noFallbackAfterAnsweredInitialize() {
+    const server = await serve('2025-11-25', [initializeAnswers({ revision: '1999-01-01' }), delete405()]);
+    await rejection(broken('noFallbackAfterAnsweredInitialize').connect(server.url, CONNECT));
+    expect(methods(server.record)).toEqual(['POST initialize', 'DELETE', 'GET']);
+  },
+  async connectGivesUpAtOnce() {
+    const server = stdioServer({ IGNORE_EOF: '1', SILENT_ON: 'initialize' });
+    let settled = false;
+    const connecting = rejection(broken('connectGivesUpAtOnce').connect(server.target, { ...STDIO_CONNECT, timeoutMs: POLICY.ms.react })).finally(() => {
+      settled = true;
+    });
+    // At its timeout it closed the server's stdin; the server ignores EOF, and the connect waits on it, unsignalled,
+    // well past the grace after which the reference's shutdown sends SIGTERM.
+    await eventually(() => server.events()[0]?.some((e) => e.type === 'eof') ?? false, 'the server’s stdin closed at the timeout');
+    await new Promise((resolve) => setTimeout(resolve, 2 * STDIO_CONNECT.shutdownGraceMs!));
+    expect(settled).toBe(false);
+    expect(server.events()[0]!.some((e) => e.type === 'signal')).toBe(false);
+    process.kill(server.pids()[0]!, 'SIGKILL');
+    await connecting;
+  },
 };
 
 describe('each flipped rule shows on the wire', () => {

@@ -572,4 +572,29 @@ export const VARIANT_SPECS: readonly VariantSpec[] = [
     description: 'Reference client that starts its JSON-RPC ids at 1 again when it resumes a session on a new connection, reusing ids of that session',
     breaks: ['resume/no-rehandshake'],
   },
+  // — issue 28: bugs the suite missed —
+  {
+    name: 'broken-falls-back-on-5xx',
+    rule: 'noFallbackOnServerErrors',
+    description: 'Reference client that reads a 5xx to its initialize POST as an HTTP+SSE server: it GETs the URL for a stream and works there',
+    breaks: ['retry/no-fallback-on-5xx'],
+  },
+  {
+    name: 'broken-endless-session-recovery',
+    rule: 'boundSessionRecovery',
+    description: 'Reference client whose call re-initializes and retries again each time the replacement session is lost too: against a server that keeps answering 404 the call never settles',
+    breaks: ['retry/replacement-session-lost'],
+  },
+  {
+    name: 'broken-falls-back-after-unsupported-answer',
+    rule: 'noFallbackAfterAnsweredInitialize',
+    description: 'Reference client that DELETEs the session an initialize answer naming an unsupported revision issued, and on a 404/405 to that DELETE falls back to HTTP+SSE (a GET of the URL)',
+    breaks: ['retry/no-fallback-after-unsupported-answer'],
+  },
+  {
+    name: 'broken-connect-waits-on-exit',
+    rule: 'connectGivesUpAtOnce',
+    description: "Reference client whose stdio connect, giving up, closes the server's stdin and waits for it to exit before it rejects, with no signal: a server that ignores EOF holds the connect (and dispose) for as long as it runs",
+    breaks: ['stdio/never-initialize'],
+  },
 ];

@@ -1,10 +1,11 @@
 import type { TimePolicy } from '../../config/time.ts';
 import { L } from '../../protocol/revisions.ts';
 import { slowResponses } from '../../servers/personalities/slow-responses.ts';
-import { check, clientCompleted, precondition, timeRanOut, unexercised } from '../checks.ts';
+import { check, checkInTime, clientCompleted, precondition, timeRanOut, unexercised } from '../checks.ts';
 import { describeOutcome, holdsWithin, outcomeOf, settle } from '../outcome.ts';
 import { defineScenario, type Evidence } from '../scenario.ts';
-import { cancellation } from '../spec.ts';
+import type { WireExchange } from '../../servers/wire-record.ts';
+import { cancellation, timeouts } from '../spec.ts';
 import { cancelNotifications, carrying, idOf, label, labels, noted } from '../wire.ts';
 
 /** The connect's timeout, and how long the server holds initialize. */
@@ -15,6 +16,23 @@ export function bounds(time: TimePolicy) {
   // Long past the timeout: initialize is never answered within the scenario (the server's close ends the hold).
   const holdMs = connectTimeoutMs + time.ms.operation;
   return { connectTimeoutMs, holdMs };
+}
+
+/**
+ * Over stdio, a connect the runner's bound gave up on may have given up all the same: the client closed the server's
+ * stdin (nothing can be sent after that, a cancellation neither), and then waited on a server that ignores EOF during
+ * its slow start. What its close did then: the signals it sent the server after closing its stdin.
+ */
+function closeOfGivenUpConnect(evidence: Evidence, held: WireExchange | undefined) {
+  // The process the held initialize went to (a client may have launched another before it, for a probe, say).
+  const index = (held as (WireExchange & { process?: number }) | undefined)?.process;
+  const server = evidence.stdio?.processes.find((p) => p.index === index && p.stdinEofAt !== undefined);
+  if (server === undefined || held === undefined) return undefined;
+  const eofAt = server.stdinEofAt!;
+  const since = `${Math.round(eofAt - held.startedAt)} ms after it wrote the initialize`;
+  const signals = server.signals.filter((s) => s.at >= eofAt);
+  const then = signals.length > 0 ? `signalled it ${signals.map((s) => `${s.signal} ${Math.round(s.at - eofAt)} ms later`).join(', ')}` : 'sent it no signal';
+  return { closedStdin: `it closed the server's stdin ${since}`, hung: `its close hung: the server, ignoring EOF during its slow start, was still running (the client ${then})` };
 }
 
 export const neverInitialize = defineScenario({
@@ -44,6 +62,8 @@ export const neverInitialize = defineScenario({
     const cancels = cancelNotifications(evidence.exchanges).filter((c) => ids.has(c.requestId as string | number));
     const rule = cancellation(revision, 'behavior-requirements', 'Behavior Requirements: the initialize request MUST NOT be cancelled by clients', 'MUST');
     const connect = outcomeOf(evidence, 'connect');
+    const closing = connect?.hung === true ? closeOfGivenUpConnect(evidence, held) : undefined;
+    const gaveUp = timeouts(revision, 'a request unanswered within its timeout: the sender stops waiting for it (so a connection never hangs)', 'SHOULD');
     return [
       precondition(
         'initialize-held',
@@ -57,7 +77,7 @@ export const neverInitialize = defineScenario({
       clientCompleted(evidence, cancellation(revision, 'behavior-requirements', 'Behavior Requirements: a connect that gives up', 'MUST')),
       // A connect the runner's bound gave up on never gave up itself: the client never came to the moment it would have
       // cancelled (sdk-v2-auto beside a CPU hog), so no cancellation is no pass. More time may bring it there.
-      cancels.length === 0 && connect?.hung === true
+      cancels.length === 0 && connect?.hung === true && closing === undefined
         ? unexercised(
             'initialize-not-cancelled',
             rule,
@@ -69,10 +89,26 @@ export const neverInitialize = defineScenario({
             rule,
             cancels.length === 0,
             cancels.length === 0
-              ? `the connect gave up (${describeOutcome(connect, 'it')}) and no notifications/cancelled named the initialize request`
+              ? closing !== undefined
+                ? `the connect gave up (${closing.closedStdin}) and no notifications/cancelled named the initialize request before; ${closing.hung}`
+                : `the connect gave up (${describeOutcome(connect, 'it')}) and no notifications/cancelled named the initialize request`
               : `notifications/cancelled named the initialize request: ${labels(cancels.map((c) => c.exchange))}`,
             [...initializes, ...cancels.map((c) => c.exchange)],
           ),
+      // A connect that never settles hangs its caller, whatever it did on the wire: late on a provisional run (a slow
+      // shutdown within the client's graces settles in larger bounds), a fail on the last.
+      checkInTime(
+        evidence.time,
+        'connect-gives-up',
+        gaveUp,
+        connect?.state === 'rejected' ? true : connect?.state === 'resolved' ? false : 'late',
+        connect?.hung !== true
+          ? describeOutcome(connect, `the connect with a ${connectTimeoutMs} ms timeout`)
+          : closing !== undefined
+            ? `the client gave up its connect (${closing.closedStdin}) but never settled it: ${closing.hung}; ${describeOutcome(connect, 'the connect')}`
+            : `the client never gave up its connect: ${describeOutcome(connect, 'it')}`,
+        initializes,
+      ),
     ];
   },
   doctored: [
@@ -81,6 +117,11 @@ export const neverInitialize = defineScenario({
       unmet: true,
       how: 'the client gave up before its initialize reached the server (a slow start)',
       doctor: (e: Evidence) => ({ ...e, exchanges: e.exchanges.filter((x) => !x.requestMessages.some((m) => m.method === 'initialize')) }),
+    },
+    {
+      check: 'connect-gives-up',
+      how: 'the connect never settled: the runner gave up on it at its bound',
+      doctor: (e: Evidence) => ({ ...e, observed: { ...e.observed, connect: { state: 'pending', afterMs: 2 * e.time.ms.operation, detail: 'connect did not settle', hung: true } } }),
     },
   ],
 });
