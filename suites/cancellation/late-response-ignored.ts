@@ -81,13 +81,18 @@ export const lateResponseIgnored = defineScenario<{ late: AnswersAfterCancel }>(
     // A new handshake before the next call on the same session would mean the client gave up its connection over the late answer.
     const initializes = slow === undefined || !onSession ? [] : carrying(evidence.exchanges, 'initialize').filter((e) => e.seq > slow.seq);
     const timing = cancellation(revision, 'timing-considerations', 'Timing Considerations: both parties MUST handle these race conditions gracefully', 'MUST');
+    // A client that ended the cancelled call's session itself before its next call (a client per operation closes the
+    // stdio server it launched for the call, which exits mid-handler) leaves no late answer to race: n/a for its shape.
+    const sessionGoneFirst = run?.finishedAt === undefined && endedBeforeNext;
     return [
       callRunning(timing, evidence, slow),
       precondition(
         'completed-after-abort',
         timing,
         completedAfterAbort,
-        run === undefined || run.finishedAt === undefined
+        sessionGoneFirst
+          ? `the client ended the cancelled call’s session (${session}) before its handler could answer, and made its next call on a new one: no late answer to race`
+          : run === undefined || run.finishedAt === undefined
           ? 'the cancelled call’s handler never completed: the race was not made'
           : run.abortedAt !== undefined
             ? 'the cancelled call’s handler was aborted, so the server had no answer to race the cancellation'
@@ -95,6 +100,7 @@ export const lateResponseIgnored = defineScenario<{ late: AnswersAfterCancel }>(
               ? 'the cancelled call’s handler completed before the client aborted it: no race'
               : `the cancelled call’s handler completed ${Math.round(run.finishedAt - abortedAt!)} ms after the client aborted it; ${answer ? `the server answered on ${label(answer.exchange)}` : 'its answer could not be written (the client had closed that stream)'}`,
         slow ? [slow] : [],
+        sessionGoneFirst ? { by: 'shape' } : {},
       ),
       clientCompleted(evidence, cancellation(revision, 'timing-considerations', 'Timing Considerations: both parties MUST handle these race conditions gracefully', 'MUST')),
       checkInTime(
