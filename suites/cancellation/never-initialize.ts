@@ -1,8 +1,10 @@
+import type { ClientConnection } from '../../clients/adapter.ts';
 import type { TimePolicy } from '../../config/time.ts';
 import { L } from '../../protocol/revisions.ts';
 import { slowResponses } from '../../servers/personalities/slow-responses.ts';
 import { check, clientCompleted, precondition, timeRanOut, unexercised } from '../checks.ts';
 import { describeOutcome, holdsWithin, outcomeOf, settle } from '../outcome.ts';
+import { firstOperation, markOf, nothingSince } from '../connecting.ts';
 import { defineScenario, type Evidence } from '../scenario.ts';
 import { cancellation } from '../spec.ts';
 import { cancelNotifications, carrying, idOf, label, labels, noted } from '../wire.ts';
@@ -17,6 +19,9 @@ export function bounds(time: TimePolicy) {
   return { connectTimeoutMs, holdMs };
 }
 
+/** Where a lazy client's first operation is observed: what connecting came to for it. */
+const FIRST_OPERATION = 'firstOperation';
+
 export const neverInitialize = defineScenario({
   id: 'cancellation/never-initialize',
   title: 'A connect that times out during a held initialize sends no notifications/cancelled for it',
@@ -26,9 +31,13 @@ export const neverInitialize = defineScenario({
   setup(_revision, time) {
     return { server: { personalities: [slowResponses({ method: 'initialize', ms: bounds(time).holdMs, count: 1 })] }, state: undefined };
   },
-  async run({ connect, wire, observe, time }) {
+  async run({ connect, wire, observe, time, bounded }) {
     const { connectTimeoutMs } = bounds(time);
-    observe('connect', await settle(connect({ timeoutMs: connectTimeoutMs })));
+    const mark = markOf(wire.record);
+    let client: ClientConnection | undefined;
+    observe('connect', await settle(connect({ timeoutMs: connectTimeoutMs }).then((connected) => (client = connected))));
+    // A lazy connect sent nothing: its first operation does the handshake the server holds, under the connect's timeout.
+    if (client !== undefined && nothingSince(wire.record, mark)) observe(FIRST_OPERATION, await settle(firstOperation(client, bounded)));
     // A cancellation is sent when the client gives up, or not at all: wait as long as a client takes to react (a loaded
     // machine delays a wrong one past a 200 ms quiet window), ending early if one comes.
     const initializeId = idOf(carrying(wire.record.exchanges, 'initialize')[0], 'initialize');
@@ -43,7 +52,10 @@ export const neverInitialize = defineScenario({
     const ids = new Set(initializes.map((exchange) => idOf(exchange, 'initialize')));
     const cancels = cancelNotifications(evidence.exchanges).filter((c) => ids.has(c.requestId as string | number));
     const rule = cancellation(revision, 'behavior-requirements', 'Behavior Requirements: the initialize request MUST NOT be cancelled by clients', 'MUST');
-    const connect = outcomeOf(evidence, 'connect');
+    // Connecting is judged at a lazy client's first operation, which did the handshake.
+    const lazy = outcomeOf(evidence, FIRST_OPERATION) !== undefined;
+    const connect = outcomeOf(evidence, lazy ? FIRST_OPERATION : 'connect');
+    const gaveUp = lazy ? 'the first operation of a lazy connect (its connect sent nothing)' : 'the connect';
     return [
       precondition(
         'initialize-held',
@@ -61,7 +73,7 @@ export const neverInitialize = defineScenario({
         ? unexercised(
             'initialize-not-cancelled',
             rule,
-            timeRanOut(evidence.time, `the client never gave up its connect (${describeOutcome(connect, 'it')}), so it never came to the moment a cancellation would be sent`),
+            timeRanOut(evidence.time, `the client never gave up ${gaveUp} (${describeOutcome(connect, 'it')}), so it never came to the moment a cancellation would be sent`),
             initializes,
           )
         : check(
@@ -69,7 +81,7 @@ export const neverInitialize = defineScenario({
             rule,
             cancels.length === 0,
             cancels.length === 0
-              ? `the connect gave up (${describeOutcome(connect, 'it')}) and no notifications/cancelled named the initialize request`
+              ? `${gaveUp} gave up (${describeOutcome(connect, 'it')}) and no notifications/cancelled named the initialize request`
               : `notifications/cancelled named the initialize request: ${labels(cancels.map((c) => c.exchange))}`,
             [...initializes, ...cancels.map((c) => c.exchange)],
           ),

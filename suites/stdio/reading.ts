@@ -14,6 +14,7 @@ import { L, L_AND_M, type Revision } from '../../protocol/revisions.ts';
 import type { StdioPersonalityName } from '../../servers/stdio/personalities.ts';
 import { stdoutLines } from '../../servers/stdio/record.ts';
 import { checkInTime, clientCompleted, precondition, unexercised } from '../checks.ts';
+import { firstOperation, markOf, nothingSince } from '../connecting.ts';
 import { describeOutcome } from '../outcome.ts';
 import { defineScenario, type Evidence, type Scenario, type StdioEvidence } from '../scenario.ts';
 import { stdio } from '../spec.ts';
@@ -38,9 +39,10 @@ interface AnswerLine {
   writeStarts: number[];
 }
 
-/** The line on which the server process wrote its answer to the first echo call, if it wrote one. */
+/** The line on which the server process wrote its answer to the first echo call of the text, if it wrote one. */
 function answerLine(evidence: Pick<Evidence, 'exchanges' | 'stdio'>): AnswerLine | undefined {
-  const call = toolCallExchanges(evidence.exchanges, 'echo')[0];
+  // A lazy client's first operation, an echo call of another text, came before it.
+  const call = toolCallExchanges(evidence.exchanges, 'echo').find((x) => x.requestMessages.some((m) => (m.params?.['arguments'] as { text?: unknown } | undefined)?.text === ECHO_TEXT));
   const id = idOf(call, 'tools/call');
   const process = evidence.stdio?.processes.find((p) => p.index === (call as { process?: number } | undefined)?.process);
   if (call === undefined || id === undefined || process === undefined) return undefined;
@@ -100,7 +102,10 @@ function readingScenario(shape: Shape, revisions: readonly Revision[], title: st
     // on a loaded machine, and the message went alone).
     setup: (_revision, time) => ({ stdio: { personalities: [shape === 'merged-writes' ? { name: shape, ms: time.ms.operation } : shape] }, state: undefined }),
     async run(context) {
+      const mark = markOf(context.stdio.record);
       const client = await context.connect();
+      // A lazy client launches its server at its first operation: one first, so the server is there to shape the answer.
+      if (nothingSince(context.stdio.record, mark)) await firstOperation(client, context.bounded);
       // Held by the server until the answer is due, and written with it.
       // The command travels on the side channel, the call on stdin: settle() makes sure the server holds the message
       // before the call can reach it (under load the call came first, and its answer went alone).
