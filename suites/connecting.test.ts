@@ -1,7 +1,12 @@
-// A client that connects lazily (connect() sends nothing, its first operation does the handshake) is a correct client:
-// the scenarios whose rules are about connecting judge it at that first operation, and those that need its session up
-// drive one. Each case here was a false verdict on such a client (a warn or an inconclusive), and must pass strictly.
+// Correct clients of other shapes than the reference's eager one, each case here once a false verdict on them (a warn or
+// an inconclusive), now passing strictly:
+// - a client that connects lazily (connect() sends nothing, its first operation does the handshake): the scenarios whose
+//   rules are about connecting judge it at that first operation, and those that need its session up drive one;
+// - a client that caches its tool list (per client instance and origin): a scenario whose next request must reach the
+//   server calls a tool rather than list them.
 import { describe, expect, test } from 'vitest';
+import type { ClientAdapter, ClientConnection, ToolSummary } from '../clients/adapter.ts';
+import { referenceClient } from '../clients/reference/index.ts';
 import { shapedReference } from '../clients/reference/shapes.ts';
 import type { Revision } from '../protocol/revisions.ts';
 import { explain } from './evidence.ts';
@@ -25,6 +30,31 @@ const CASES: readonly { scenario: string; revision: Revision; was: string }[] = 
   { scenario: 'stdio/probe-no-mutual-version', revision: '2026-07-28', was: 'error-surfaced warned: the error surfaced at the first operation' },
 ];
 
+/** The reference client with a tool-list cache per client instance and origin, as a host that lists a server's tools once. */
+const cachingTools: ClientAdapter = {
+  ...referenceClient,
+  name: 'reference-caching-tools',
+  description: 'reference client whose listings are cached per client instance and origin',
+  start: async (caseId, time) => {
+    const client = await referenceClient.start(caseId, time);
+    const lists = new Map<string, ToolSummary[]>();
+    return {
+      async connect(target, options) {
+        const connection = await client.connect(target, options);
+        const origin = JSON.stringify(target);
+        const cached: ClientConnection = {
+          info: () => connection.info(),
+          listTools: async (operation) => lists.get(origin) ?? lists.set(origin, await connection.listTools(operation)).get(origin)!,
+          callTool: (name, args, operation) => connection.callTool(name, args, operation),
+          close: () => connection.close(),
+        };
+        return cached;
+      },
+      dispose: () => client.dispose(),
+    };
+  },
+};
+
 failOnLeakedHandles();
 
 describe.concurrent('a lazy client is judged truly', () => {
@@ -33,5 +63,13 @@ describe.concurrent('a lazy client is judged truly', () => {
     expect(scenario, `no scenario ${id}`).toBeDefined();
     const result = await runCase(scenario!, lazy, revision, { strict: true });
     expect(result.verdict, `${was}\n${explain(result)}`).toBe('pass');
+  });
+});
+
+describe.concurrent('a client that caches its tool list is judged truly', () => {
+  test.for(['2025-11-25', '2026-07-28'] as const)('negotiation/era-cached @ %s', async (revision) => {
+    const scenario = SCENARIOS.find((s) => s.id === 'negotiation/era-cached')!;
+    const result = await runCase(scenario, cachingTools, revision, { strict: true });
+    expect(result.verdict, `inconclusive before: the 503, the held request and the contradiction were listings the cache answered\n${explain(result)}`).toBe('pass');
   });
 });
