@@ -1,10 +1,9 @@
-import type { ClientConnection } from '../../clients/adapter.ts';
 import type { TimePolicy } from '../../config/time.ts';
 import { L } from '../../protocol/revisions.ts';
 import { slowResponses } from '../../servers/personalities/slow-responses.ts';
 import { check, clientCompleted, precondition, timeRanOut, unexercised } from '../checks.ts';
-import { describeOutcome, holdsWithin, outcomeOf, settle } from '../outcome.ts';
-import { firstOperation, markOf, nothingSince } from '../connecting.ts';
+import { connectingOf, connectObserved } from '../connecting.ts';
+import { describeOutcome, holdsWithin } from '../outcome.ts';
 import { defineScenario, type Evidence } from '../scenario.ts';
 import { cancellation } from '../spec.ts';
 import { cancelNotifications, carrying, idOf, label, labels, noted } from '../wire.ts';
@@ -19,9 +18,6 @@ export function bounds(time: TimePolicy) {
   return { connectTimeoutMs, holdMs };
 }
 
-/** Where a lazy client's first operation is observed: what connecting came to for it. */
-const FIRST_OPERATION = 'firstOperation';
-
 export const neverInitialize = defineScenario({
   id: 'cancellation/never-initialize',
   title: 'A connect that times out during a held initialize sends no notifications/cancelled for it',
@@ -31,13 +27,10 @@ export const neverInitialize = defineScenario({
   setup(_revision, time) {
     return { server: { personalities: [slowResponses({ method: 'initialize', ms: bounds(time).holdMs, count: 1 })] }, state: undefined };
   },
-  async run({ connect, wire, observe, time, bounded }) {
-    const { connectTimeoutMs } = bounds(time);
-    const mark = markOf(wire.record);
-    let client: ClientConnection | undefined;
-    observe('connect', await settle(connect({ timeoutMs: connectTimeoutMs }).then((connected) => (client = connected))));
-    // A lazy connect sent nothing: its first operation does the handshake the server holds, under the connect's timeout.
-    if (client !== undefined && nothingSince(wire.record, mark)) observe(FIRST_OPERATION, await settle(firstOperation(client, bounded)));
+  async run(context) {
+    const { wire, time } = context;
+    // A lazy connect sends nothing: then its first operation does the handshake the server holds, under the connect's timeout.
+    await connectObserved(context, { timeoutMs: bounds(time).connectTimeoutMs });
     // A cancellation is sent when the client gives up, or not at all: wait as long as a client takes to react (a loaded
     // machine delays a wrong one past a 200 ms quiet window), ending early if one comes.
     const initializeId = idOf(carrying(wire.record.exchanges, 'initialize')[0], 'initialize');
@@ -53,8 +46,7 @@ export const neverInitialize = defineScenario({
     const cancels = cancelNotifications(evidence.exchanges).filter((c) => ids.has(c.requestId as string | number));
     const rule = cancellation(revision, 'behavior-requirements', 'Behavior Requirements: the initialize request MUST NOT be cancelled by clients', 'MUST');
     // Connecting is judged at a lazy client's first operation, which did the handshake.
-    const lazy = outcomeOf(evidence, FIRST_OPERATION) !== undefined;
-    const connect = outcomeOf(evidence, lazy ? FIRST_OPERATION : 'connect');
+    const { outcome: connect, lazy } = connectingOf(evidence);
     const gaveUp = lazy ? 'the first operation of a lazy connect (its connect sent nothing)' : 'the connect';
     return [
       precondition(

@@ -1,11 +1,10 @@
-import type { ClientConnection } from '../../clients/adapter.ts';
 import type { TimePolicy } from '../../config/time.ts';
 import { isModern, L_AND_M, type Revision } from '../../protocol/revisions.ts';
 import { slowResponses, type SlowResponses } from '../../servers/personalities/slow-responses.ts';
 import type { WireExchange } from '../../servers/wire-record.ts';
 import { check, checkInTime, clientCompleted, precondition } from '../checks.ts';
-import { describeOutcome, holdsWithin, outcomeOf, rejectedInTime, settle, type Outcome } from '../outcome.ts';
-import { firstOperation, markOf, nothingSince } from '../connecting.ts';
+import { CONNECT, connectingOf, connectObserved, FIRST_OPERATION } from '../connecting.ts';
+import { describeOutcome, holdsWithin, rejectedInTime, type Outcome } from '../outcome.ts';
 import { defineScenario, type Check, type Evidence } from '../scenario.ts';
 import { cancellation, shutdown, timeouts } from '../spec.ts';
 import { after, cancelNotifications, carrying, idOf, label, labels, noted, seqNow } from '../wire.ts';
@@ -25,9 +24,6 @@ function bounds(time: TimePolicy) {
   return { connectTimeoutMs, holdMs };
 }
 
-/** Where a lazy client's first operation is observed: what connecting came to for it. */
-const FIRST_OPERATION = 'firstOperation';
-
 /** The request a connect starts with: initialize in the legacy revisions, the server/discover probe in 2026-07-28. */
 export const firstRequest = (revision: Revision): string => (isModern(revision) ? 'server/discover' : 'initialize');
 
@@ -44,18 +40,12 @@ export const closeDuringConnect = defineScenario<{ slow: SlowResponses }>({
     const slow = slowResponses({ method: firstRequest(revision), ms: bounds(time).holdMs, count: 1 });
     return { server: { personalities: [slow] }, state: { slow } };
   },
-  async run({ connect, wire, observe, time, bounded }) {
+  async run(context) {
+    const { wire, observe, time } = context;
     const { connectTimeoutMs, holdMs } = bounds(time);
-    const mark = markOf(wire.record);
-    let started = performance.now();
-    let client: ClientConnection | undefined;
-    // Measured from the moment the connect should have given up.
-    observe('connect', await settle(connect({ timeoutMs: connectTimeoutMs }).then((connected) => (client = connected)), started + connectTimeoutMs));
-    if (client !== undefined && nothingSince(wire.record, mark)) {
-      // A lazy connect sent nothing: its first operation does the handshake the server holds, under the connect's timeout.
-      started = performance.now();
-      observe(FIRST_OPERATION, await settle(firstOperation(client, bounded), started + connectTimeoutMs));
-    }
+    const started = performance.now();
+    // Measured from the moment the connect (a lazy client's: its first operation) should have given up.
+    await connectObserved(context, { timeoutMs: connectTimeoutMs }, connectTimeoutMs);
     // Late traffic can only come once the hold is over: watch until then and a quiet window, ending early on anything late.
     const gaveUpAtSeq = seqNow(wire.record);
     observe('gaveUpAtSeq', gaveUpAtSeq);
@@ -66,8 +56,7 @@ export const closeDuringConnect = defineScenario<{ slow: SlowResponses }>({
     const { revision } = evidence;
     const { connectTimeoutMs, holdMs } = bounds(evidence.time);
     // Connecting is judged at a lazy client's first operation, which did the handshake.
-    const lazy = outcomeOf(evidence, FIRST_OPERATION) !== undefined;
-    const connect = outcomeOf(evidence, lazy ? FIRST_OPERATION : 'connect');
+    const { outcome: connect, lazy } = connectingOf(evidence);
     const connecting = lazy ? `the first operation of a lazy connect (its connect sent nothing) with a ${connectTimeoutMs} ms connect timeout` : `connect with a ${connectTimeoutMs} ms timeout`;
     const exchange = held(evidence);
     const late = after(evidence.exchanges, evidence.observed.gaveUpAtSeq as number | undefined);
@@ -135,7 +124,7 @@ export const closeDuringConnect = defineScenario<{ slow: SlowResponses }>({
     {
       check: 'connect-settled',
       how: 'the connect resolved after the hold',
-      doctor: (e: Evidence) => ({ ...e, observed: { ...e.observed, connect: { state: 'resolved', afterMs: bounds(e.time).holdMs } satisfies Outcome } }),
+      doctor: (e: Evidence) => ({ ...e, observed: { ...e.observed, [CONNECT]: { state: 'resolved', afterMs: bounds(e.time).holdMs } satisfies Outcome } }),
     },
     {
       check: 'connect-settled',
