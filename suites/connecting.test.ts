@@ -3,7 +3,8 @@
 // - a client that connects lazily (connect() sends nothing, its first operation does the handshake): the scenarios whose
 //   rules are about connecting judge it at that first operation, and those that need its session up drive one;
 // - a client that caches its tool list (per client instance and origin): a scenario whose next request must reach the
-//   server calls a tool rather than list them.
+//   server calls a tool rather than list them;
+// - a client with a session (over stdio, a process) per operation, where a scenario cannot drive it: n/a, with the reason.
 import { describe, expect, test } from 'vitest';
 import type { ClientAdapter, ClientConnection, ToolSummary } from '../clients/adapter.ts';
 import { referenceClient } from '../clients/reference/index.ts';
@@ -71,5 +72,15 @@ describe.concurrent('a client that caches its tool list is judged truly', () => 
     const scenario = SCENARIOS.find((s) => s.id === 'negotiation/era-cached')!;
     const result = await runCase(scenario, cachingTools, revision, { strict: true });
     expect(result.verdict, `inconclusive before: the 503, the held request and the contradiction were listings the cache answered\n${explain(result)}`).toBe('pass');
+  });
+});
+
+describe('a client with a process per operation is n/a where no process outlives its operation', () => {
+  test('stdio/merged-writes @ 2025-11-25', async () => {
+    const scenario = SCENARIOS.find((s) => s.id === 'stdio/merged-writes')!;
+    const result = await runCase(scenario, shapedReference('per-operation'), '2025-11-25', { strict: true });
+    // Inconclusive before, run three times: no server was alive to hold the log message for the echo call's answer.
+    expect(result.verdict, explain(result)).toBe('n/a');
+    expect(result.reason).toContain('a process per operation');
   });
 });

@@ -110,7 +110,7 @@ function readingScenario(shape: Shape, revisions: readonly Revision[], title: st
       // The command travels on the side channel, the call on stdin: settle() makes sure the server holds the message
       // before the call can reach it (under load the call came first, and its answer went alone).
       if (shape === 'merged-writes') {
-        context.stdio.send(LOG_MESSAGE);
+        context.observe(LOG_SENT, { sent: context.stdio.send(LOG_MESSAGE), at: context.stdio.record.now() } satisfies LogSent);
         await context.stdio.settle(context.time.ms.operation);
       }
       const first = await watchEcho(context, client);
@@ -125,6 +125,7 @@ function readingScenario(shape: Shape, revisions: readonly Revision[], title: st
       const next = isEchoSeen(evidence.observed['next']) ? evidence.observed['next'] : undefined;
       const line = answerLine(evidence);
       const form = line && shaped(shape, line);
+      const noneHeld = form?.acted === false ? keptNoProcess(evidence) : undefined;
       return [
         serverRecorded(evidence),
         // No answer written: nothing of the server's to read, whatever the client did (its checks say what).
@@ -132,7 +133,9 @@ function readingScenario(shape: Shape, revisions: readonly Revision[], title: st
           PERSONALITY_ACTED,
           rule,
           form === undefined || form.acted,
-          form === undefined ? 'the server wrote no answer to the echo call (the client’s checks say why)' : `${shape}: ${form.how}`,
+          form === undefined ? 'the server wrote no answer to the echo call (the client’s checks say why)' : `${shape}: ${form.how}${noneHeld ? `: ${noneHeld}` : ''}`,
+          [],
+          noneHeld ? { by: 'shape' } : {},
         ),
         clientCompleted(evidence, stdio(revision, 'the client reads the server’s messages from its stdout', 'MUST')),
         first === undefined
@@ -163,6 +166,26 @@ function readingScenario(shape: Shape, revisions: readonly Revision[], title: st
       serverRecordedProof,
     ],
   });
+}
+
+/** What the merged-writes script observed of the log message it gave the server to hold: whether a live process took it, and when. */
+const LOG_SENT = 'logSent';
+interface LogSent {
+  sent: boolean;
+  at: number;
+}
+
+/**
+ * Why no server was there to hold the log message, when the client keeps none between operations (a process per
+ * operation): it had closed the stdin of every process it launched before the message was sent, so the echo call's
+ * process was launched afterwards. A process that ended otherwise (it crashed, was killed) is no such shape.
+ */
+function keptNoProcess(evidence: Evidence): string | undefined {
+  const log = evidence.observed[LOG_SENT] as LogSent | undefined;
+  const before = (evidence.stdio?.processes ?? []).filter((p) => p.role === 'server' && p.connectedAt <= (log?.at ?? -Infinity));
+  if (log === undefined || log.sent || before.length === 0) return undefined;
+  if (!before.every((p) => p.stdinEofAt !== undefined && p.stdinEofAt <= log.at)) return undefined;
+  return `the client had closed the stdin of every server it launched (${before.map((p) => `process ${p.index}`).join(', ')}) before the log message was to be held, and launched the echo call's process afterwards (a process per operation): no server was there to hold it`;
 }
 
 /** The processes' stdout as if each line had been one write. */
