@@ -67,6 +67,15 @@ describe.concurrent('a lazy client is judged truly', () => {
   });
 });
 
+describe('a lazy client is asked what it negotiated after its first operation', () => {
+  test('negotiation/version-per-revision @ 2025-06-18', async () => {
+    const scenario = SCENARIOS.find((s) => s.id === 'negotiation/version-per-revision')!;
+    const result = await runCase(scenario, lazy, '2025-06-18', { strict: true });
+    // Before: asked right after a connect that had sent nothing, it had nothing to report (an informational failure).
+    expect(result.checks.find((c) => c.name === 'reported-version')?.outcome, explain(result)).toBe('pass');
+  });
+});
+
 describe.concurrent('a client that caches its tool list is judged truly', () => {
   test.for(['2025-11-25', '2026-07-28'] as const)('negotiation/era-cached @ %s', async (revision) => {
     const scenario = SCENARIOS.find((s) => s.id === 'negotiation/era-cached')!;
