@@ -112,7 +112,8 @@ export const HANDLER_FEATURES = { roots: 'roots', sampling: 'sampling', elicitat
 
 export interface ConnectOptions {
   /**
-   * Upper bound for the connect itself. The runner also enforces a bound from outside. It is the one timeout the contract
+   * Upper bound for the connect itself: the handshake, wherever the client does it (a lazy client's first operation
+   * does it, and this bounds it there). The runner also enforces a bound from outside. It is the one timeout the contract
    * gives a connection, so disposal/close-with-hung-delete also reads it as the client's own bound on the DELETE its
    * close() sends: a client whose DELETE waits longer (or has no timeout) is judged late there.
    */
@@ -168,7 +169,11 @@ export interface ClientConnection {
   info(): Promise<ConnectionInfo>;
   listTools(options?: OperationOptions): Promise<ToolSummary[]>;
   callTool(name: string, args: Record<string, unknown>, options?: OperationOptions): Promise<ToolResult>;
-  /** Ends the connection the way the client's documentation says to end it. */
+  /**
+   * Ends the connection the way the client's documentation says to end it: the sessions it opened (a DELETE where one
+   * was issued, the stdio shutdown of each process it launched). A lazy connection never used has nothing to end, and
+   * its close may send nothing; a client with a session per operation has ended each already. Calling it twice is harmless.
+   */
   close(): Promise<void>;
 }
 
@@ -181,6 +186,16 @@ export interface ClientUnderTest {
    * Connects to a server: a URL (transport `http`), or a StdioTarget to launch (transport `stdio`), which only an adapter
    * declaring `stdio` is ever given. Over stdio, `close()` ends the process the way the client does (close its stdin,
    * wait, then SIGTERM, then SIGKILL, as the spec says) and `dispose()` leaves none of the processes it started running.
+   *
+   * What connecting means is the client's, as it is for its users; the suite judges each shape by the wire:
+   * - eager (the reference): the handshake is done, and its failure is the connect's rejection, before it resolves;
+   * - lazy: it may resolve having sent nothing (over stdio, launched nothing), and the first operation does the
+   *   handshake under `options.timeoutMs`. A connect that resolved with nothing on the wire is lazy, and rules about
+   *   connecting (a refused version, a failed probe surfaced as an error, a connect given up at its timeout) are judged
+   *   at its first operation: that operation's failure is the connect's;
+   * - a session per operation: the same, each listing or call opening (and closing) a session of its own;
+   * - kept or cached (a session reused across operations, a tool list cached): a listing a cache answers never reaches
+   *   the wire, so a scenario whose next request must reach the server calls a tool (the fixture's echo) instead.
    */
   connect(target: ServerTarget, options: ConnectOptions): Promise<ClientConnection>;
   /** Releases everything the instance holds. Connections are closed by the runner before this. */

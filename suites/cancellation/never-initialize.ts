@@ -2,7 +2,8 @@ import type { TimePolicy } from '../../config/time.ts';
 import { L } from '../../protocol/revisions.ts';
 import { slowResponses } from '../../servers/personalities/slow-responses.ts';
 import { check, checkInTime, clientCompleted, precondition, timeRanOut, unexercised } from '../checks.ts';
-import { describeOutcome, holdsWithin, outcomeOf, settle } from '../outcome.ts';
+import { connectingOf, connectObserved } from '../connecting.ts';
+import { describeOutcome, holdsWithin } from '../outcome.ts';
 import { defineScenario, type Evidence } from '../scenario.ts';
 import type { WireExchange } from '../../servers/wire-record.ts';
 import { cancellation, timeouts } from '../spec.ts';
@@ -44,9 +45,10 @@ export const neverInitialize = defineScenario({
   setup(_revision, time) {
     return { server: { personalities: [slowResponses({ method: 'initialize', ms: bounds(time).holdMs, count: 1 })] }, state: undefined };
   },
-  async run({ connect, wire, observe, time }) {
-    const { connectTimeoutMs } = bounds(time);
-    observe('connect', await settle(connect({ timeoutMs: connectTimeoutMs })));
+  async run(context) {
+    const { wire, time } = context;
+    // A lazy connect sends nothing: then its first operation does the handshake the server holds, under the connect's timeout.
+    await connectObserved(context, { timeoutMs: bounds(time).connectTimeoutMs });
     // A cancellation is sent when the client gives up, or not at all: wait as long as a client takes to react (a loaded
     // machine delays a wrong one past a 200 ms quiet window), ending early if one comes.
     const initializeId = idOf(carrying(wire.record.exchanges, 'initialize')[0], 'initialize');
@@ -61,7 +63,9 @@ export const neverInitialize = defineScenario({
     const ids = new Set(initializes.map((exchange) => idOf(exchange, 'initialize')));
     const cancels = cancelNotifications(evidence.exchanges).filter((c) => ids.has(c.requestId as string | number));
     const rule = cancellation(revision, 'behavior-requirements', 'Behavior Requirements: the initialize request MUST NOT be cancelled by clients', 'MUST');
-    const connect = outcomeOf(evidence, 'connect');
+    // Connecting is judged at a lazy client's first operation, which did the handshake.
+    const { outcome: connect, lazy } = connectingOf(evidence);
+    const connecting = lazy ? 'the first operation of a lazy connect (its connect sent nothing)' : 'the connect';
     const closing = connect?.hung === true ? closeOfGivenUpConnect(evidence, held) : undefined;
     const gaveUp = timeouts(revision, 'a request unanswered within its timeout: the sender stops waiting for it (so a connection never hangs)', 'SHOULD');
     return [
@@ -81,7 +85,7 @@ export const neverInitialize = defineScenario({
         ? unexercised(
             'initialize-not-cancelled',
             rule,
-            timeRanOut(evidence.time, `the client never gave up its connect (${describeOutcome(connect, 'it')}), so it never came to the moment a cancellation would be sent`),
+            timeRanOut(evidence.time, `the client never gave up ${connecting} (${describeOutcome(connect, 'it')}), so it never came to the moment a cancellation would be sent`),
             initializes,
           )
         : check(
@@ -91,7 +95,7 @@ export const neverInitialize = defineScenario({
             cancels.length === 0
               ? closing !== undefined
                 ? `the connect gave up (${closing.closedStdin}) and no notifications/cancelled named the initialize request before; ${closing.hung}`
-                : `the connect gave up (${describeOutcome(connect, 'it')}) and no notifications/cancelled named the initialize request`
+                : `${connecting} gave up (${describeOutcome(connect, 'it')}) and no notifications/cancelled named the initialize request`
               : `notifications/cancelled named the initialize request: ${labels(cancels.map((c) => c.exchange))}`,
             [...initializes, ...cancels.map((c) => c.exchange)],
           ),
@@ -103,7 +107,7 @@ export const neverInitialize = defineScenario({
         gaveUp,
         connect?.state === 'rejected' ? true : connect?.state === 'resolved' ? false : 'late',
         connect?.hung !== true
-          ? describeOutcome(connect, `the connect with a ${connectTimeoutMs} ms timeout`)
+          ? describeOutcome(connect, `${connecting} with a ${connectTimeoutMs} ms timeout`)
           : closing !== undefined
             ? `the client gave up its connect (${closing.closedStdin}) but never settled it: ${closing.hung}; ${describeOutcome(connect, 'the connect')}`
             : `the client never gave up its connect: ${describeOutcome(connect, 'it')}`,

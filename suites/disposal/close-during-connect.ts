@@ -3,7 +3,8 @@ import { isModern, L_AND_M, type Revision } from '../../protocol/revisions.ts';
 import { slowResponses, type SlowResponses } from '../../servers/personalities/slow-responses.ts';
 import type { WireExchange } from '../../servers/wire-record.ts';
 import { check, checkInTime, clientCompleted, precondition } from '../checks.ts';
-import { describeOutcome, holdsWithin, outcomeOf, rejectedInTime, settle, type Outcome } from '../outcome.ts';
+import { CONNECT, connectingOf, connectObserved, FIRST_OPERATION } from '../connecting.ts';
+import { describeOutcome, holdsWithin, rejectedInTime, type Outcome } from '../outcome.ts';
 import { defineScenario, type Check, type Evidence } from '../scenario.ts';
 import { cancellation, shutdown, timeouts } from '../spec.ts';
 import { after, cancelNotifications, carrying, idOf, label, labels, noted, seqNow } from '../wire.ts';
@@ -11,7 +12,8 @@ import { after, cancelNotifications, carrying, idOf, label, labels, noted, seqNo
 /**
  * There is no client handle before connect() resolves, so the client gives up by itself: its connect timeout
  * (ConnectOptions.timeoutMs) runs out while the server holds the first request. The runner disposes the
- * client instance only after the evidence is taken, so what the client does on its own is what is judged.
+ * client instance only after the evidence is taken, so what the client does on its own is what is judged. A lazy
+ * client's connect resolves having sent nothing: its first operation does the handshake, and gives up the same way.
  */
 function bounds(time: TimePolicy) {
   // What this client needs to start and connect (calibrated per client): it has sent its first request before it gives up.
@@ -38,11 +40,12 @@ export const closeDuringConnect = defineScenario<{ slow: SlowResponses }>({
     const slow = slowResponses({ method: firstRequest(revision), ms: bounds(time).holdMs, count: 1 });
     return { server: { personalities: [slow] }, state: { slow } };
   },
-  async run({ connect, wire, observe, time }) {
+  async run(context) {
+    const { wire, observe, time } = context;
     const { connectTimeoutMs, holdMs } = bounds(time);
     const started = performance.now();
-    // Measured from the moment the connect should have given up.
-    observe('connect', await settle(connect({ timeoutMs: connectTimeoutMs }), started + connectTimeoutMs));
+    // Measured from the moment the connect (a lazy client's: its first operation) should have given up.
+    await connectObserved(context, { timeoutMs: connectTimeoutMs }, connectTimeoutMs);
     // Late traffic can only come once the hold is over: watch until then and a quiet window, ending early on anything late.
     const gaveUpAtSeq = seqNow(wire.record);
     observe('gaveUpAtSeq', gaveUpAtSeq);
@@ -52,7 +55,9 @@ export const closeDuringConnect = defineScenario<{ slow: SlowResponses }>({
   judge(evidence) {
     const { revision } = evidence;
     const { connectTimeoutMs, holdMs } = bounds(evidence.time);
-    const connect = outcomeOf(evidence, 'connect');
+    // Connecting is judged at a lazy client's first operation, which did the handshake.
+    const { outcome: connect, lazy } = connectingOf(evidence);
+    const connecting = lazy ? `the first operation of a lazy connect (its connect sent nothing) with a ${connectTimeoutMs} ms connect timeout` : `connect with a ${connectTimeoutMs} ms timeout`;
     const exchange = held(evidence);
     const late = after(evidence.exchanges, evidence.observed.gaveUpAtSeq as number | undefined);
     const what = firstRequest(revision);
@@ -74,7 +79,7 @@ export const closeDuringConnect = defineScenario<{ slow: SlowResponses }>({
         'connect-settled',
         timeouts(revision, 'a request that times out stops being waited for (the connect gives up at its timeout)', 'SHOULD'),
         rejectedInTime(connect, evidence.time.ms.react),
-        `${describeOutcome(connect, `connect with a ${connectTimeoutMs} ms timeout`)}${connect?.state === 'pending' ? '' : ' past its timeout'}; the server held ${what} for ${holdMs} ms`,
+        `${describeOutcome(connect, connecting)}${connect?.state === 'pending' ? '' : ' past its timeout'}; the server held ${what} for ${holdMs} ms`,
         exchange ? [exchange] : [],
       ),
       checkInTime(
@@ -119,7 +124,12 @@ export const closeDuringConnect = defineScenario<{ slow: SlowResponses }>({
     {
       check: 'connect-settled',
       how: 'the connect resolved after the hold',
-      doctor: (e: Evidence) => ({ ...e, observed: { ...e.observed, connect: { state: 'resolved', afterMs: bounds(e.time).holdMs } satisfies Outcome } }),
+      doctor: (e: Evidence) => ({ ...e, observed: { ...e.observed, [CONNECT]: { state: 'resolved', afterMs: bounds(e.time).holdMs } satisfies Outcome } }),
+    },
+    {
+      check: 'connect-settled',
+      how: "a lazy client's first operation (its connect sent nothing) resolved after the hold",
+      doctor: (e: Evidence) => ({ ...e, observed: { ...e.observed, [FIRST_OPERATION]: { state: 'resolved', afterMs: bounds(e.time).holdMs } satisfies Outcome } }),
     },
     {
       check: 'first-request-held',

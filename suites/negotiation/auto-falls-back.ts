@@ -46,7 +46,7 @@ export const autoFallsBack = defineScenario<undefined>({
     );
     const cases = CASES.map((c, index) => {
       const exchanges = exchangesOf(evidence, index);
-      const outcome = caseOutcome(evidence, c.name);
+      const outcome = caseOutcome(evidence, c.name, exchanges);
       const fallback = fallbackOf(exchanges);
       // Over HTTP a probe was answered when its response head was written.
       const unreached = fallbackUnreached(fallback, exchanges, outcome, connectBound(evidence.time), (probe) => probe.status !== undefined);

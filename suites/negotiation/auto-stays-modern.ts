@@ -43,7 +43,7 @@ export const autoStaysModern = defineScenario<undefined>({
       const exchanges = exchangesOf(evidence, index);
       const refused = noted(exchanges, PROBE_ANSWER_NOTE)[0];
       const initializes = carrying(exchanges, 'initialize');
-      const outcome = caseOutcome(evidence, c.name);
+      const outcome = caseOutcome(evidence, c.name, exchanges);
       const unreached = refused === undefined && initializes.length === 0 ? `the server never gave its modern error (${labels(exchanges)}; ${describeCase(outcome)})` : undefined;
       return { ...c, what: `${c.what} (${serverName(index - 1)})`, exchanges, refused, initializes, outcome, unreached };
     });

@@ -17,8 +17,9 @@ export const downgrade: Scenario = {
   source: { spec: lifecycle('2025-06-18', 'version-negotiation', 'Version Negotiation', 'MUST') },
   async run({ connect, bounded, observe }) {
     const client = await connect();
-    observe('negotiatedVersion', (await bounded(client.info(), 'info')).negotiatedVersion);
     await bounded(client.listTools(), 'tools/list');
+    // Asked after the first operation: a lazy client negotiates there.
+    observe('negotiatedVersion', (await bounded(client.info(), 'info')).negotiatedVersion);
     await bounded(client.callTool('echo', { text: 'hello' }), 'tools/call echo');
     await bounded(client.close(), 'close');
   },

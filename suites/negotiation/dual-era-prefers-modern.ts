@@ -18,10 +18,11 @@ export const dualEraPrefersModern: Scenario = {
   },
   async run({ connect, bounded, observe }) {
     const client = await connect({ negotiation: 'auto' });
+    await bounded(client.listTools(), 'tools/list');
+    // Asked after the first operation: a lazy client negotiates there.
     const info = await bounded(client.info(), 'info');
     observe('era', info.era);
     observe('negotiatedVersion', info.negotiatedVersion);
-    await bounded(client.listTools(), 'tools/list');
     await bounded(client.callTool('echo', { text: 'hello' }), 'tools/call echo');
     await bounded(client.close(), 'close');
   },

@@ -1,3 +1,5 @@
+import type { ClientConnection, OperationOptions } from '../../clients/adapter.ts';
+import { FIXTURE_TOOLS } from '../../servers/fixtures.ts';
 import { ANSWERS, PROBE_ANSWER_NOTE, probeAnswers, type ProbeAnswers, type ProbeRequest } from '../../servers/personalities/probe-answers.ts';
 import { serverErrors, type ServerErrors } from '../../servers/personalities/server-errors.ts';
 import { slowResponses, type SlowResponses } from '../../servers/personalities/slow-responses.ts';
@@ -12,16 +14,18 @@ import { carrying, labels, noted } from '../wire.ts';
 
 // Six connects through one client instance to one origin, each marked on the wire record:
 // 1. first contact: the client probes (or not: auto mode may also open with initialize) and learns the era;
-// 2. a second connect: no probe (SHOULD cache per origin); its tools/list is answered 503;
-// 3. after the 5xx: still no probe; its tools/list is held back past the client's request timeout (this client's
+// 2. a second connect: no probe (SHOULD cache per origin); its echo call is answered 503;
+// 3. after the 5xx: still no probe; its echo call is held back past the client's request timeout (this client's
 //    start-up bound, so even a slow client's request reaches the server before it gives up; the hold is longer);
 // 4. after the timeout: still no probe (seed 002: a 5xx or a timeout keeps the cached era);
 // 5. the server contradicts the era once, as a server of the other era answers: at a legacy revision the
 //    initialize is answered 400 -32022 naming 2026-07-28 (a modern-only server's answer to initialize); at
-//    2026-07-28 a tools/list is answered 400 -32000 "Mcp-Session-Id header is required" (a legacy server's);
+//    2026-07-28 an echo call is answered 400 -32000 "Mcp-Session-Id header is required" (a legacy server's);
 // 6. one more connect. After the contradiction the client probes again, at once or at this connect at the
 //    latest (seed 002: "a start whose cached era the server contradicts forgets that era and probes again").
 //    The server's era never really changed, so the re-probe confirms it and no traffic of the other era follows.
+// Each connect's request is an echo call: through one client instance to one origin, a listing may be answered from the
+// client's cache and never reach the server.
 const STEPS = ['first', 'second', 'after-5xx', 'after-timeout', 'contradicted', 'after-contradiction'] as const;
 type Step = (typeof STEPS)[number];
 
@@ -69,15 +73,17 @@ export const eraCached = defineScenario<State>({
       }
     };
 
+    const echo = (client: ClientConnection, step: Step, options?: OperationOptions) => client.callTool(FIXTURE_TOOLS.echo, { text: step }, options);
+
     mark('first');
     const first = await connect({ negotiation: 'auto' });
-    await bounded(first.listTools(), 'tools/list (first)');
+    await bounded(echo(first, 'first'), 'tools/call echo (first)');
     await bounded(first.close(), 'close (first)');
 
     mark('second');
     const second = await connect({ negotiation: 'auto' });
-    state.errors.failNext(1, { method: 'tools/list', status: 503 });
-    await expectFailure(second.listTools(), 'tools/list answered 503');
+    state.errors.failNext(1, { method: 'tools/call', status: 503 });
+    await expectFailure(echo(second, 'second'), 'tools/call answered 503');
     await bounded(second.close(), 'close (second)');
 
     mark('after-5xx');
@@ -85,23 +91,23 @@ export const eraCached = defineScenario<State>({
     // The hold outlasts the client's timeout; a client that keeps waiting past its timeout gets the late answer within
     // the call's bound (that it should not is cancellation/timeout-cancels' rule, not this one's).
     const holdMs = time.ms.startup + 2 * time.ms.react;
-    state.slow.slowNext(1, { method: 'tools/list', ms: holdMs });
-    await expectFailure(third.listTools({ timeoutMs: time.ms.startup }), 'tools/list timed out', holdMs + time.ms.operation);
+    state.slow.slowNext(1, { method: 'tools/call', ms: holdMs });
+    await expectFailure(echo(third, 'after-5xx', { timeoutMs: time.ms.startup }), 'tools/call timed out', holdMs + time.ms.operation);
     await bounded(third.close(), 'close (after-5xx)');
 
     mark('after-timeout');
     const fourth = await connect({ negotiation: 'auto' });
-    await bounded(fourth.listTools(), 'tools/list (after-timeout)');
+    await bounded(echo(fourth, 'after-timeout'), 'tools/call echo (after-timeout)');
     await bounded(fourth.close(), 'close (after-timeout)');
 
     mark('contradicted');
-    if (state.modern) state.answers.answerNext(1, { ...ANSWERS.sessionRequired(), method: 'tools/list', when: sessionless });
+    if (state.modern) state.answers.answerNext(1, { ...ANSWERS.sessionRequired(), method: 'tools/call', when: sessionless });
     else state.answers.answerNext(1, { ...ANSWERS.unsupportedVersion([MODERN_REVISION]), method: 'initialize', when: sessionless });
     // A client may recover at once (re-probe, then carry on) or fail this connect and re-probe at the next.
     await expectFailure(
       (async () => {
         const fifth = await connect({ negotiation: 'auto' });
-        await bounded(fifth.listTools(), 'tools/list (contradicted)');
+        await bounded(echo(fifth, 'contradicted'), 'tools/call echo (contradicted)');
         await bounded(fifth.close(), 'close (contradicted)');
       })(),
       'contradicted',
@@ -109,7 +115,7 @@ export const eraCached = defineScenario<State>({
 
     mark('after-contradiction');
     const sixth = await connect({ negotiation: 'auto' });
-    await bounded(sixth.listTools(), 'tools/list (after-contradiction)');
+    await bounded(echo(sixth, 'after-contradiction'), 'tools/call echo (after-contradiction)');
     await bounded(sixth.close(), 'close (after-contradiction)');
   },
   judge(evidence) {
@@ -147,15 +153,15 @@ export const eraCached = defineScenario<State>({
         'era-kept-after-5xx',
         'after-5xx',
         keep('a 5xx'),
-        `after tools/list was answered 503 (${labels(fivexx)}: ${String(evidence.observed['tools/list answered 503'])})`,
-        uncached ?? (fivexx.length === 0 ? 'no tools/list of the second connect was answered 503' : undefined),
+        `after an echo call was answered 503 (${labels(fivexx)}: ${String(evidence.observed['tools/call answered 503'])})`,
+        uncached ?? (fivexx.length === 0 ? 'no echo call of the second connect was answered 503' : undefined),
       ),
       noProbe(
         'era-kept-after-timeout',
         'after-timeout',
         keep('a timeout'),
-        `after tools/list timed out (${labels(held)}: ${String(evidence.observed['tools/list timed out'])})`,
-        uncached ?? (held.length === 0 ? 'no tools/list of the third connect reached the server to be held' : undefined),
+        `after an echo call timed out (${labels(held)}: ${String(evidence.observed['tools/call timed out'])})`,
+        uncached ?? (held.length === 0 ? 'no echo call of the third connect reached the server to be held' : undefined),
       ),
     ];
     const contradicted = segment(evidence, 'contradicted') ?? [];

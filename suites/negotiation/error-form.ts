@@ -43,7 +43,7 @@ function refusals(exchanges: readonly WireExchange[]): Refusal[] {
 function casesOf(evidence: Evidence) {
   return CASES.map(({ name, server }) => {
     const exchanges = caseExchanges(evidence, server);
-    return { name: `${name} (${serverName(server)})`, exchanges, outcome: caseOutcome(evidence, name), refused: refusals(exchanges) };
+    return { name: `${name} (${serverName(server)})`, exchanges, outcome: caseOutcome(evidence, name, exchanges), refused: refusals(exchanges) };
   });
 }
 

@@ -10,7 +10,7 @@ import { clientCompleted } from '../checks.ts';
 import { defineScenario, type Evidence, type SpecRef } from '../scenario.ts';
 import { versioning } from '../spec.ts';
 import { carrying, labels } from '../wire.ts';
-import { acrossCases, caseExchanges, caseOutcome, connectCase, describeCase, serverName } from './support.ts';
+import { acrossCases, answeredLazily, caseExchanges, caseOutcome, connectCase, describeCase, serverName } from './support.ts';
 
 const PROBE = 'server/discover';
 
@@ -72,7 +72,7 @@ export const noFallbackOnFailure = defineScenario<undefined>({
       // Only what follows the failed probe is a fallback (a client may also open with initialize: then the
       // probe never failed and the case never reached its rule).
       const initializes = failed === undefined ? [] : carrying(exchanges, 'initialize').filter((exchange) => exchange.seq > failed.seq);
-      const outcome = caseOutcome(evidence, c.name);
+      const outcome = caseOutcome(evidence, c.name, exchanges);
       const unreached =
         failed !== undefined
           ? undefined
@@ -116,6 +116,11 @@ export const noFallbackOnFailure = defineScenario<undefined>({
     ];
   },
   doctored: [
+    {
+      check: 'failure-surfaced',
+      how: "the 503 case as a lazy client's: nothing sent before its connect resolved, and its first operation, tools/list, answered",
+      doctor: (e) => answeredLazily(e, CASES[0]!.name, exchangesOf(e, 0)),
+    },
     {
       check: 'no-fallback-on-timeout',
       how: 'an initialize after the timed-out probe',

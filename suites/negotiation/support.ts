@@ -38,17 +38,22 @@ export const connectBound = (time: TimePolicy): number => time.ms.startup + 4 * 
 
 // — running a case —
 
-/** What one case came to, as the script observed it. */
+/**
+ * What one case came to: as the script observed it (`connect` the connect itself), or as `caseOutcome` reads it for a
+ * lazy client (`lazy`: `connect` and `startedAt` are its first operation's, the one that did the handshake).
+ */
 export interface CaseOutcome {
   /** The connect: resolved (connected), rejected (it failed), or pending and `hung` (the runner's bound gave up). */
   connect: Outcome;
   /** When the connect began, on the case server's clock (the judge compares it with the times of the server's answers). */
   startedAt: number;
-  /** What `info()` reported, when connected. */
+  /** What `info()` reported after the first operation (a lazy client knows nothing before it). */
   negotiatedVersion?: string;
   era?: string;
-  /** What `info()` and the `tools/list` after connecting came to. */
+  /** What the `tools/list` after connecting, and `info()`, came to. */
   listTools?: Outcome;
+  /** The connect sent nothing: its first operation (the tools/list) did the handshake, and `connect` is what that came to. */
+  lazy?: true;
 }
 
 /**
@@ -60,6 +65,17 @@ export const ranOutOfTime = (outcome: CaseOutcome | undefined, boundMs: number):
 
 /** When the connect settled, on the case server's clock. */
 export const settledAt = (outcome: CaseOutcome): number => outcome.startedAt + outcome.connect.afterMs;
+
+/**
+ * A lazy connect (clients/adapter.ts): it resolved before anything reached the server (`exchanges`: the case server's),
+ * so the client's first operation did the handshake. A connect that sends its first request before resolving (every
+ * eager client: initialize is answered before it resolves) is not one.
+ */
+export function connectedLazily(outcome: CaseOutcome, exchanges: readonly WireExchange[]): boolean {
+  if (outcome.connect.state !== 'resolved' || outcome.listTools === undefined) return false;
+  const connected = settledAt(outcome);
+  return !exchanges.some((exchange) => exchange.startedAt >= outcome.startedAt && exchange.startedAt <= connected);
+}
 
 /**
  * Connects (to `target.server`, default the scenario's server), records what the connect came to under `case:<name>`,
@@ -85,10 +101,11 @@ export async function connectCase(
     const client = connection;
     outcome.listTools = await settle(
       (async () => {
+        // The first operation: a lazy client's handshake (then info() has something to report).
+        await context.bounded(client.listTools(), `tools/list (${name})`);
         const info = await context.bounded(client.info(), `info (${name})`);
         if (info.negotiatedVersion !== undefined) outcome.negotiatedVersion = info.negotiatedVersion;
         if (info.era !== undefined) outcome.era = info.era;
-        await context.bounded(client.listTools(), `tools/list (${name})`);
       })(),
     );
     await context.bounded(client.close(), `close (${name})`);
@@ -97,20 +114,51 @@ export async function connectCase(
   return outcome;
 }
 
-export function caseOutcome(evidence: Evidence, name: string): CaseOutcome | undefined {
-  return evidence.observed[`case:${name}`] as CaseOutcome | undefined;
+/**
+ * What the case `name` came to, connecting as judged: rules about connecting are judged at the first operation when the
+ * connect was lazy (`connectedLazily` over `exchanges`, the case server's), so then `connect` is what that operation came
+ * to and `startedAt` when it began: a lazy client that refuses at its first operation refused to connect.
+ */
+export function caseOutcome(evidence: Evidence, name: string, exchanges: readonly WireExchange[]): CaseOutcome | undefined {
+  const observed = evidence.observed[`case:${name}`] as CaseOutcome | undefined;
+  if (observed === undefined || !connectedLazily(observed, exchanges)) return observed;
+  return { ...observed, lazy: true, startedAt: settledAt(observed), connect: observed.listTools! };
+}
+
+/**
+ * For doctored proofs: the case `name` as a lazy client's that accepted at its first operation — its connect resolved at
+ * once before anything reached the server (`exchanges`, the case server's), and its tools/list was answered.
+ */
+export function answeredLazily(evidence: Evidence, name: string, exchanges: readonly WireExchange[]): Evidence {
+  const key = `case:${name}`;
+  const observed = evidence.observed[key] as CaseOutcome | undefined;
+  if (observed === undefined) return evidence;
+  const first = Math.min(...exchanges.map((exchange) => exchange.startedAt));
+  const lazy: CaseOutcome = { startedAt: first - 2, connect: { state: 'resolved', afterMs: 1 }, listTools: { state: 'resolved', afterMs: 1, detail: 'undefined' } };
+  return { ...evidence, observed: { ...evidence.observed, [key]: lazy } };
 }
 
 /** `connected (legacy 2025-06-18), tools/list answered`, `the connect failed (Error: …)`, `the connect never settled`. */
 export function describeCase(outcome: CaseOutcome | undefined): string {
   if (outcome === undefined) return 'the case did not run';
   const { connect, listTools } = outcome;
+  if (outcome.lazy) return `the connect sent nothing; ${describeLazy(outcome, connect)}`;
   if (connect.hung) return `the connect never settled (${connect.detail ?? 'the runner gave up'})`;
   if (connect.state === 'rejected') return `the connect failed after ${connect.afterMs} ms (${connect.detail})`;
   if (connect.state === 'pending') return 'the connect had not settled';
-  const era = outcome.era ? ` (${outcome.era}${outcome.negotiatedVersion ? ` ${outcome.negotiatedVersion}` : ''})` : '';
   const list = listTools === undefined ? '' : listTools.state === 'resolved' ? ', tools/list answered' : `, tools/list ${listTools.hung ? 'never settled' : `failed (${listTools.detail})`}`;
-  return `connected${era}${list}`;
+  return `connected${eraOf(outcome)}${list}`;
+}
+
+const eraOf = (outcome: CaseOutcome): string => (outcome.era ? ` (${outcome.era}${outcome.negotiatedVersion ? ` ${outcome.negotiatedVersion}` : ''})` : '');
+
+/** A lazy client's first operation, which did the handshake. */
+function describeLazy(outcome: CaseOutcome, first: Outcome): string {
+  const what = 'its first operation, tools/list, did the handshake';
+  if (first.hung) return `${what} and never settled (${first.detail ?? 'the runner gave up'})`;
+  if (first.state === 'rejected') return `${what} and failed after ${first.afterMs} ms (${first.detail})`;
+  if (first.state === 'pending') return `${what} and had not settled`;
+  return `${what}${eraOf(outcome)} and was answered`;
 }
 
 /** How details name a case's server: `server 1` is the scenario's own (`index` -1), `server 2` the first started. */

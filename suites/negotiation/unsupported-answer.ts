@@ -4,7 +4,7 @@ import { holdsWithin } from '../outcome.ts';
 import { defineScenario } from '../scenario.ts';
 import { lifecycle } from '../spec.ts';
 import { answerTo, carrying, labels, requests, sent, withRefusedAttemptSharingId } from '../wire.ts';
-import { caseOutcome, connectBound, connectCase, describeCase, initializeAnsweredWith } from './support.ts';
+import { answeredLazily, caseOutcome, connectBound, connectCase, describeCase, initializeAnsweredWith } from './support.ts';
 
 /** A revision no client speaks. */
 const UNSUPPORTED = '1999-01-01';
@@ -32,7 +32,7 @@ export const unsupportedAnswer = defineScenario<undefined>({
   judge(evidence) {
     const { revision, exchanges } = evidence;
     const disconnect = rule(revision);
-    const outcome = caseOutcome(evidence, 'unsupported');
+    const outcome = caseOutcome(evidence, 'unsupported', exchanges);
     const answered = requests(exchanges, 'initialize').find((request) => answerTo(exchanges, request)?.result?.['protocolVersion'] === UNSUPPORTED);
     // Everything the client sent after it was answered 1999-01-01: a DELETE of the session the answer issued is
     // part of disconnecting, any JSON-RPC message is not.
@@ -63,6 +63,11 @@ export const unsupportedAnswer = defineScenario<undefined>({
     ];
   },
   doctored: [
+    {
+      check: 'connect-fails',
+      how: 'a lazy connect (nothing sent before it resolved) whose first operation, tools/list, was answered',
+      doctor: (e) => answeredLazily(e, 'unsupported', e.exchanges),
+    },
     {
       check: 'unsupported-version-answered',
       unmet: true,

@@ -14,8 +14,9 @@ export const versionPerRevision: Scenario = {
   source: { spec: protocolVersionHeader('2025-06-18', 'the negotiated version on every request after initialize', 'MUST') },
   async run({ connect, bounded, observe }) {
     const client = await connect();
-    observe('negotiatedVersion', (await bounded(client.info(), 'info')).negotiatedVersion);
     await bounded(client.listTools(), 'tools/list');
+    // Asked after the first operation: a lazy client negotiates there.
+    observe('negotiatedVersion', (await bounded(client.info(), 'info')).negotiatedVersion);
     await bounded(client.callTool('echo', { text: 'hello' }), 'tools/call echo');
     await bounded(client.close(), 'close');
   },

@@ -8,6 +8,7 @@ import { FIXTURE_TOOLS } from '../../servers/fixtures.ts';
 import { noGetStream } from '../../servers/personalities/no-get-stream.ts';
 import type { WireExchange } from '../../servers/wire-record.ts';
 import { check, clientCompleted, precondition } from '../checks.ts';
+import { firstOperation, markOf, nothingSince } from '../connecting.ts';
 import { holdsWithin } from '../outcome.ts';
 import { defineScenario, type Check, type Evidence, type ScenarioContext, type SpecRef } from '../scenario.ts';
 import { transports } from '../spec.ts';
@@ -22,11 +23,16 @@ const listening = (revision: Revision, section: string, level: SpecRef['level'])
 /** What the server sends on the GET stream, one request each: a ping, then what requests-answered sends during a call. */
 const methodsAt = (revision: Revision): string[] => ['ping', ...requestsAt(revision)];
 
-/** Connects, asking a client that declares `listen` to open the GET stream, and waits for it (a start-up's time). */
+/**
+ * Connects, asking a client that declares `listen` to open the GET stream, and waits for it (a start-up's time). A lazy
+ * connect sends nothing, and its client opens the stream only after the handshake its first operation does: one first.
+ */
 async function connectListening(context: ScenarioContext, answered: (exchanges: readonly WireExchange[]) => boolean) {
   const listen = context.features.includes('listen');
   context.observe('listenAsked', listen);
+  const mark = markOf(context.server.record);
   const client = await context.connect(listen ? { listen: true } : {});
+  if (nothingSince(context.server.record, mark)) await firstOperation(client, context.bounded);
   const opened = await holdsWithin(context.server.record, (record) => answered(record.exchanges), 'the client to open its GET stream', context.time.ms.startup);
   return { client, opened };
 }

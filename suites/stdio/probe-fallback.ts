@@ -73,7 +73,7 @@ const fallbackRule = (what: string) =>
  */
 export function fallbackChecks(evidence: Evidence, what: string, bound: number, silence = false): Check[] {
   const exchanges = evidence.exchanges;
-  const outcome = caseOutcome(evidence, PROBE_CASE);
+  const outcome = caseOutcome(evidence, PROBE_CASE, evidence.exchanges);
   const fallback = fallbackOf(exchanges);
   const [probe] = fallback.probes;
   const handshake = fallback.initializes[0]?.exchange;
@@ -130,7 +130,7 @@ function stillUnderWay(evidence: Evidence, probe: WireExchange, outcome: CaseOut
  * Arriving later may be the machine's doing on a provisional run ('late': the case runs again with larger bounds).
  */
 function inTimeCheck(evidence: Evidence): Check {
-  const outcome = caseOutcome(evidence, PROBE_CASE);
+  const outcome = caseOutcome(evidence, PROBE_CASE, evidence.exchanges);
   const bound = boundOf(evidence.time, true);
   const fallback = fallbackOf(evidence.exchanges);
   const [probe] = fallback.probes;
@@ -161,7 +161,7 @@ const fallbackProofs: readonly DoctoredProof[] = [
     check: 'falls-back-to-initialize',
     how: 'every initialize line removed (and the probe read at once: a loaded run\'s slow read would leave the case under way)',
     doctor: (e) => {
-      const startedAt = caseOutcome(e, PROBE_CASE)?.startedAt ?? 0;
+      const startedAt = caseOutcome(e, PROBE_CASE, e.exchanges)?.startedAt ?? 0;
       const probe = e.exchanges.find((x) => x.requestMessages.some((m) => m.method === 'server/discover'));
       return {
         ...e,
@@ -204,7 +204,7 @@ function fallbackScenario({ name, personality, what }: LegacyAnswer): Scenario {
               check: 'falls-back-in-time',
               how: "the initialize line arriving past the connect's timeout",
               doctor: (e: Evidence) => {
-                const late = caseOutcome(e, PROBE_CASE)!.startedAt + boundOf(e.time, true) + 1;
+                const late = caseOutcome(e, PROBE_CASE, e.exchanges)!.startedAt + boundOf(e.time, true) + 1;
                 return { ...e, exchanges: e.exchanges.map((x) => (x.requestMessages.some((m) => m.method === 'initialize') ? { ...x, startedAt: late } : x)) };
               },
             },

@@ -46,7 +46,7 @@ function refusalOf(evidence: Evidence): { refused?: WireExchange; early: (InTime
   const refused = noted(evidence.exchanges, PROBE_ANSWER_NOTE)[0];
   if (refused === undefined) return { early: [] };
   // Without the connect's start (never on a record the script wrote), nothing bounds the wait from above: 'late' at most.
-  const since = caseOutcome(evidence, PROBE_CASE)?.startedAt ?? -Infinity;
+  const since = caseOutcome(evidence, PROBE_CASE, evidence.exchanges)?.startedAt ?? -Infinity;
   const early = initializesAfter(evidence, refused).map((x) => earlyFallback(refused, x, evidence.time, since));
   const unseen = early.length > 0 && early.every((e) => e !== undefined) ? 'the client gave up on the probe before the server refused it, and fell back (no-fallback-on-modern-error)' : undefined;
   return { refused, early, ...(unseen !== undefined ? { unseen } : {}) };
@@ -59,7 +59,7 @@ function refusalOf(evidence: Evidence): { refused?: WireExchange; early: (InTime
  */
 function noFallbackCheck(evidence: Evidence, what: string): Check {
   const { refused, early } = refusalOf(evidence);
-  const outcome = caseOutcome(evidence, PROBE_CASE);
+  const outcome = caseOutcome(evidence, PROBE_CASE, evidence.exchanges);
   if (refused === undefined) return unexercised('no-fallback-on-modern-error', noFallbackRule, `${what}: the server never gave its modern error (${labels(evidence.exchanges)}; ${describeCase(outcome)})`);
   const initializes = initializesAfter(evidence, refused);
   const held: InTime = early.includes(undefined) ? false : early.includes(false) ? false : early.length > 0 ? 'late' : true;
@@ -72,7 +72,7 @@ function noFallbackCheck(evidence: Evidence, what: string): Check {
       ? `${what}: no initialize followed (${describeCase(outcome)})`
       : early.includes(undefined)
         ? `${what}: the client fell back: ${labels(initializes)}`
-        : `the client gave up on the probe before the server wrote ${what}${answerAt(refused) !== undefined ? ` (${Math.round(answerAt(refused)! - refused.startedAt)} ms after it read the probe)` : ''}, and fell back: ${labels(initializes)}, read ${Math.round(initializes[0]!.startedAt - (caseOutcome(evidence, PROBE_CASE)?.startedAt ?? 0))} ms into the connect`,
+        : `the client gave up on the probe before the server wrote ${what}${answerAt(refused) !== undefined ? ` (${Math.round(answerAt(refused)! - refused.startedAt)} ms after it read the probe)` : ''}, and fell back: ${labels(initializes)}, read ${Math.round(initializes[0]!.startedAt - (caseOutcome(evidence, PROBE_CASE, evidence.exchanges)?.startedAt ?? 0))} ms into the connect`,
     [refused, ...initializes],
   );
 }
@@ -101,7 +101,7 @@ export const probeMutualVersion = defineScenario<undefined>({
   },
   judge(evidence) {
     const { refused, unseen } = refusalOf(evidence);
-    const outcome = caseOutcome(evidence, PROBE_CASE);
+    const outcome = caseOutcome(evidence, PROBE_CASE, evidence.exchanges);
     return [
       serverRecorded(evidence),
       clientCompleted(evidence, noFallbackRule),
@@ -128,7 +128,7 @@ export const probeNoMutualVersion = defineScenario<undefined>({
   },
   judge(evidence) {
     const refused = noted(evidence.exchanges, PROBE_ANSWER_NOTE)[0];
-    const outcome = caseOutcome(evidence, PROBE_CASE);
+    const outcome = caseOutcome(evidence, PROBE_CASE, evidence.exchanges);
     const bound = modernConnectMs(evidence.time);
     return [
       serverRecorded(evidence),
@@ -153,7 +153,7 @@ export const probeNoMutualVersion = defineScenario<undefined>({
       check: 'error-surfaced',
       how: 'the connect reported as connected',
       doctor: (e) => {
-        const outcome = caseOutcome(e, PROBE_CASE)!;
+        const outcome = caseOutcome(e, PROBE_CASE, e.exchanges)!;
         return { ...e, observed: { ...e.observed, [`case:${PROBE_CASE}`]: { ...outcome, connect: { state: 'resolved', afterMs: outcome.connect.afterMs } } } };
       },
     },
@@ -170,7 +170,7 @@ const slowStartMs = (time: TimePolicy) => reasonableProbeWaitMs(time);
 /** The first probe, and when the process it went to started (its hello, from which its slow start counts). */
 function slowStartOf(evidence: Evidence): { probe: WireExchange; started: number } | string {
   const probe = carrying(evidence.exchanges, 'server/discover')[0];
-  if (probe === undefined) return `no probe reached the server (${describeCase(caseOutcome(evidence, PROBE_CASE))})`;
+  if (probe === undefined) return `no probe reached the server (${describeCase(caseOutcome(evidence, PROBE_CASE, evidence.exchanges))})`;
   const process = evidence.stdio?.processes.find((p) => p.index === processOf(probe));
   const started = process?.startedAt ?? process?.connectedAt;
   if (started === undefined) return 'the process the probe went to never reported its start';
@@ -202,7 +202,7 @@ function waitsOutSlowStart(evidence: Evidence): Check {
   const initializes = carrying(evidence.exchanges, 'initialize');
   const { operations, others } = operationsDeclaring(evidence.exchanges, MODERN_REVISION);
   const listed = servedResult(evidence.exchanges, 'tools/list');
-  const outcome = caseOutcome(evidence, PROBE_CASE);
+  const outcome = caseOutcome(evidence, PROBE_CASE, evidence.exchanges);
   const answeredAt = answerAt(found.probe);
   const onSchedule = answeredAt !== undefined && answeredAt <= found.started + slowStartMs(evidence.time) + evidence.time.ms.react;
   const ok = initializes.length === 0 && listed && others.length === 0;

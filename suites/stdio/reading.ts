@@ -14,6 +14,7 @@ import { L, L_AND_M, type Revision } from '../../protocol/revisions.ts';
 import type { StdioPersonalityName } from '../../servers/stdio/personalities.ts';
 import { stdoutLines } from '../../servers/stdio/record.ts';
 import { checkInTime, clientCompleted, precondition, unexercised } from '../checks.ts';
+import { firstOperation, markOf, nothingSince } from '../connecting.ts';
 import { describeOutcome } from '../outcome.ts';
 import { defineScenario, type Evidence, type Scenario, type StdioEvidence } from '../scenario.ts';
 import { stdio } from '../spec.ts';
@@ -38,9 +39,10 @@ interface AnswerLine {
   writeStarts: number[];
 }
 
-/** The line on which the server process wrote its answer to the first echo call, if it wrote one. */
+/** The line on which the server process wrote its answer to the first echo call of the text, if it wrote one. */
 function answerLine(evidence: Pick<Evidence, 'exchanges' | 'stdio'>): AnswerLine | undefined {
-  const call = toolCallExchanges(evidence.exchanges, 'echo')[0];
+  // A lazy client's first operation, an echo call of another text, came before it.
+  const call = toolCallExchanges(evidence.exchanges, 'echo').find((x) => x.requestMessages.some((m) => (m.params?.['arguments'] as { text?: unknown } | undefined)?.text === ECHO_TEXT));
   const id = idOf(call, 'tools/call');
   const process = evidence.stdio?.processes.find((p) => p.index === (call as { process?: number } | undefined)?.process);
   if (call === undefined || id === undefined || process === undefined) return undefined;
@@ -100,12 +102,15 @@ function readingScenario(shape: Shape, revisions: readonly Revision[], title: st
     // on a loaded machine, and the message went alone).
     setup: (_revision, time) => ({ stdio: { personalities: [shape === 'merged-writes' ? { name: shape, ms: time.ms.operation } : shape] }, state: undefined }),
     async run(context) {
+      const mark = markOf(context.stdio.record);
       const client = await context.connect();
+      // A lazy client launches its server at its first operation: one first, so the server is there to shape the answer.
+      if (nothingSince(context.stdio.record, mark)) await firstOperation(client, context.bounded);
       // Held by the server until the answer is due, and written with it.
       // The command travels on the side channel, the call on stdin: settle() makes sure the server holds the message
       // before the call can reach it (under load the call came first, and its answer went alone).
       if (shape === 'merged-writes') {
-        context.stdio.send(LOG_MESSAGE);
+        context.observe(LOG_SENT, { sent: context.stdio.send(LOG_MESSAGE), at: context.stdio.record.now() } satisfies LogSent);
         await context.stdio.settle(context.time.ms.operation);
       }
       const first = await watchEcho(context, client);
@@ -120,6 +125,7 @@ function readingScenario(shape: Shape, revisions: readonly Revision[], title: st
       const next = isEchoSeen(evidence.observed['next']) ? evidence.observed['next'] : undefined;
       const line = answerLine(evidence);
       const form = line && shaped(shape, line);
+      const noneHeld = form?.acted === false ? keptNoProcess(evidence) : undefined;
       return [
         serverRecorded(evidence),
         // No answer written: nothing of the server's to read, whatever the client did (its checks say what).
@@ -127,7 +133,9 @@ function readingScenario(shape: Shape, revisions: readonly Revision[], title: st
           PERSONALITY_ACTED,
           rule,
           form === undefined || form.acted,
-          form === undefined ? 'the server wrote no answer to the echo call (the client’s checks say why)' : `${shape}: ${form.how}`,
+          form === undefined ? 'the server wrote no answer to the echo call (the client’s checks say why)' : `${shape}: ${form.how}${noneHeld ? `: ${noneHeld}` : ''}`,
+          [],
+          noneHeld ? { by: 'shape' } : {},
         ),
         clientCompleted(evidence, stdio(revision, 'the client reads the server’s messages from its stdout', 'MUST')),
         first === undefined
@@ -158,6 +166,26 @@ function readingScenario(shape: Shape, revisions: readonly Revision[], title: st
       serverRecordedProof,
     ],
   });
+}
+
+/** What the merged-writes script observed of the log message it gave the server to hold: whether a live process took it, and when. */
+const LOG_SENT = 'logSent';
+interface LogSent {
+  sent: boolean;
+  at: number;
+}
+
+/**
+ * Why no server was there to hold the log message, when the client keeps none between operations (a process per
+ * operation): it had closed the stdin of every process it launched before the message was sent, so the echo call's
+ * process was launched afterwards. A process that ended otherwise (it crashed, was killed) is no such shape.
+ */
+function keptNoProcess(evidence: Evidence): string | undefined {
+  const log = evidence.observed[LOG_SENT] as LogSent | undefined;
+  const before = (evidence.stdio?.processes ?? []).filter((p) => p.role === 'server' && p.connectedAt <= (log?.at ?? -Infinity));
+  if (log === undefined || log.sent || before.length === 0) return undefined;
+  if (!before.every((p) => p.stdinEofAt !== undefined && p.stdinEofAt <= log.at)) return undefined;
+  return `the client had closed the stdin of every server it launched (${before.map((p) => `process ${p.index}`).join(', ')}) before the log message was to be held, and launched the echo call's process afterwards (a process per operation): no server was there to hold it`;
 }
 
 /** The processes' stdout as if each line had been one write. */
