@@ -1,7 +1,8 @@
 // The programmatic API (the package's main entry): run the scenarios against a client from your own code or test
 // runner, as the suites run them (suites/runner.ts runCase: the client's calibrated time bounds, an inconclusive case
 // run again with larger bounds), compare the results with your baseline (suites/baselines.ts), write one from a run,
-// and render the results as the matrix's results.json or as JUnit XML. Every call closes what it started: an adapter
+// and render the results as the matrix's results.json or as JUnit XML, or judge a saved results.json again with
+// today's judges (rejudgeRun, rejudgeResults: no client run). Every call closes what it started: an adapter
 // it loaded (a module, a built-in name, a line-protocol program) is shut down before it returns; an adapter object
 // you pass is yours to shut down.
 import { existsSync, readFileSync } from 'node:fs';
