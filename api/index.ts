@@ -446,7 +446,7 @@ export function rejudgeRun(options: RejudgeOptions): ConformanceRun {
   const names = saved.clients.map((client) => client.name);
   const name = options.client ?? (names.length === 1 ? names[0] : undefined);
   const client = saved.clients.find((c) => c.name === name);
-  if (client === undefined) throw new SelectionError(options.client !== undefined ? `the results have no client ${options.client}; they have ${names.join(', ')}` : `the results have ${names.length} clients (${names.join(', ')}): name one`);
+  if (client === undefined) throw new SelectionError(options.client !== undefined ? `the results have no client ${options.client}; they have ${names.join(', ')}` : `the results have ${names.length} clients (${names.join(', ')}): name one (run --rejudge: --adapter <client>)`);
   const strict = options.strict ?? saved.run.strict;
   const notJudged: string[] = [];
   const results: CaseOutcome[] = [];
