@@ -1,10 +1,11 @@
 // The programmatic API (the package's main entry): run the scenarios against a client from your own code or test
 // runner, as the suites run them (suites/runner.ts runCase: the client's calibrated time bounds, an inconclusive case
 // run again with larger bounds), compare the results with your baseline (suites/baselines.ts), write one from a run,
-// and render the results as the matrix's results.json or as JUnit XML. Every call closes what it started: an adapter
+// and render the results as the matrix's results.json or as JUnit XML, or judge a saved results.json again with
+// today's judges (rejudgeRun, rejudgeResults: no client run). Every call closes what it started: an adapter
 // it loaded (a module, a built-in name, a line-protocol program) is shut down before it returns; an adapter object
 // you pass is yours to shut down.
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { relative, resolve, isAbsolute } from 'node:path';
 import { TRANSPORTS, type ClientAdapter, type Feature, type Transport } from '../clients/adapter.ts';
 import { isModulePath, loadChosenAdapter, runnerOperationTimeoutMs } from '../clients/load.ts';
@@ -12,7 +13,8 @@ import { basePolicy, settings } from '../config/settings.ts';
 import { ATTEMPT_GROWTH, MAX_ATTEMPTS } from '../config/time.ts';
 import { REVISIONS, type Revision } from '../protocol/revisions.ts';
 import { renderJunit } from '../results/junit.ts';
-import { cellOf, RESULTS_FORMAT, RESULTS_FORMAT_VERSION, runMachine, scenarioInfo, type ClientInfo, type MatrixResults, type ScenarioInfo } from '../results/results.ts';
+import { notRejudgeable, rejudgeCell } from '../results/rejudge.ts';
+import { cellOf, parseResults, RESULTS_FORMAT, RESULTS_FORMAT_VERSION, runMachine, scenarioInfo, type ClientInfo, type MatrixResults, type ScenarioInfo } from '../results/results.ts';
 import {
   baselineDifferences,
   baselineProblems,
@@ -43,6 +45,10 @@ export type { Attempt, Check, CheckOutcome, Level, ScenarioResult, SpecRef, Verd
 export type { Cell, CellCheck, CellVerdict, ClientInfo, MatrixResults, RunInfo, ScenarioInfo } from '../results/results.ts';
 export { BaselineError, type Baseline, type BaselineEntry, type CaseStatus, type Difference, type DifferenceKind, type KnownVerdict } from '../suites/baselines.ts';
 export { explain } from '../suites/evidence.ts';
+export { judgeCase, type Judgement } from '../suites/judge.ts';
+export type { CaseRecord, Ending, Evidence } from '../suites/scenario.ts';
+export { decodeRecord, encodeRecord, parseResults } from '../results/results.ts';
+export { rejudgeResults } from '../results/rejudge.ts';
 export { PACKAGE_VERSION } from './package.ts';
 
 /** A selection that selects nothing, a revision that does not exist, a concurrency that is not a count. */
@@ -294,6 +300,8 @@ export interface ConformanceRun {
   baseline?: { path?: string; problems: string[] };
   /** With writeBaseline: the file written, what changed in it, and any result that still does not match it. */
   written?: { path: string; baseline: Baseline; notes: string[]; mismatches: string[] };
+  /** With --rejudge: the saved cells that could not be judged again (a scenario this suite no longer has), one line each. */
+  notJudged?: string[];
   /**
    * The gate: the run completed, some case applied, and (with a baseline) no result is a regression or a stale entry
    * and the baseline has no problem, or (without one) no case failed. An inconclusive case never fails it.
@@ -351,38 +359,140 @@ export async function runConformance(options: RunOptions): Promise<ConformanceRu
     await Promise.race([Promise.all(Array.from({ length: Math.min(concurrency, cases.length) }, worker)), aborted]);
     stopped = true;
     const results = finished.sort((a, b) => a.index - b.index).map(({ outcome }) => outcome);
-    const complete = results.length === cases.length;
-    const counts = Object.fromEntries(VERDICTS.map((verdict) => [verdict, results.filter((o) => o.result.verdict === verdict).length])) as Record<Verdict, number>;
-    const problems = session.baselineProblems();
-    const applied = results.length > counts['n/a'];
-    const ok = complete && applied && (session.baseline !== undefined ? problems.length === 0 && !results.some(failsGate) : counts.fail === 0);
-    const run: ConformanceRun = {
-      adapter: { name: adapter.name, description: adapter.description, kind: session.kind, revisions: [...adapter.revisions], features: [...adapter.features] },
-      strict: session.strict,
-      scenarios: scenarios.map((s) => s.id),
-      selection,
-      planned: cases.length,
-      results,
-      complete,
-      ...(complete ? {} : { interruption: abortReason(options.signal) }),
-      durationMs: performance.now() - started,
-      counts,
-      ...(session.baseline !== undefined ? { baseline: { ...(session.baseline.path !== undefined ? { path: session.baseline.path } : {}), problems } } : {}),
-      ok,
-    };
-    if (target !== undefined && complete) {
-      const from = existsSync(target) || session.baseline?.path === undefined ? target : session.baseline.path;
-      const { baseline, notes } = writeBaselineFromRun({ adapter: adapter.name, to: target, from, results: results.map((o) => o.result), runs: session.runs, options: { newReason: NEW_ENTRY_REASON } });
-      const mismatches = results.flatMap(({ result }) => {
-        const left = baselineDifferences(result, baseline, { strict: session.strict }).filter((d) => d.kind !== 'unjudged');
-        return left.length > 0 ? [`${result.scenarioId} @ ${result.revision}: ${left.map((d) => d.text).join('; ')}`] : [];
-      });
-      run.written = { path: target, baseline, notes, mismatches };
-    }
-    return run;
+    const info = { name: adapter.name, description: adapter.description, kind: session.kind, revisions: [...adapter.revisions], features: [...adapter.features] };
+    return concludeRun({ adapter: info, session, scenarios, selection, planned: cases.length, results, interruption: abortReason(options.signal), started, target });
   } finally {
     await session.close();
   }
+}
+
+/** What a run (or a saved one judged again) comes to: its counts, the gate, and the baseline written from it. */
+function concludeRun(args: {
+  adapter: ConformanceRun['adapter'];
+  session: Pick<ConformanceSession, 'strict' | 'baseline' | 'runs' | 'baselineProblems'>;
+  scenarios: readonly Scenario[];
+  selection: CaseSelection;
+  planned: number;
+  results: CaseOutcome[];
+  /** Why the run did not finish, should it not have. */
+  interruption: string;
+  started: number;
+  target: string | undefined;
+  notJudged?: string[];
+}): ConformanceRun {
+  const { session, results, target } = args;
+  const complete = results.length === args.planned;
+  const counts = Object.fromEntries(VERDICTS.map((verdict) => [verdict, results.filter((o) => o.result.verdict === verdict).length])) as Record<Verdict, number>;
+  const problems = session.baselineProblems();
+  const applied = results.length > counts['n/a'];
+  const ok = complete && applied && (session.baseline !== undefined ? problems.length === 0 && !results.some(failsGate) : counts.fail === 0);
+  const run: ConformanceRun = {
+    adapter: args.adapter,
+    strict: session.strict,
+    scenarios: args.scenarios.map((s) => s.id),
+    selection: args.selection,
+    planned: args.planned,
+    results,
+    complete,
+    ...(complete ? {} : { interruption: args.interruption }),
+    durationMs: performance.now() - args.started,
+    counts,
+    ...(session.baseline !== undefined ? { baseline: { ...(session.baseline.path !== undefined ? { path: session.baseline.path } : {}), problems } } : {}),
+    ...(args.notJudged !== undefined && args.notJudged.length > 0 ? { notJudged: args.notJudged } : {}),
+    ok,
+  };
+  if (target !== undefined && complete) {
+    const from = existsSync(target) || session.baseline?.path === undefined ? target : session.baseline.path;
+    const { baseline, notes } = writeBaselineFromRun({ adapter: args.adapter.name, to: target, from, results: results.map((o) => o.result), runs: session.runs, options: { newReason: NEW_ENTRY_REASON } });
+    const mismatches = results.flatMap(({ result }) => {
+      const left = baselineDifferences(result, baseline, { strict: session.strict }).filter((d) => d.kind !== 'unjudged');
+      return left.length > 0 ? [`${result.scenarioId} @ ${result.revision}: ${left.map((d) => d.text).join('; ')}`] : [];
+    });
+    run.written = { path: target, baseline, notes, mismatches };
+  }
+  return run;
+}
+
+export interface RejudgeOptions extends LoadOptions {
+  /** The saved run: a results.json (a path, relative to `cwd`: `run --json`'s or a matrix's) or its content. */
+  results: string | MatrixResults;
+  /** The client whose cells to judge, when the file has several (a matrix's); default: its only one. */
+  client?: string;
+  /** Default: as strictly as the run was (`run.strict`). */
+  strict?: boolean;
+  /** As for a run: your baseline, a path or its content. */
+  baseline?: string | Baseline;
+  /** As for a run: write a baseline from the judgement. */
+  writeBaseline?: string;
+}
+
+/**
+ * A saved run judged again with today's judges (results/rejudge.ts), no client run: the same ConformanceRun a run
+ * gives, compared with the baseline and written as a baseline alike. A cell whose scenario this suite no longer has is
+ * left out, saying so in `notJudged`; a file that saves no records (format version 2) is a SelectionError.
+ */
+export function rejudgeRun(options: RejudgeOptions): ConformanceRun {
+  const started = performance.now();
+  const cwd = options.cwd ?? process.cwd();
+  const path = typeof options.results === 'string' ? resolve(cwd, options.results) : undefined;
+  let saved: MatrixResults;
+  try {
+    saved = path !== undefined ? parseResults(readFileSync(path, 'utf8'), shown(path)) : (options.results as MatrixResults);
+  } catch (error) {
+    throw new SelectionError((error as NodeJS.ErrnoException).code === 'ENOENT' ? `${shown(path!)} not found` : (error as Error).message);
+  }
+  const refused = notRejudgeable(saved, path !== undefined ? shown(path) : 'the results given');
+  if (refused !== undefined) throw new SelectionError(refused);
+  const names = saved.clients.map((client) => client.name);
+  const name = options.client ?? (names.length === 1 ? names[0] : undefined);
+  const client = saved.clients.find((c) => c.name === name);
+  if (client === undefined) throw new SelectionError(options.client !== undefined ? `the results have no client ${options.client}; they have ${names.join(', ')}` : `the results have ${names.length} clients (${names.join(', ')}): name one (run --rejudge: --adapter <client>)`);
+  const strict = options.strict ?? saved.run.strict;
+  const notJudged: string[] = [];
+  const results: CaseOutcome[] = [];
+  const cells = saved.cells.filter((cell) => cell.client === client.name);
+  for (const cell of cells) {
+    if (cell.verdict === 'n/a') {
+      results.push({ result: { scenarioId: cell.scenario, adapter: cell.client, revision: cell.revision, verdict: 'n/a', ...(cell.reason !== undefined ? { reason: cell.reason } : {}), checks: [], durationMs: 0 } });
+      continue;
+    }
+    const judged = rejudgeCell(cell, strict);
+    if (judged.result !== undefined) results.push({ result: judged.result });
+    else notJudged.push(judged.problem ?? `${cell.scenario} @ ${cell.revision} on ${cell.client} not re-judged: ${cell.verdict}${cell.reason !== undefined ? ` (${cell.reason})` : ''}`);
+  }
+  // Where each scenario runs for this client: where the saved run judged it; elsewhere, from what the client declares.
+  const declared = { name: client.name, description: client.description, revisions: client.revisions, features: client.features } as unknown as ClientAdapter;
+  const runs = revisionsRun(declared, SCENARIOS);
+  for (const [scenario, own] of Map.groupBy(cells, (cell) => cell.scenario)) if (runs.has(scenario)) runs.set(scenario, own.filter((cell) => cell.verdict !== 'n/a').map((cell) => cell.revision));
+  const given = options.baseline === undefined ? undefined : readGivenBaseline(options.baseline, cwd);
+  const baseline = given === undefined ? undefined : { baseline: parseBaseline(given.raw, client.name, given.path ?? `the baseline given for ${client.name}`), ...(given.path !== undefined ? { path: given.path } : {}) };
+  const rewrite = baseline?.path !== undefined ? `rewrite ${shown(baseline.path)} from a run with: mcp-client-conformance run … --write-baseline ${shown(baseline.path)}` : 'write the baseline again from a run';
+  if (baseline !== undefined) {
+    for (const outcome of results) {
+      const differences = baselineDifferences(outcome.result, baseline.baseline, { strict, rewrite });
+      outcome.comparison = { status: caseStatus(outcome.result, differences), differences };
+    }
+  }
+  const target = options.writeBaseline === undefined ? undefined : resolve(cwd, options.writeBaseline);
+  if (target !== undefined && existsSync(target)) claimsOf(readBaselineJson(target), client.name, target, runs, []);
+  const ids = new Set(results.map((o) => o.result.scenarioId));
+  const selection: CaseSelection = {
+    ...(saved.run.selection.scenario !== undefined ? { scenarios: saved.run.selection.scenario.split(',') } : {}),
+    ...(saved.run.selection.revisions !== undefined ? { revisions: [...saved.run.selection.revisions] } : {}),
+    ...(saved.run.selection.transports !== undefined ? { transports: [...saved.run.selection.transports] } : {}),
+  };
+  return concludeRun({
+    adapter: { name: client.name, description: client.description, kind: client.kind, revisions: [...client.revisions], features: [...client.features] as Feature[] },
+    session: { strict, ...(baseline !== undefined ? { baseline } : {}), runs, baselineProblems: () => (baseline === undefined ? [] : baselineProblems(baseline.baseline, runs)) },
+    scenarios: SCENARIOS.filter((s) => ids.has(s.id)),
+    selection,
+    planned: results.length + (saved.run.missingCells > 0 && names.length === 1 ? saved.run.missingCells : 0),
+    results,
+    interruption: saved.run.interruption ?? 'the saved run was incomplete',
+    started,
+    target,
+    notJudged,
+  });
 }
 
 // ── the results as files ─────────────────────────────────────────────────────────────────────────────────────────

@@ -5,7 +5,7 @@
 // classes, so ~5,000 cells stay quick.
 import { LEGACY_REVISIONS, STREAMABLE_REVISIONS } from '../protocol/revisions.ts';
 import { escapeMarkup, incompleteLine, packageLabel, RESUME_COMMAND, runLine } from './markdown.ts';
-import { attemptsNote, verdictCounts, VERDICTS, type CellVerdict, type MatrixResults } from './results.ts';
+import { attemptsNote, forReports, verdictCounts, VERDICTS, type CellVerdict, type MatrixResults } from './results.ts';
 
 /** The transport era a revision belongs to, for the era filter. */
 export function eraOf(revision: string): string {
@@ -596,7 +596,9 @@ const SCRIPT = String.raw`
 })();
 `;
 
-export function renderHtml(results: MatrixResults): string {
+export function renderHtml(saved: MatrixResults): string {
+  // The page embeds the cells with their evidence as text: the records stay in results.json.
+  const results = forReports(saved);
   const counts = verdictCounts(results.cells);
   const eras = Object.fromEntries([...new Set(results.cells.map((cell) => cell.revision))].map((revision) => [revision, eraOf(revision)]));
   const totals = VERDICTS.map((verdict) => `<span class="swatch ${verdictClass(verdict)}"></span>${counts[verdict]} ${verdict}`).join(' &nbsp; ');

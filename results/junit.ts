@@ -4,7 +4,7 @@
 // with its warning in <system-out>, where a case run again also says so. Evidence is whatever a client sent or printed, so every text is escaped and
 // the characters XML 1.0 forbids are written out (`printable`).
 import { cellsByClient, escapeMarkup, incompleteLine, packageLabel } from './markdown.ts';
-import { attemptsNote, decidingChecks, verdictCounts, type Cell, type CellVerdict, type ClientInfo, type MatrixResults } from './results.ts';
+import { attemptsNote, decidingChecks, forReports, verdictCounts, type Cell, type CellVerdict, type ClientInfo, type MatrixResults } from './results.ts';
 
 /** Escapes an attribute value; tab, newline and carriage return as references, or parsers would fold them to spaces. */
 function escapeAttribute(value: string): string {
@@ -107,7 +107,8 @@ function testsuite(client: ClientInfo | undefined, name: string, cells: Cell[], 
 }
 
 /** The results as JUnit XML; `known` names the failures a baseline expects (run --baseline), reported as skipped. */
-export function renderJunit(results: MatrixResults, known: KnownFailures = () => false): string {
+export function renderJunit(saved: MatrixResults, known: KnownFailures = () => false): string {
+  const results = forReports(saved);
   const clients = new Map(results.clients.map((client) => [client.name, client]));
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',

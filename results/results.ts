@@ -2,15 +2,18 @@
 // the format is documented in docs/matrix-results.md and its JSON Schema (results/results.schema.json).
 // Every report (Markdown, JUnit XML, HTML) and the comparison of two runs are rendered from this alone.
 import { availableParallelism } from 'node:os';
+import { gunzipSync, gzipSync } from 'node:zlib';
 import type { Transport } from '../clients/adapter.ts';
-import type { Attempt, CheckOutcome, Level, Scenario, ScenarioResult, Verdict } from '../suites/scenario.ts';
+import type { Attempt, CaseRecord, Check, CheckOutcome, Level, Scenario, ScenarioResult, Verdict } from '../suites/scenario.ts';
 import { explain } from '../suites/evidence.ts';
 import { transportOfScenarioId } from '../suites/plan.ts';
 import type { Revision } from '../protocol/revisions.ts';
 
 export const RESULTS_FORMAT = 'mcp-client-conformance/matrix-results';
 /** Bump on any change a reader of older files must know about; readers refuse versions they do not know. */
-export const RESULTS_FORMAT_VERSION = 2;
+export const RESULTS_FORMAT_VERSION = 3;
+/** The versions this code reads: 2 has no saved records (its cells can be compared and reported, not judged again). */
+export const READABLE_FORMAT_VERSIONS: readonly number[] = [2, RESULTS_FORMAT_VERSION];
 
 /** A scenario's verdict, or `error` when the suite could not run the case (the adapter failed to load, say). */
 export type CellVerdict = Verdict | 'error';
@@ -20,7 +23,8 @@ export const VERDICTS: readonly CellVerdict[] = ['pass', 'fail', 'warn', 'inconc
 
 export interface MatrixResults {
   format: typeof RESULTS_FORMAT;
-  formatVersion: typeof RESULTS_FORMAT_VERSION;
+  /** The version written is RESULTS_FORMAT_VERSION; an older one read (READABLE_FORMAT_VERSIONS) keeps its number. */
+  formatVersion: number;
   /** ISO 8601 time the file was written (the run's end, or the last save of a run that did not end). */
   generatedAt: string;
   /** What ran the matrix: this suite's version and commit, Node, the machine, and whether the run is complete. */
@@ -105,7 +109,16 @@ export interface Cell {
   durationMs: number;
   /** Every check the judge made (empty for n/a and error). */
   checks: CellCheck[];
-  /** The wire record as text (suites/evidence.ts `explain`), for fail, warn and inconclusive cells only. */
+  /**
+   * What the verdict was decided from (suites/scenario.ts `CaseRecord`: the evidence, what clean-up found, …) as JSON,
+   * gzip-compressed and base64-encoded (`encodeRecord`, `decodeRecord`): on every judged cell (not n/a, not error), so
+   * a fixed judge can judge the run again (`--rejudge`). Absent in results of format version 2.
+   */
+  record?: string;
+  /**
+   * The wire record as text (suites/evidence.ts `explain`), for fail, warn and inconclusive cells: written by format
+   * version 2; version 3 renders it from `record` when a report needs it (`evidenceText`).
+   */
   evidence?: string;
   /** Earlier runs of the case, each inconclusive, when it was run again with larger bounds (oldest first). */
   attempts?: Attempt[];
@@ -131,7 +144,8 @@ export const MAX_EVIDENCE_CHARS = 20_000;
 /** Verdicts whose cells carry the wire evidence: the ones a reader has to look into. */
 const WITH_EVIDENCE: readonly CellVerdict[] = ['fail', 'warn', 'inconclusive'];
 
-export function cellOf(client: string, result: ScenarioResult): Cell {
+/** A result as a cell; `encoded` is its record already encoded (a saved cell judged again keeps its own). */
+export function cellOf(client: string, result: ScenarioResult, encoded?: string): Cell {
   const cell: Cell = {
     client,
     scenario: result.scenarioId,
@@ -150,15 +164,62 @@ export function cellOf(client: string, result: ScenarioResult): Cell {
     })),
   };
   if (result.reason !== undefined) cell.reason = result.reason;
-  if (WITH_EVIDENCE.includes(result.verdict)) {
-    const text = explain(result);
-    cell.evidence = text.length > MAX_EVIDENCE_CHARS ? `${text.slice(0, MAX_EVIDENCE_CHARS)}\n… (${text.length - MAX_EVIDENCE_CHARS} more characters cut)` : text;
-  }
+  // Every judged cell keeps its record, a pass too: a fixed judge may turn it into a fail.
+  if (result.record !== undefined) cell.record = encoded ?? encodeRecord(result.record);
+  else if (WITH_EVIDENCE.includes(result.verdict)) cell.evidence = cutEvidence(explain(result));
   if (result.attempts !== undefined && result.attempts.length > 0) {
     cell.attempts = result.attempts.map((attempt) => ({ ...attempt }));
     if (result.evidence !== undefined) cell.timeScale = result.evidence.time.scale;
   }
   return cell;
+}
+
+/** The wire evidence as a report shows it: cut at MAX_EVIDENCE_CHARS, with a note saying how much was cut. */
+const cutEvidence = (text: string) => (text.length > MAX_EVIDENCE_CHARS ? `${text.slice(0, MAX_EVIDENCE_CHARS)}\n… (${text.length - MAX_EVIDENCE_CHARS} more characters cut)` : text);
+
+/**
+ * A case's record as a cell keeps it: its JSON, gzip-compressed, base64. A record is some 16 KB of JSON (every
+ * exchange with its messages, headers and SSE events); compressed, some 3 KB, so a full matrix's results stay tens of MB.
+ */
+export function encodeRecord(record: CaseRecord): string {
+  return gzipSync(JSON.stringify(record)).toString('base64');
+}
+
+export function decodeRecord(text: string): CaseRecord {
+  return JSON.parse(gunzipSync(Buffer.from(text, 'base64')).toString('utf8')) as CaseRecord;
+}
+
+/** A cell's checks as the judge made them (for re-rendering; the `unmetBy` and `lasting` marks are not kept in a cell). */
+export const checkOfCell = (check: CellCheck): Check => ({
+  name: check.name,
+  spec: { url: check.url, section: check.section, level: check.level },
+  outcome: check.outcome,
+  ...(check.precondition ? { precondition: true as const } : {}),
+  detail: check.detail,
+  exchanges: check.exchanges,
+});
+
+/**
+ * The wire evidence of a cell a reader has to look into (fail, warn, inconclusive) as text: the text an older file
+ * kept, else rendered from its record. Undefined for other verdicts, or when there is neither.
+ */
+export function evidenceText(cell: Cell): string | undefined {
+  if (cell.evidence !== undefined) return cell.evidence;
+  if (!WITH_EVIDENCE.includes(cell.verdict) || cell.record === undefined || cell.verdict === 'error') return undefined;
+  const { evidence } = decodeRecord(cell.record);
+  const result: ScenarioResult = { scenarioId: cell.scenario, adapter: cell.client, revision: cell.revision, verdict: cell.verdict, ...(cell.reason !== undefined ? { reason: cell.reason } : {}), checks: cell.checks.map(checkOfCell), evidence, durationMs: cell.durationMs };
+  return cutEvidence(explain(result));
+}
+
+/** The results as the reports read them: each cell's evidence as text (rendered from its record), no record. */
+export function forReports(results: MatrixResults): MatrixResults {
+  return {
+    ...results,
+    cells: results.cells.map(({ record: _record, ...cell }) => {
+      const text = evidenceText({ ...cell, ...(_record !== undefined ? { record: _record } : {}) });
+      return text !== undefined ? { ...cell, evidence: text } : cell;
+    }),
+  };
 }
 
 /** An unmet precondition: the suite could not set the case up. */
@@ -245,7 +306,7 @@ export function parseResults(text: string, where = 'results file'): MatrixResult
   }
   const results = value as Partial<MatrixResults> | null;
   if (results?.format !== RESULTS_FORMAT) throw new Error(`${where} is not a matrix results file (format is not "${RESULTS_FORMAT}")`);
-  if (results.formatVersion !== RESULTS_FORMAT_VERSION) throw new Error(`${where} has format version ${String(results.formatVersion)}; this version reads ${RESULTS_FORMAT_VERSION}`);
+  if (!READABLE_FORMAT_VERSIONS.includes(results.formatVersion as number)) throw new Error(`${where} has format version ${String(results.formatVersion)}; this version reads ${READABLE_FORMAT_VERSIONS.join(' and ')}`);
   if (!Array.isArray(results.clients) || !Array.isArray(results.cells) || !Array.isArray(results.scenarios) || typeof results.run?.complete !== 'boolean') throw new Error(`${where} lacks run, clients, scenarios or cells`);
   return results as MatrixResults;
 }

@@ -185,6 +185,17 @@ describe('run for CI', { timeout: 0 }, () => {
     const gated = await finished(start([...BROKEN, '--baseline', baseline]));
     expect(gated.code, gated.stdout).toBe(0);
     expect(gated.stdout).toContain(`baseline ${baseline}: 1 match, 0 regressions, 0 stale, 0 could not be judged, 0 n/a`);
+
+    // The saved run judged again, no client run: the same cell, the same gate, the same files.
+    const again = join(work, 'rejudged.json');
+    const rejudged = await finished(start(['run', '--rejudge', json, '--baseline', baseline, '--json', again]));
+    expect(rejudged.code, rejudged.stderr).toBe(0);
+    expect(rejudged.stdout).toContain(`baseline ${baseline}: 1 match, 0 regressions, 0 stale, 0 could not be judged, 0 n/a`);
+    const judgement = (cell: { verdict: string; reason?: string; checks: unknown[] }) => ({ verdict: cell.verdict, reason: cell.reason, checks: cell.checks });
+    expect(JSON.parse(readFileSync(again, 'utf8')).cells.map(judgement)).toEqual(results.cells.map(judgement));
+    const misplaced = await finished(start(['run', '--rejudge', json, '--scenario', 'x']));
+    expect(misplaced.code).toBe(2);
+    expect(misplaced.stderr).toContain("--rejudge judges the saved run's cells as they are: drop --scenario");
   });
 
   test('--baseline: exit 1 on a regression (with the explanation) and on a stale entry', async () => {

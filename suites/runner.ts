@@ -16,12 +16,14 @@ import { isAlive, startStdioServer, type StdioReferenceServer } from '../servers
 import { basePolicy, settings } from '../config/settings.ts';
 import { ATTEMPT_GROWTH, CLOCK_SLACK_MS, MAX_ATTEMPTS, provisionally, scaledBy, type TimePolicy } from '../config/time.ts';
 import { calibrate } from './calibration.ts';
-import { check, checkInTime, precondition, promptAtFirstBound, timeMayCure } from './checks.ts';
-import { ClientHung, ClientMisbehaved, describeError, describeLoad, describeValue, machineWasQuiet, watchMachine } from './outcome.ts';
+import { check, timeMayCure } from './checks.ts';
+import { judgeCase } from './judge.ts';
+import { ClientHung, ClientMisbehaved, describeError, describeValue, watchMachine } from './outcome.ts';
 import { transportOf } from './plan.ts';
-import { onStdio, shutdown, stdioShutdown } from './spec.ts';
-import { schemaCheck } from './schema.ts';
-import { cappedAt, reasonOf, stdioCloseBoundMs, stdioShutdownGraceMs, verdictOf, type Attempt, type Check, type Evidence, type Scenario, type ScenarioContext, type ScenarioResult, type ServerSetup } from './scenario.ts';
+import { shutdown, stdioShutdown } from './spec.ts';
+import { stdioCloseBoundMs, stdioShutdownGraceMs, type Attempt, type CaseRecord, type Check, type Ending, type Evidence, type Scenario, type ScenarioContext, type ScenarioResult, type ServerSetup } from './scenario.ts';
+
+export { CLIENT_COMPLETED, CLIENT_RUNNING } from './judge.ts';
 
 export interface RunOptions {
   /** SHOULD violations fail instead of warning. */
@@ -38,12 +40,6 @@ export interface RunOptions {
 
 /** The runner's own findings after the script (MAY: they inform, never change a verdict), added only when one is seen. */
 export const CLEANUP_CHECKS = { connections: 'connections-released', timers: 'timers-released', processes: 'processes-released' } as const;
-
-/** The check every scenario carries; a close() or dispose() that hangs or breaks the contract fails it, whatever the judge said. */
-export const CLIENT_COMPLETED = 'client-completed';
-
-/** The precondition the runner adds when the adapter says its client could not take part (its process died, say). */
-export const CLIENT_RUNNING = 'client-running';
 
 const listed = (names: readonly string[]) => (names.length === 1 ? names[0]! : `${names.slice(0, -1).join(', ')} and ${names.at(-1)}`);
 
@@ -318,11 +314,10 @@ export async function runScenario(scenario: Scenario, adapter: ClientAdapter, re
       }),
   };
 
-  let checks: Check[];
   let evidence: Evidence;
   let ending: Ending = { findings: [], problems: [], breaches: [] };
-  /** Where the client broke the adapter contract (threw synchronously, returned garbage): its doing, never inconclusive. */
-  const breaches: string[] = [];
+  /** Where the script met the client breaking the adapter contract (threw synchronously, returned garbage): its doing, never inconclusive. */
+  let breach: string | undefined;
   const machine = watchMachine();
   try {
     try {
@@ -330,7 +325,7 @@ export async function runScenario(scenario: Scenario, adapter: ClientAdapter, re
     } catch (error) {
       clientError = describeError(error);
       clientTimedOut = typeof error === 'object' && error !== null && timedOut.has(error);
-      if (error instanceof ClientMisbehaved) breaches.push(error.message);
+      if (error instanceof ClientMisbehaved) breach = error.message;
     }
     // Judge what the server had received when the script ended; cleanup traffic is not the client's doing. A stdio
     // process that ended during the script (killed by the client's close) is given the moment its record needs to say so.
@@ -365,8 +360,6 @@ export async function runScenario(scenario: Scenario, adapter: ClientAdapter, re
         : {}),
       ...(clientTimedOut ? { clientTimedOut: true as const } : {}),
     };
-    // Every scenario also checks that each message the client sent matches its revision's schemas.
-    checks = [...scenario.judge(evidence), schemaCheck(evidence)];
   } finally {
     cleaningUp = true;
     const servers = [...(httpServer ? [httpServer] : []), ...otherServers.map((o) => o.server)];
@@ -378,33 +371,24 @@ export async function runScenario(scenario: Scenario, adapter: ClientAdapter, re
       await Promise.all([...servers.map((s) => s.close()), stdioServer?.close()]);
     }
   }
-  checks = completedCleanly(checks, ending, revision, time, shutdownRule);
-  checks.push(...ending.findings);
-  const load = machine.stop();
-  evidence = { ...evidence, machine: load };
-  if (options.firstReactMs !== undefined && options.firstReactMs < time.ms.react) {
-    const first: TimePolicy = { ...provisionally(time, false), ms: { ...time.ms, react: options.firstReactMs } };
-    checks = promptAtFirstBound(checks, scenario.judge({ ...evidence, time: first }), machineWasQuiet(load, first), describeLoad(load), options.firstReactMs);
-  }
+  evidence = { ...evidence, machine: machine.stop() };
+  // Judged after clean-up, from what the case left (judge.ts): the same judgement a saved run gets from --rejudge.
   const interrupted = askInterrupted(adapter, caseId);
-  if (interrupted !== undefined) checks.unshift(precondition(CLIENT_RUNNING, overStdio ? onStdio(scenario.source.spec, revision) : scenario.source.spec, false, interrupted, [], { lasting: true }));
-  breaches.push(...ending.breaches);
-  checks = cappedAt(checks, scenario.source.spec.level);
-  let verdict = verdictOf(checks, options.strict);
-  let why = reasonOf(checks, verdict);
-  if (verdict === 'inconclusive' && breaches.length > 0) {
-    // The suite could not judge the rules because the client broke the contract: that is the client's failure.
-    verdict = 'fail';
-    why = `the client broke the adapter contract: ${[...new Set(breaches)].join('; ')}${why ? `; so: ${why}` : ''}`;
-  } else if (verdict === 'inconclusive' && clientError !== undefined) {
-    why = `${why ?? 'not judged'} (the client failed: ${clientError})`;
-  }
+  const record: CaseRecord = {
+    evidence,
+    ending,
+    ...(breach !== undefined ? { breach } : {}),
+    ...(interrupted !== undefined ? { interrupted } : {}),
+    ...(options.firstReactMs !== undefined ? { firstReactMs: options.firstReactMs } : {}),
+  };
+  const { checks, verdict, reason: why } = judgeCase(scenario, record, options.strict);
   return {
     ...identity,
     verdict,
     ...(why !== undefined ? { reason: why } : {}),
     checks,
     evidence,
+    record,
     durationMs: performance.now() - started,
   };
 }
@@ -417,24 +401,6 @@ function askInterrupted(adapter: ClientAdapter, caseId: string): string | undefi
   } catch {
     return undefined;
   }
-}
-
-/**
- * A close() or dispose() that hung or broke the contract fails client-completed in every scenario: what a scenario's
- * script catches (a DELETE 405 its close rejects on, say) must never hide a hang.
- */
-function completedCleanly(checks: Check[], ending: Ending, revision: Revision, time: TimePolicy, shutdownRule: typeof shutdown): Check[] {
-  const { problems } = ending;
-  if (problems.length === 0) return checks;
-  const detail = `close() or dispose() did not end cleanly: ${problems.join('; ')}`;
-  const rule = shutdownRule(revision, 'the client ends its connections and releases what it holds when told to (close() and dispose() settle)', 'MUST');
-  // A close that only ran out of its bound is a deadline missed (checkInTime): on a provisional run, time ran out.
-  const failed = (spec: Check['spec'], text: string): Check => (ending.onlyHangs ? checkInTime(time, CLIENT_COMPLETED, spec, 'late', text) : check(CLIENT_COMPLETED, spec, false, text));
-  const index = checks.findIndex((c) => c.name === CLIENT_COMPLETED);
-  if (index === -1) return [failed(rule, detail), ...checks];
-  const completed = checks[index]!;
-  const merged: Check = completed.outcome === 'fail' ? { ...completed, detail: `${completed.detail}; ${detail}` } : { ...failed(completed.spec, detail), exchanges: completed.exchanges };
-  return checks.map((c, i) => (i === index ? merged : c));
 }
 
 /**
@@ -501,15 +467,6 @@ function recordable(observed: Record<string, unknown>): Record<string, unknown> 
       }
     }),
   );
-}
-
-/** What cleanup found: the MAY findings, the closes and disposes that hung or broke the contract, and the contract breaches among them. */
-interface Ending {
-  findings: Check[];
-  problems: string[];
-  breaches: string[];
-  /** Every problem is a close or dispose that ran out of its bound (on a loaded machine, maybe the machine's doing). */
-  onlyHangs?: true;
 }
 
 /**

@@ -171,6 +171,32 @@ export interface Evidence {
   machine?: MachineLoad;
 }
 
+/** What the runner's clean-up found after the script: the MAY findings, the closes and disposes that hung or broke the contract, and the contract breaches among them. */
+export interface Ending {
+  findings: Check[];
+  problems: string[];
+  breaches: string[];
+  /** Every problem is a close or dispose that ran out of its bound (on a loaded machine, maybe the machine's doing). */
+  onlyHangs?: true;
+}
+
+/**
+ * Everything a case's verdict is decided from besides the scenario (suites/judge.ts `judgeCase`), as plain data: saved
+ * with each result, so a fixed judge can judge a saved run again without running its client.
+ */
+export interface CaseRecord {
+  /** The evidence, with the machine's load. */
+  evidence: Evidence;
+  /** What the runner's clean-up found. */
+  ending: Ending;
+  /** The adapter contract the client broke while the script drove it (threw synchronously, returned garbage), if it did. */
+  breach?: string;
+  /** The adapter's word that its client could not take part in the case (its process died, say). */
+  interrupted?: string;
+  /** The react bound of the case's first run, when this is a rerun with larger bounds: promptness is judged by it. */
+  firstReactMs?: number;
+}
+
 /** How busy the machine was while a case ran: the share of every CPU's time left idle, and this process's longest stall. */
 export interface MachineLoad {
   /** Idle CPU time over all CPU time, all CPUs together, from 0 (saturated) to 1 (idle). */
@@ -249,6 +275,8 @@ export interface ScenarioResult {
   reason?: string;
   checks: Check[];
   evidence?: Evidence;
+  /** What the verdict was decided from (judge.ts `judgeCase`): absent for n/a, and in results read from older files. */
+  record?: CaseRecord;
   durationMs: number;
   /** Earlier runs of the same case, when it was run again (each inconclusive), oldest first. */
   attempts?: Attempt[];

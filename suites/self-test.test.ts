@@ -9,9 +9,10 @@ import { SCENARIOS } from './index.ts';
 import { plannedCases } from './plan.ts';
 import { runCase } from './runner.ts';
 import { failOnLeakedHandles } from './leaks.ts';
-import { SCHEMA_CHECK, schemaCheck } from './schema.ts';
+import { SCHEMA_CHECK } from './schema.ts';
 import { caseKey, expectedVerdict } from './exhaustive.ts';
-import { verdictOf, type DoctoredProof, type Evidence, type Scenario, type ScenarioResult } from './scenario.ts';
+import { judgeCase, recordOf } from './judge.ts';
+import type { DoctoredProof, Evidence, Scenario, ScenarioResult } from './scenario.ts';
 
 /** Doctored proofs: each scenario's own, plus a client error for every scenario's `client-completed`. */
 const DOCTORED: (DoctoredProof & { scenario: string })[] = SCENARIOS.flatMap((scenario): (DoctoredProof & { scenario: string })[] => [
@@ -49,8 +50,8 @@ const provenUnmet = new Map<string, Set<string>>(SCENARIOS.map((s) => [s.id, new
  * that check failing too.
  */
 function seeFailing(scenario: Scenario, result: ScenarioResult): void {
-  const evidence = result.evidence;
-  const firmly = evidence?.time.provisional ? scenario.judge({ ...evidence, time: provisionally(evidence.time, false) }) : [];
+  const record = result.record;
+  const firmly = record?.evidence.time.provisional ? judgeCase(scenario, { ...record, evidence: { ...record.evidence, time: provisionally(record.evidence.time, false) } }).checks : [];
   for (const check of [...result.checks, ...firmly]) if (check.outcome === 'fail') provenFailing.get(scenario.id)!.add(check.name);
 }
 
@@ -88,10 +89,11 @@ describe('the proof', { shuffle: false }, () => {
       for (const revision of plannedCases([scenario]).map((c) => c.revision)) {
         // The reference runs above normally provide the evidence; a filtered run (-t) makes its own.
         const reference = referenceResults.get(caseKey(scenario, revision)) ?? (await runCase(scenario, referenceClient, revision, { strict: true }));
-        // Judged as a last run judges, firmly: a deadline missed is a fail there, never "time ran out".
+        // Judged as a last run judges, firmly (a deadline missed is a fail there, never "time ran out"), by the judgement
+        // every run gets (judge.ts), on the reference's record with its evidence doctored.
         const evidence = structuredClone(reference.evidence!);
         const doctored = doctor({ ...evidence, time: provisionally(evidence.time, false) });
-        const judged = [...scenario.judge(doctored), schemaCheck(doctored)];
+        const { checks: judged, verdict } = judgeCase(scenario, { ...(reference.record ?? recordOf(evidence)), evidence: doctored }, true);
         const target = judged.find((c) => c.name === check);
         // Some checks exist only at some revisions (a header from 2025-06-18 on, say).
         if (!target) continue;
@@ -100,8 +102,8 @@ describe('the proof', { shuffle: false }, () => {
           expect(target.outcome, `${check} should be unmet on the record doctored so: ${reference.revision}`).toBe('inconclusive');
           // One the client kept unmet lets what it broke stand (a client that never reached the behaviour failed
           // something first): then the case is anything but a pass; one the suite could not meet, inconclusive.
-          if (target.unmetBy === 'client') expect(verdictOf(judged, true), `an unmet ${check} leaves the case unpassed at ${reference.revision}`).not.toBe('pass');
-          else expect(verdictOf(judged, true), `an unmet ${check} leaves the case inconclusive at ${reference.revision}`).toBe('inconclusive');
+          if (target.unmetBy === 'client') expect(verdict, `an unmet ${check} leaves the case unpassed at ${reference.revision}`).not.toBe('pass');
+          else expect(verdict, `an unmet ${check} leaves the case inconclusive at ${reference.revision}`).toBe('inconclusive');
         } else {
           expect(target.outcome, `${check} should fail on the record doctored so: ${reference.revision}`).toBe('fail');
         }

@@ -15,11 +15,13 @@ export const matrix = defineCommand({
     'allow-lost': { type: 'string', multiple: true },
     'fail-on': { type: 'string' },
     resume: { type: 'string' },
+    rejudge: { type: 'string' },
   },
   help: () =>
     [
       'usage: mcp-client-conformance matrix [options]',
       '       mcp-client-conformance matrix --resume <dir>',
+      '       mcp-client-conformance matrix --rejudge <results.json> [--out <dir>] [--strict] [--compare <file>] [--fail-on <verdicts>]',
       '',
       'Runs every client of the matrix file across the suites, in parallel, and writes results.json, summary.md,',
       'junit.xml and report.html (docs/matrix-results.md).',
@@ -34,6 +36,7 @@ export const matrix = defineCommand({
         ['--compare <file>', 'an earlier results.json: list regressions and lost cells (cells it has that this run\nlacks), exit 1 if any'],
         ['--allow-lost <name>', 'with --compare: accept the lost cells of this client or scenario (a trailing * matches\na prefix; repeatable)'],
         ['--fail-on <verdicts>', 'exit 1 when a cell has one of these verdicts: fail, warn, error (comma-separated;\nthe errors of an entry the matrix file skips do not count)'],
+        ['--rejudge <file>', 'run no client: judge every cell of a saved results.json (format version 3) again with this\nsuite\'s judges and write the four files into --out; a cell whose scenario is gone is an error cell'],
         ['--resume <dir>', 'complete an interrupted or killed matrix run: run only the cells missing from the reports\nfolder <dir>, with the selection it was started with, and write complete results'],
       ]),
       '',
@@ -42,9 +45,9 @@ export const matrix = defineCommand({
     ].join('\n'),
   async run(values) {
     const { runMatrix } = await import('../matrix/run.ts');
-    const { config, clients, out, shard, strict, compare, resume } = values;
+    const { config, clients, out, shard, strict, compare, resume, rejudge } = values;
     const gates = { allowLost: values['allow-lost'], failOn: values['fail-on'] };
-    return runMatrix({ config, clients, out, shard, strict, compare, resume, ...gates, scenario: values.scenario?.join(',') }).catch((error: Error) => {
+    return runMatrix({ config, clients, out, shard, strict, compare, resume, rejudge, ...gates, scenario: values.scenario?.join(',') }).catch((error: Error) => {
       throw new UsageError(error.message);
     });
   },

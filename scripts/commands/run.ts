@@ -132,10 +132,12 @@ export const run = defineCommand({
     'write-baseline': { type: 'string' },
     concurrency: { type: 'string' },
     quiet: { type: 'boolean' },
+    rejudge: { type: 'string' },
   },
   help: () =>
     [
       'usage: mcp-client-conformance run (--adapter <name or file> | --adapter-command "<program>") [options]',
+      '       mcp-client-conformance run --rejudge <results.json> [--adapter <client>] [options]',
       '',
       optionLines([
         ['--adapter <name>', 'a built-in adapter (see `mcp-client-conformance adapters`)'],
@@ -152,6 +154,7 @@ export const run = defineCommand({
         ['--concurrency <n>', 'cases run at once (default 8)'],
         ['--verbose', 'print the evidence of every result that is not a pass'],
         ['--quiet', 'no progress line on stderr'],
+        ['--rejudge <file>', 'run no client: judge the cells of a saved run (a results.json of format version 3) again\nwith this suite\'s judges, and write the same table and files (--adapter names the client of a matrix\'s file)'],
       ]),
       '',
       'Each case runs with the client\'s calibrated time bounds; one inconclusive for lack of time runs again with bounds',
@@ -172,15 +175,19 @@ export const run = defineCommand({
     if (new Set(paths).size < paths.length) throw new UsageError('--json, --junit and --write-baseline must name different files');
 
     // Loaded here, not at the top: `--help` and the other commands do not pay for the whole suite.
-    const [{ explainOutcome, junitReport, resultsFile, runConformance, SelectionError }, { AdapterLoadError }, { SettingsError }, { BaselineError }] = await Promise.all([
+    const [{ explainOutcome, junitReport, rejudgeRun, resultsFile, runConformance, SelectionError }, { AdapterLoadError }, { SettingsError }, { BaselineError }] = await Promise.all([
       import('../../api/index.ts'),
       import('../../clients/load.ts'),
       import('../../config/settings.ts'),
       import('../../suites/baselines.ts'),
     ]);
 
+    if (values.rejudge !== undefined) {
+      const given = (['adapter-command', 'scenario', 'revision', 'transport', 'concurrency'] as const).filter((option) => values[option] !== undefined);
+      if (given.length > 0) throw new UsageError(`--rejudge judges the saved run's cells as they are: drop ${given.map((option) => `--${option}`).join(', ')}`);
+    }
     if (values.adapter !== undefined && values['adapter-command'] !== undefined) throw new UsageError('give --adapter or --adapter-command, not both');
-    if (values.adapter === undefined && values['adapter-command'] === undefined) throw new UsageError('run needs --adapter <name or module> or --adapter-command "<program>"; see `mcp-client-conformance adapters`');
+    if (values.rejudge === undefined && values.adapter === undefined && values['adapter-command'] === undefined) throw new UsageError('run needs --adapter <name or module> or --adapter-command "<program>"; see `mcp-client-conformance adapters`');
 
     // Ctrl-C (or a CI job's SIGTERM) once cases run: what finished is judged and must not be lost. The run returns at
     // once with it, the case in flight dropped, the client given its bounded shutdown; a second signal ends the
@@ -196,34 +203,47 @@ export const run = defineCommand({
     let progress: Progress | undefined;
     let outcome: ConformanceRun;
     try {
-      const selection = {
-        ...(values.scenario !== undefined ? { scenarios: values.scenario } : {}),
-        ...(values.revision !== undefined ? { revisions: values.revision as Revision[] } : {}),
-        ...(values.transport !== undefined ? { transports: values.transport as Transport[] } : {}),
-      };
-      outcome = await runConformance({
-        adapter: values.adapter ?? { command: values['adapter-command']! },
-        cwd: fromUser('.'),
-        ...selection,
-        ...(values.strict ? { strict: true } : {}),
-        ...(values.baseline !== undefined ? { baseline: values.baseline } : {}),
-        ...(values['write-baseline'] !== undefined ? { writeBaseline: values['write-baseline'] } : {}),
-        ...(concurrency !== undefined ? { concurrency } : {}),
-        signal: controller.signal,
-        onStart: ({ total }) => {
-          process.once('SIGINT', interrupt);
-          process.once('SIGTERM', interrupt);
-          progress = new Progress(total, !values.quiet);
-          progress.start();
-        },
-        onResult: (finished) => {
-          progress?.add(finished.result.verdict);
-          if (values.verbose && finished.result.verdict !== 'pass') {
-            progress?.clear();
-            console.log(`${explainOutcome(finished)}\n`);
-          }
-        },
-      });
+      if (values.rejudge !== undefined) {
+        outcome = rejudgeRun({
+          results: values.rejudge,
+          cwd: fromUser('.'),
+          ...(values.adapter !== undefined ? { client: values.adapter } : {}),
+          ...(values.strict ? { strict: true } : {}),
+          ...(values.baseline !== undefined ? { baseline: values.baseline } : {}),
+          ...(values['write-baseline'] !== undefined ? { writeBaseline: values['write-baseline'] } : {}),
+        });
+        for (const line of outcome.notJudged ?? []) console.error(`mcp-client-conformance: ${line}`);
+        if (values.verbose) for (const finished of outcome.results.filter((o) => o.result.verdict !== 'pass')) console.log(`${explainOutcome(finished)}\n`);
+      } else {
+        const selection = {
+          ...(values.scenario !== undefined ? { scenarios: values.scenario } : {}),
+          ...(values.revision !== undefined ? { revisions: values.revision as Revision[] } : {}),
+          ...(values.transport !== undefined ? { transports: values.transport as Transport[] } : {}),
+        };
+        outcome = await runConformance({
+          adapter: values.adapter ?? { command: values['adapter-command']! },
+          cwd: fromUser('.'),
+          ...selection,
+          ...(values.strict ? { strict: true } : {}),
+          ...(values.baseline !== undefined ? { baseline: values.baseline } : {}),
+          ...(values['write-baseline'] !== undefined ? { writeBaseline: values['write-baseline'] } : {}),
+          ...(concurrency !== undefined ? { concurrency } : {}),
+          signal: controller.signal,
+          onStart: ({ total }) => {
+            process.once('SIGINT', interrupt);
+            process.once('SIGTERM', interrupt);
+            progress = new Progress(total, !values.quiet);
+            progress.start();
+          },
+          onResult: (finished) => {
+            progress?.add(finished.result.verdict);
+            if (values.verbose && finished.result.verdict !== 'pass') {
+              progress?.clear();
+              console.log(`${explainOutcome(finished)}\n`);
+            }
+          },
+        });
+      }
     } catch (error) {
       if (error instanceof AdapterLoadError || error instanceof BaselineError || error instanceof SelectionError || error instanceof SettingsError) throw new UsageError(error.message);
       throw error;

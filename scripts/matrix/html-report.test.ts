@@ -12,7 +12,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } fr
 import { failOnLeakedHandles } from '../../suites/leaks.ts';
 import { renderHtml, VERDICT_COLOURS } from '../../results/html.ts';
 import { renderJunit } from '../../results/junit.ts';
-import type { CellVerdict, MatrixResults } from '../../results/results.ts';
+import { evidenceText, type CellVerdict, type MatrixResults } from '../../results/results.ts';
 import { buildFixture, DEAD_REASON, fullSizeResults, HOSTILE_TEXT, incomplete, RERUN_REASON } from './testdata/fixture.ts';
 
 // Page functions run in Chromium; this project's TypeScript lib has no DOM, so what they touch is declared here.
@@ -232,7 +232,7 @@ describe.skipIf(!haveChromium)(`report.html in Chromium (${haveChromium ? CHROMI
     expect(await panel.locator('.spec a').textContent()).toBe(scenario.spec.section);
     expect(await panel.locator('.spec .level').textContent()).toBe(scenario.spec.level);
     expect(await panel.locator('.reason').textContent()).toBe(cell.reason);
-    expect(await panel.locator('pre.evidence').textContent()).toBe(cell.evidence);
+    expect(await panel.locator('pre.evidence').textContent()).toBe(evidenceText(cell));
     const checks = await panel.locator('ul.checks li').evaluateAll((items) => items.map((li) => ({ mark: li.querySelector('.mark')!.textContent, name: li.querySelector('code')!.textContent, href: li.querySelector('a')!.getAttribute('href') })));
     expect(checks).toEqual(cell.checks.map((check) => ({ mark: { pass: '✓', fail: '✗', inconclusive: '?' }[check.outcome], name: check.name, href: check.url })));
     expect(await page.locator(`td[data-i="${index}"]`).evaluate((td) => td === document.activeElement)).toBe(true);
@@ -265,7 +265,7 @@ describe.skipIf(!haveChromium)(`report.html in Chromium (${haveChromium ? CHROMI
     expect(await running.getAttribute('data-outcome')).toBe('inconclusive');
     expect(await running.locator('.mark').textContent()).toBe('?');
     expect(await running.locator('.tag').textContent()).toBe('precondition');
-    expect(await panel.locator('pre.evidence').textContent()).toBe(cell.evidence);
+    expect(await panel.locator('pre.evidence').textContent()).toBe(evidenceText(cell));
     await page.screenshot({ path: join(SHOTS, 'inconclusive.png') });
 
     // The fixture's own rerun cell: a real case may have been run again too, on a loaded machine, with runs of its own.

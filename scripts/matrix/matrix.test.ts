@@ -13,7 +13,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { SETTINGS_ENV } from '../../config/settings.ts';
 import { JOURNAL_FILE } from './journal.ts';
 import { DEFAULT_MATRIX_FILE, installedPackage, readMatrixFile } from './matrix-file.ts';
-import { cellKey, parseResults, type Cell, type MatrixResults } from '../../results/results.ts';
+import { cellKey, evidenceText, parseResults, type Cell, type MatrixResults } from '../../results/results.ts';
 import { INCOMPLETE_EXIT } from './run.ts';
 import { MATRIX_ENV, selectEntries } from './settings.ts';
 
@@ -91,7 +91,7 @@ describe('a matrix run', { timeout: 0 }, () => {
     // Ending the session with DELETE is a SHOULD: a warning, with the wire evidence that shows it.
     const undeleted = of('never-deletes').find((cell) => cell.scenario === 'disposal/delete-issued-session');
     expect(undeleted?.verdict).toBe('warn');
-    expect(undeleted?.evidence).toMatch(/wire record/);
+    expect(undeleted && evidenceText(undeleted)).toMatch(/wire record/);
     for (const client of ['missing-module', 'not-installed']) expect(of(client).every((cell) => cell.verdict === 'error'), client).toBe(true);
     expect(run.stdout).toMatch(/matrix: 4 clients/);
   });

@@ -12,7 +12,7 @@ import type { PlannedCell } from './plan.ts';
 import { renderHtml } from '../../results/html.ts';
 import { renderJunit } from '../../results/junit.ts';
 import { renderMarkdown } from '../../results/markdown.ts';
-import { cellKey, RESULTS_FORMAT, RESULTS_FORMAT_VERSION, runMachine, scenarioInfo, type Cell, type ClientInfo, type MatrixResults, type Selection } from '../../results/results.ts';
+import { cellKey, forReports, RESULTS_FORMAT, RESULTS_FORMAT_VERSION, runMachine, scenarioInfo, type Cell, type ClientInfo, type MatrixResults, type Selection } from '../../results/results.ts';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
 
@@ -104,8 +104,10 @@ export function writeReports(results: MatrixResults, outDir: string, resultsOnly
   const paths = reportPaths(outDir);
   writeAtomically(paths.results, `${JSON.stringify(results, null, 1)}\n`);
   if (resultsOnly) return paths;
-  writeAtomically(paths.markdown, renderMarkdown(results));
-  writeAtomically(paths.junit, renderJunit(results));
-  writeAtomically(paths.html, renderHtml(results));
+  // The evidence rendered as text once, for the reports that show it.
+  const reported = forReports(results);
+  writeAtomically(paths.markdown, renderMarkdown(reported));
+  writeAtomically(paths.junit, renderJunit(reported));
+  writeAtomically(paths.html, renderHtml(reported));
   return paths;
 }

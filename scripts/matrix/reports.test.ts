@@ -11,7 +11,7 @@ import { failOnLeakedHandles } from '../../suites/leaks.ts';
 import { compare, comparisonExitCode, renderComparisonMarkdown, renderComparisonText, runCompare, VERDICT_RANK, type CellChange } from './compare.ts';
 import { renderJunit } from '../../results/junit.ts';
 import { MARKDOWN_MAX_BYTES, markdownText, packageLabel, printable, renderMarkdown } from '../../results/markdown.ts';
-import { attemptsNote, decidingChecks, RESULTS_FORMAT_VERSION, verdictCounts, VERDICTS, type Cell, type MatrixResults } from '../../results/results.ts';
+import { attemptsNote, decidingChecks, evidenceText, RESULTS_FORMAT_VERSION, verdictCounts, VERDICTS, type Cell, type MatrixResults } from '../../results/results.ts';
 import { asClient, buildFixture, DEAD_REASON, fullSizeResults, HOSTILE_TEXT, incomplete, RERUN_REASON, runOf } from './testdata/fixture.ts';
 
 failOnLeakedHandles();
@@ -270,18 +270,18 @@ describe('renderJunit', () => {
           break;
         case 'inconclusive':
           expect(outcome).toMatchObject({ name: 'skipped', attributes: { message: `inconclusive: ${printable(cell.reason!)}` } });
-          expect(testcase.children[1]).toMatchObject({ name: 'system-out', text: printable(cell.evidence!) });
+          expect(testcase.children[1]).toMatchObject({ name: 'system-out', text: printable(evidenceText(cell)!) });
           break;
         case 'fail':
           expect(outcome).toMatchObject({ name: 'failure', attributes: { message: printable(cell.reason!), type: expect.stringContaining('MUST') } });
-          expect(outcome!.text).toBe(printable(cell.evidence!));
+          expect(outcome!.text).toBe(printable(evidenceText(cell)!));
           break;
         case 'error':
           expect(outcome).toMatchObject({ name: 'error', attributes: { message: printable(cell.reason!) } });
           break;
         case 'warn':
           expect(outcome!.name).toBe('system-out');
-          expect(outcome!.text).toBe(printable(`warning (SHOULD): ${cell.reason}\n\n${cell.evidence}`));
+          expect(outcome!.text).toBe(printable(`warning (SHOULD): ${cell.reason}\n\n${evidenceText(cell)}`));
           break;
         case 'n/a':
           expect(outcome).toMatchObject({ name: 'skipped', attributes: { message: `not applicable: ${cell.reason}` } });
@@ -293,7 +293,7 @@ describe('renderJunit', () => {
     const crashedCase = testcases[results.cells.indexOf(crashed)]!;
     expect(crashedCase.children[0]!.attributes.message).toContain('stderr: \\u001B[31mTypeError\\u001B[0m: bad \\u0000byte\\u0007 \\uD800 <script>alert("x")</script> ]]> & </pre> \\uFFFF end');
     // The failing cell whose evidence carries the same bytes (the client echoed them in its error).
-    const echoed = results.cells.find((cell) => cell.evidence?.includes(HOSTILE_TEXT))!;
+    const echoed = results.cells.find((cell) => evidenceText(cell)?.includes(HOSTILE_TEXT))!;
     expect(testcases[results.cells.indexOf(echoed)]!.children[0]!.text).toContain('client error: Error: stderr: \\u001B[31mTypeError');
     // Multi-line messages keep their lines.
     const unloadable = root.children.find((suite) => suite.attributes.name!.startsWith('unloadable-client'))!;
@@ -401,7 +401,7 @@ describe('compare', () => {
     const same = compare(results, structuredClone(results));
     for (const list of [same.regressions, same.improvements, same.nowApplicable, same.noLongerApplicable, same.couldNotJudge, same.newlyFailingChecks, same.newCells, same.lostCells, same.allowedLostCells, same.newClients, same.removedClients]) expect(list).toEqual([]);
     const hidden = structuredClone(results);
-    for (const cell of hidden.cells) if (cell.client === 'broken-skips-initialized' && cell.verdict === 'fail') Object.assign(cell, { verdict: 'n/a', reason: 'does not declare mode-legacy', checks: [], evidence: undefined });
+    for (const cell of hidden.cells) if (cell.client === 'broken-skips-initialized' && cell.verdict === 'fail') Object.assign(cell, { verdict: 'n/a', reason: 'does not declare mode-legacy', checks: [], evidence: undefined, record: undefined });
     const comparison = compare(results, hidden);
     expect(comparison.improvements).toEqual([]);
     expect(described(comparison.noLongerApplicable)).toHaveLength(4);
@@ -515,7 +515,7 @@ describe('runCompare', () => {
       [[good, join(work, 'missing.json')], /cannot read .*missing\.json: no such file/],
       [[good, write('text.json', 'not json')], /text\.json is not JSON/],
       [[good, write('other.json', JSON.stringify({ format: 'something-else', formatVersion: 1 }))], /other\.json is not a matrix results file/],
-      [[write('future.json', JSON.stringify({ ...results, formatVersion: RESULTS_FORMAT_VERSION + 1 })), good], /future\.json has format version 3; this version reads 2/],
+      [[write('future.json', JSON.stringify({ ...results, formatVersion: RESULTS_FORMAT_VERSION + 1 })), good], /future\.json has format version 4; this version reads 2 and 3/],
       [[good, write('twice.json', JSON.stringify({ ...results, cells: [...results.cells, results.cells[0]] }))], /twice\.json has two cells for reference: negotiation\/handshake-order @ 2024-11-05/],
       [[good, good, '--markdown', join(work, 'no-such-folder', 'out.md')], /cannot write .*out\.md/],
     ];

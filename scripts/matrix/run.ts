@@ -14,6 +14,7 @@ import { setUp } from '../../clients/drivers/setup.ts';
 import { readMatrixFile, type MatrixEntry } from './matrix-file.ts';
 import { assembleResults, REPORT_FILES, writeReports } from './output.ts';
 import { missingCells, planOf, suiteCases, suiteFile, SUITE_NAMES } from './plan.ts';
+import { rejudgeResults } from '../../results/rejudge.ts';
 import { parseResults, verdictCounts, type Cell, type CellVerdict, type MatrixResults } from '../../results/results.ts';
 import { DEFAULT_REPORTS_DIR, MATRIX_ENV, selectEntries } from './settings.ts';
 
@@ -35,6 +36,8 @@ export interface MatrixOptions {
   failOn?: string;
   /** A reports folder of an interrupted run: run only its missing cells. */
   resume?: string;
+  /** A saved results.json: run no client, judge its cells again (results/rejudge.ts) and write the reports into `out`. */
+  rejudge?: string;
 }
 
 /** Exit code of a run whose results lack planned cells (a suite file did not finish): `--resume` completes it. */
@@ -77,6 +80,7 @@ export async function runMatrix(options: MatrixOptions, cwd = process.env.INIT_C
   if (options.compare !== undefined && !existsSync(resolve(cwd, options.compare))) throw new Error(`--compare: ${options.compare} not found`);
   if (options.allowLost !== undefined && options.allowLost.length > 0 && options.compare === undefined) throw new Error('--allow-lost accepts lost cells of a comparison: it needs --compare <earlier results.json>');
   if (options.failOn !== undefined) parseFailOn(options.failOn);
+  if (options.rejudge !== undefined) return rejudge(options, resolve(cwd, options.rejudge), cwd);
   if (options.resume !== undefined) return resume(options, resolve(cwd, options.resume), cwd);
   const matrixFile = resolve(cwd, options.config ?? join(ROOT, 'matrix.json'));
   const outDir = resolve(cwd, options.out ?? DEFAULT_REPORTS_DIR);
@@ -101,6 +105,22 @@ async function setUpEnvironments(entries: readonly MatrixEntry[]): Promise<void>
     const outcome = await setUp(environment);
     console.error(`mcp-client-conformance: ${environment.name} ${outcome.state} in ${(outcome.ms / 1000).toFixed(1)} s${outcome.reason ? `: ${outcome.reason}` : ''}`);
   }
+}
+
+/** `matrix --rejudge <results.json>`: the saved run's cells judged again, its four files written into `--out`, then the gates. */
+async function rejudge(options: MatrixOptions, saved: string, cwd: string): Promise<number> {
+  const given = (['config', 'clients', 'scenario', 'shard', 'resume'] as const).filter((option) => options[option] !== undefined);
+  if (given.length > 0) throw new Error(`--rejudge judges the saved run's cells as they are: drop ${given.map((option) => `--${option}`).join(', ')}`);
+  if (!existsSync(saved)) throw new Error(`--rejudge: ${options.rejudge} not found`);
+  const outDir = resolve(cwd, options.out ?? DEFAULT_REPORTS_DIR);
+  const { results, problems } = rejudgeResults(parseResults(readFileSync(saved, 'utf8'), options.rejudge), { ...(options.strict ? { strict: true } : {}), where: options.rejudge! });
+  for (const problem of problems) console.error(`mcp-client-conformance: ${problem}`);
+  // The journal of a run in that folder is not this judgement's: a --resume must not read it as one.
+  rmSync(join(outDir, JOURNAL_FILE), { force: true });
+  writeReports(results, outDir);
+  const counts = verdictCounts(results.cells);
+  console.error(`mcp-client-conformance: ${results.cells.length} cells of ${options.rejudge} judged again: ${Object.entries(counts).filter(([, n]) => n > 0).map(([verdict, n]) => `${verdict} ${n}`).join(', ')}; reports in ${outDir}`);
+  return finished(outDir, options, cwd);
 }
 
 async function resume(options: MatrixOptions, outDir: string, cwd: string): Promise<number> {

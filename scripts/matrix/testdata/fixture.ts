@@ -136,7 +136,8 @@ function crashed(result: ScenarioResult): Cell {
     return errorCell(CRASHING, result.scenarioId, result.revision, `the client process exited with code 1 during connect; ${HOSTILE_TEXT}`);
   }
   if (result.verdict === 'fail' && result.revision === '2025-03-26' && result.evidence) {
-    return cellOf(CRASHING, { ...result, evidence: { ...result.evidence, clientError: `Error: ${HOSTILE_TEXT}` } });
+    const evidence = { ...result.evidence, clientError: `Error: ${HOSTILE_TEXT}` };
+    return cellOf(CRASHING, { ...result, evidence, ...(result.record !== undefined ? { record: { ...result.record, evidence } } : {}) });
   }
   return cellOf(CRASHING, result);
 }
@@ -178,7 +179,7 @@ export function runOf(base: MatrixResults, parts: { client: ClientInfo; cells: C
 export function fullSizeResults(fixture: MatrixResults, clientCount = 30): MatrixResults {
   const samples = {
     pass: fixture.cells.find((cell) => cell.verdict === 'pass')!,
-    fail: fixture.cells.find((cell) => cell.verdict === 'fail' && cell.evidence)!,
+    fail: fixture.cells.find((cell) => cell.verdict === 'fail' && cell.record)!,
     warn: fixture.cells.find((cell) => cell.verdict === 'warn')!,
     inconclusive: fixture.cells.find((cell) => cell.verdict === 'inconclusive')!,
     'n/a': fixture.cells.find((cell) => cell.verdict === 'n/a')!,

@@ -1,0 +1,85 @@
+// The one place a case's verdict is decided: from what the case left (its CaseRecord: the evidence, what clean-up
+// found, the adapter's word on its client, the first run's react bound), the scenario's judge, the schema check and
+// the runner's own rules give the checks, the verdict and its reason. Pure: no I/O, no clock, no server. The runner,
+// the self-test's doctored proofs and `--rejudge` (a saved run judged again, api/index.ts) all call `judgeCase`, so
+// what the proofs test is the assembly the matrix uses.
+import { provisionally, type TimePolicy } from '../config/time.ts';
+import { check, checkInTime, precondition, promptAtFirstBound } from './checks.ts';
+import { describeLoad, machineWasQuiet } from './outcome.ts';
+import { transportOf } from './plan.ts';
+import { schemaCheck } from './schema.ts';
+import { onStdio, shutdown, stdioShutdown } from './spec.ts';
+import { cappedAt, reasonOf, verdictOf, type CaseRecord, type Check, type Ending, type Evidence, type Scenario, type Verdict } from './scenario.ts';
+
+/** The check every scenario carries; a close() or dispose() that hangs or breaks the contract fails it, whatever the judge said. */
+export const CLIENT_COMPLETED = 'client-completed';
+
+/** The precondition added when the adapter says its client could not take part (its process died, say). */
+export const CLIENT_RUNNING = 'client-running';
+
+/** What a case comes to: every check, the verdict they earn, and the one-line reason. */
+export interface Judgement {
+  checks: Check[];
+  verdict: Verdict;
+  reason?: string;
+}
+
+/** A record with nothing found at clean-up and nothing said by the adapter: how a doctored proof judges bare evidence. */
+export const recordOf = (evidence: Evidence): CaseRecord => ({ evidence, ending: { findings: [], problems: [], breaches: [] } });
+
+/** The scenario's own checks and the schema check every scenario carries, on this evidence. */
+const judged = (scenario: Scenario, evidence: Evidence): Check[] => [...scenario.judge(evidence), schemaCheck(evidence)];
+
+/**
+ * Judges a case from its record. The scenario's judge and the schema check first; then what clean-up found (a close or
+ * dispose that hung or broke the contract fails client-completed; the MAY findings inform); on a rerun, promptness at
+ * the first run's react bound; the client-running precondition when the adapter says its client could not take part;
+ * the scenario's level caps every check; and a case the suite could not judge because the client broke the adapter
+ * contract fails.
+ */
+export function judgeCase(scenario: Scenario, record: CaseRecord, strict = false): Judgement {
+  const { evidence, ending } = record;
+  const { revision, time } = evidence;
+  const overStdio = transportOf(scenario) === 'stdio';
+  // The runner's own findings cite the case's transport: over stdio its shutdown sequence, never an HTTP section.
+  const shutdownRule = overStdio ? stdioShutdown : shutdown;
+  // The scenario's judge never reads the machine's load: it is judged on the evidence as the script left it.
+  const { machine: load, ...asLeft } = evidence;
+  let checks = completedCleanly(judged(scenario, asLeft), ending, revision, time, shutdownRule);
+  checks.push(...ending.findings);
+  if (record.firstReactMs !== undefined && record.firstReactMs < time.ms.react && load !== undefined) {
+    const first: TimePolicy = { ...provisionally(time, false), ms: { ...time.ms, react: record.firstReactMs } };
+    checks = promptAtFirstBound(checks, scenario.judge({ ...evidence, time: first }), machineWasQuiet(load, first), describeLoad(load), record.firstReactMs);
+  }
+  if (record.interrupted !== undefined) checks.unshift(precondition(CLIENT_RUNNING, overStdio ? onStdio(scenario.source.spec, revision) : scenario.source.spec, false, record.interrupted, [], { lasting: true }));
+  checks = cappedAt(checks, scenario.source.spec.level);
+  let verdict = verdictOf(checks, strict);
+  let reason = reasonOf(checks, verdict);
+  const breaches = [...(record.breach !== undefined ? [record.breach] : []), ...ending.breaches];
+  if (verdict === 'inconclusive' && breaches.length > 0) {
+    // The suite could not judge the rules because the client broke the contract: that is the client's failure.
+    verdict = 'fail';
+    reason = `the client broke the adapter contract: ${[...new Set(breaches)].join('; ')}${reason ? `; so: ${reason}` : ''}`;
+  } else if (verdict === 'inconclusive' && evidence.clientError !== undefined) {
+    reason = `${reason ?? 'not judged'} (the client failed: ${evidence.clientError})`;
+  }
+  return { checks, verdict, ...(reason !== undefined ? { reason } : {}) };
+}
+
+/**
+ * A close() or dispose() that hung or broke the contract fails client-completed in every scenario: what a scenario's
+ * script catches (a DELETE 405 its close rejects on, say) must never hide a hang.
+ */
+function completedCleanly(checks: Check[], ending: Ending, revision: Evidence['revision'], time: TimePolicy, shutdownRule: typeof shutdown): Check[] {
+  const { problems } = ending;
+  if (problems.length === 0) return checks;
+  const detail = `close() or dispose() did not end cleanly: ${problems.join('; ')}`;
+  const rule = shutdownRule(revision, 'the client ends its connections and releases what it holds when told to (close() and dispose() settle)', 'MUST');
+  // A close that only ran out of its bound is a deadline missed (checkInTime): on a provisional run, time ran out.
+  const failed = (spec: Check['spec'], text: string): Check => (ending.onlyHangs ? checkInTime(time, CLIENT_COMPLETED, spec, 'late', text) : check(CLIENT_COMPLETED, spec, false, text));
+  const index = checks.findIndex((c) => c.name === CLIENT_COMPLETED);
+  if (index === -1) return [failed(rule, detail), ...checks];
+  const completed = checks[index]!;
+  const merged: Check = completed.outcome === 'fail' ? { ...completed, detail: `${completed.detail}; ${detail}` } : { ...failed(completed.spec, detail), exchanges: completed.exchanges };
+  return checks.map((c, i) => (i === index ? merged : c));
+}
