@@ -227,7 +227,7 @@ interface InProcessCase {
    * bounds), while client-completed fails all the same. One that throws synchronously or returns garbage broke the
    * adapter contract: that is its own doing, and the case fails.
    */
-  verdict: 'pass' | 'fail' | 'inconclusive';
+  verdict: 'pass' | 'fail' | 'warn' | 'inconclusive';
   /** The bound the run waits for: none, one operation's, a connect's, or the drain of connections left open. */
   waits: 'nothing' | 'operation' | 'connect' | 'drain';
   /** What it must show, with this test's bounds. */
