@@ -51,6 +51,7 @@ export function judgeCase(scenario: Scenario, record: CaseRecord, strict = false
     const first: TimePolicy = { ...provisionally(time, false), ms: { ...time.ms, react: record.firstReactMs } };
     checks = promptAtFirstBound(checks, scenario.judge({ ...evidence, time: first }), machineWasQuiet(load, first), describeLoad(load), record.firstReactMs);
   }
+  checks = keptFromByClient(checks, record);
   if (record.interrupted !== undefined) checks.unshift(precondition(CLIENT_RUNNING, overStdio ? onStdio(scenario.source.spec, revision) : scenario.source.spec, false, record.interrupted, [], { lasting: true }));
   checks = cappedAt(checks, scenario.source.spec.level);
   let verdict = verdictOf(checks, strict);
@@ -64,6 +65,23 @@ export function judgeCase(scenario: Scenario, record: CaseRecord, strict = false
     reason = `${reason ?? 'not judged'} (the client failed: ${evidence.clientError})`;
   }
   return { checks, verdict, ...(reason !== undefined ? { reason } : {}) };
+}
+
+/**
+ * A client that failed firmly while the script drove it (an error it raised, not a bound that ran out on a provisional
+ * run, not a process that died) never reached what the scenario set out to judge by its own doing: the preconditions
+ * left unmet are the client's, so what it broke stands (a failed client-completed, and any other check) instead of
+ * "could not judge". An adapter that says its client could not take part (client-running) keeps the case the suite's.
+ */
+function keptFromByClient(checks: Check[], record: CaseRecord): Check[] {
+  const completed = checks.find((c) => c.name === CLIENT_COMPLETED);
+  const clientFailed = record.evidence.clientError !== undefined && record.evidence.clientTimedOut !== true && completed?.outcome === 'fail';
+  if (!clientFailed || record.interrupted !== undefined) return checks;
+  return checks.map((c) =>
+    c.precondition && c.outcome !== 'pass' && c.unmetBy === undefined
+      ? { ...c, unmetBy: 'client' as const, lasting: true as const, detail: `${c.detail} (the client failed first: ${record.evidence.clientError})` }
+      : c,
+  );
 }
 
 /**

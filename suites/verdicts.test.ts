@@ -468,3 +468,23 @@ describe('the level cap', () => {
     expect(SCENARIOS.filter((scenario) => scenario.source.spec.level === 'MAY').map((scenario) => scenario.id)).toEqual([]);
   });
 });
+
+describe('a client that failed first', () => {
+  test('keeps a precondition from being met by its own doing: what it broke stands; a suite-side unmet one, or a client the adapter says could not take part, stays inconclusive', async () => {
+    const { judgeCase, recordOf } = await import('./judge.ts');
+    const result = await runScenario(expired404, referenceClient, '2025-11-25');
+    const evidence = result.evidence!;
+    // The record of a client that failed before its session met the loss: nothing after the first tools/list, and its error.
+    const { lost } = sessionLoss(evidence, { status: 404 });
+    const failedFirst: Evidence = { ...evidence, exchanges: evidence.exchanges.filter((x) => lost === undefined || x.seq < lost.seq), clientError: 'Error: connection reset' };
+    const judged = judgeCase(expired404, recordOf(failedFirst));
+    expect(judged.verdict, judged.reason).toBe('fail');
+    expect(judged.reason).toContain('never reached session-lost');
+    expect(judged.checks.find((c) => c.name === 'session-lost')).toMatchObject({ outcome: 'inconclusive', unmetBy: 'client', lasting: true });
+    // The same without the client's error: the suite could not drive it there.
+    expect(judgeCase(expired404, recordOf({ ...failedFirst, clientError: undefined })).verdict).toBe('inconclusive');
+    // A client whose connect only ran out of time (maybe the machine's doing), or whose process died: not the client's.
+    expect(judgeCase(expired404, recordOf({ ...failedFirst, clientTimedOut: true })).verdict).toBe('inconclusive');
+    expect(judgeCase(expired404, { ...recordOf(failedFirst), interrupted: 'the client process exited with code 1 during this case' }).verdict).toBe('inconclusive');
+  });
+});
