@@ -63,6 +63,20 @@ export function programTimeouts(time: TimePolicy = basePolicy()): { operationTim
  * whole run with a RangeError within seconds).
  */
 export const MAX_LINE_BYTES = 8 * 1024 * 1024;
+/**
+ * What to do when a program died before its hello because the Node that ran it cannot load TypeScript (a `.ts` entry
+ * under Node before 22.18: ERR_UNKNOWN_FILE_EXTENSION, or a SyntaxError at a type annotation; Node prints its version
+ * last): which Node to use, in one clause.
+ */
+export function nodeRemedy(args: readonly string[], stderr: readonly string[]): string {
+  const text = stderr.join('\n');
+  const version = /Node\.js v(\d+)\.(\d+)\.\d+/.exec(text);
+  const old = version !== null && (Number(version[1]) < 22 || (Number(version[1]) === 22 && Number(version[2]) < 18));
+  const typescript = args.some((arg) => /\.[cm]?ts$/.test(arg)) || /Unknown file extension "\.[cm]?ts"/.test(text);
+  if (!old || !typescript) return '';
+  return `: Node ${version![0].slice(9)} cannot run a .ts file; run it with Node 22.18 or later (the suite pins Node 24: \`npx node <program>.ts\` in its checkout or where it is installed)`;
+}
+
 /** How many trailing stderr lines are kept for failure messages. */
 const STDERR_LINES = 20;
 /** How many of them a failure message shows. */
@@ -519,7 +533,7 @@ class ProgramSupervisor {
     const how = exitHow(code, signal);
     if (this.failureReason !== undefined) {
       // Already failed or shutting down: nothing may wait any longer.
-    } else if (this.hello) this.fail(`${how} before its hello`);
+    } else if (this.hello) this.fail(`${how} before its hello${nodeRemedy(this.config.args ?? [], this.stderrLines())}`);
     else if (this.shuttingDown) this.markFailed('the adapter was shut down');
     else {
       const ops = [...new Set([...this.pending.values()].map((p) => p.op))];
