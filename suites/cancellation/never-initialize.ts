@@ -54,7 +54,7 @@ function probeOutlastedConnect(evidence: Evidence, connect: Outcome | undefined,
   const answered = answerAt(probe);
   const gaveUpAtItsTimeout = connect.afterMs >= connectTimeoutMs - CLOCK_SLACK_MS;
   if (!gaveUpAtItsTimeout || probedAfter > connectTimeoutMs - evidence.time.ms.react || (answered !== undefined && answered <= settledAt)) return undefined;
-  return `the client probed with ${label(probe)} ${Math.round(probedAfter)} ms into its connect, had no answer while the server was still starting, and gave up the connect at its own ${connectTimeoutMs} ms timeout (${describeOutcome(connect, 'it')}) without ever sending initialize: its probe waited longer than its whole connect, its own choice, so it kept itself from the behaviour under test`;
+  return `the client probed with ${label(probe)} ${Math.round(probedAfter)} ms into its connect, had no answer while the server was still starting, and gave up the connect at the ${connectTimeoutMs} ms connect timeout it was given (${describeOutcome(connect, 'it')}) without ever sending initialize: its probe waited longer than its whole connect, its own choice, so it kept itself from the behaviour under test`;
 }
 
 export const neverInitialize = defineScenario({
@@ -90,6 +90,8 @@ export const neverInitialize = defineScenario({
     const { outcome: connect, lazy } = connectingOf(evidence);
     const connecting = lazy ? 'the first operation of a lazy connect (its connect sent nothing)' : 'the connect';
     const closing = connect?.hung === true ? closeOfGivenUpConnect(evidence, held) : undefined;
+    // The timeout is the contract's (ConnectOptions.timeoutMs): a client with no connect timeout of its own never took it.
+    const bound = `the contract's ${connectTimeoutMs} ms connect timeout (ConnectOptions.timeoutMs)`;
     const probeFirst = held === undefined ? probeOutlastedConnect(evidence, connect, connectTimeoutMs) : undefined;
     const gaveUp = timeouts(revision, 'a request unanswered within its timeout: the sender stops waiting for it (so a connection never hangs)', 'SHOULD');
     return [
@@ -98,7 +100,7 @@ export const neverInitialize = defineScenario({
         rule,
         held !== undefined,
         held === undefined
-          ? (probeFirst ?? `no initialize reached the server before the client's ${connectTimeoutMs} ms connect timeout: it never got as far as the behaviour under test`)
+          ? (probeFirst ?? `no initialize reached the server before ${bound} ran out: it never got as far as the behaviour under test`)
           : `the server held ${label(held)} while the connect timed out`,
         held ? [held] : carrying(evidence.exchanges, 'server/discover').slice(0, 1),
         probeFirst !== undefined ? { by: 'client' } : {},
@@ -132,7 +134,7 @@ export const neverInitialize = defineScenario({
         gaveUp,
         connect?.state === 'rejected' ? true : connect?.state === 'resolved' ? false : 'late',
         connect?.hung !== true
-          ? describeOutcome(connect, `${connecting} with a ${connectTimeoutMs} ms timeout`)
+          ? describeOutcome(connect, `${connecting}, under ${bound},`)
           : closing !== undefined
             ? `the client gave up its connect (${closing.closedStdin}) but never settled it: ${closing.hung}; ${describeOutcome(connect, 'the connect')}`
             : `the client never gave up its connect: ${describeOutcome(connect, 'it')}`,
