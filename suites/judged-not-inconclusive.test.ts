@@ -75,7 +75,8 @@ describe('a client that kept itself from the behaviour: its failures stand', () 
   };
 
   test('stdio/never-initialize: a probe that waits longer than the connect, so initialize is never sent, is the client’s doing (read from the wire)', async () => {
-    const result = await runScenario(scenario('stdio/never-initialize'), probeOutlastsConnect, '2025-11-25');
+    // Twice the bounds: the probe goes out within the connect's first half even when the server is slow to launch.
+    const result = await runScenario(scenario('stdio/never-initialize'), probeOutlastsConnect, '2025-11-25', { time: timePolicy({ scale: 2 }) });
     const held = result.checks.find((c) => c.name === 'initialize-held')!;
     expect(held, explain(result)).toMatchObject({ outcome: 'inconclusive', unmetBy: 'client', lasting: true });
     expect(held.detail).toMatch(/probed with .*server\/discover.* without ever sending initialize/);
