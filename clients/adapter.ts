@@ -213,8 +213,9 @@ export interface ClientAdapter {
   /** How the client reaches servers (TRANSPORTS). Default: `['http']`, so a scenario over stdio is not applicable. */
   readonly transports?: readonly Transport[];
   /**
-   * The revisions it speaks over stdio, when they are not `revisions` (an HTTP client of Streamable HTTP only whose
-   * stdio transport also speaks 2024-11-05, say). Default: `revisions`.
+   * The revisions it speaks over stdio, when they are not `revisions`: fewer, or others besides (an HTTP client of
+   * Streamable HTTP only whose stdio transport also speaks 2024-11-05, say: `revisions` without it, this with it). A
+   * stdio case runs at these alone, an HTTP case at `revisions` alone. Default: `revisions`.
    */
   readonly stdioRevisions?: readonly Revision[];
   /**

@@ -22,10 +22,13 @@ export type InTime = boolean | 'late';
  * A rule with a deadline (the react bound, say). Held in time: pass; broken whatever the time: fail. Late (not held
  * when the bound ended): a fail on a firm run, but on a provisional one (time.provisional: another run with larger
  * bounds follows) a loaded machine may be the cause, so it is inconclusive, "time ran out", and the case runs again.
+ * `lateByMs`, when the judge can measure it, is how far past the bound it held: lateness no load could explain is
+ * judged firmly on a busy machine too (promptAtFirstBound).
  */
-export function checkInTime(time: TimePolicy, name: string, spec: SpecRef, held: InTime, detail: string, exchanges: readonly WireExchange[] = []): Check {
-  if (held !== 'late' || !time.provisional) return check(name, spec, held === true, detail, exchanges);
-  return unexercised(name, spec, timeRanOut(time, detail), exchanges);
+export function checkInTime(time: TimePolicy, name: string, spec: SpecRef, held: InTime, detail: string, exchanges: readonly WireExchange[] = [], lateByMs?: number): Check {
+  const late = held === 'late' && lateByMs !== undefined ? { lateByMs: Math.round(lateByMs) } : {};
+  if (held !== 'late' || !time.provisional) return { ...check(name, spec, held === true, detail, exchanges), ...late };
+  return { ...unexercised(name, spec, timeRanOut(time, detail), exchanges), ...late };
 }
 
 /** An inconclusive check's detail when more time may bring the rule within reach: "time ran out", on a provisional run. */
@@ -38,10 +41,12 @@ export function timeRanOut(time: TimePolicy, detail: string): string {
  * but promptness is the first run's react bound: a rule that held only within the larger one was late by that bound.
  * `atFirst` is the same evidence judged with the first run's react bound, firmly. A check that passed here and not
  * there is the client's lateness on a quiet machine (that judgement), and on a busy one (`quiet` false) cannot be told
- * from the machine's: inconclusive. A client with a fixed latency between the two bounds is so judged the same on any
- * machine, not by where its latency falls against the last rerun's bound. The runner's client-completed is its own.
+ * from the machine's: inconclusive, unless it was late by more than the load could explain (`loadExplainsMs`,
+ * outcome.ts `latenessLoadExplains`): a gap no load can explain is judged firmly whatever the load. A client with a
+ * fixed latency between the two bounds is so judged the same on any machine, not by where its latency falls against
+ * the last rerun's bound. The runner's client-completed is its own.
  */
-export function promptAtFirstBound(checks: readonly Check[], atFirst: readonly Check[], quiet: boolean, load: string, reactMs: number): Check[] {
+export function promptAtFirstBound(checks: readonly Check[], atFirst: readonly Check[], quiet: boolean, load: string, reactMs: number, loadExplainsMs = Number.POSITIVE_INFINITY): Check[] {
   const seen = new Map<string, number>();
   return checks.map((c) => {
     const nth = seen.get(c.name) ?? 0;
@@ -49,11 +54,13 @@ export function promptAtFirstBound(checks: readonly Check[], atFirst: readonly C
     const first = atFirst.filter((f) => f.name === c.name)[nth];
     if (c.outcome !== 'pass' || c.precondition || c.name === 'client-completed' || first === undefined || first.outcome !== 'fail') return c;
     const at = `with the first run's react bound of ${reactMs} ms`;
-    return quiet
-      ? { ...first, detail: `${first.detail} (${at}, on a quiet machine: ${load})` }
-      : // Lasting: the first bound judges it on any rerun, so a larger bound cannot change it (a client late by a fixed
-        // latency of its own, its 5 s timeout say, is as late at every scale); only a quieter machine could.
-        { ...unexercised(c.name, c.spec, `held only within a rerun's larger bounds; ${at}: ${first.detail}; the machine was busy (${load}), so the lateness cannot be told from the machine's`), exchanges: c.exchanges, lasting: true as const };
+    if (quiet) return { ...first, detail: `${first.detail} (${at}, on a quiet machine: ${load})` };
+    if (first.lateByMs !== undefined && first.lateByMs > loadExplainsMs) {
+      return { ...first, detail: `${first.detail} (${at}: late by ${first.lateByMs} ms, more than the ${Math.round(loadExplainsMs)} ms the machine's load could explain (${load}), so the lateness is the client's own)` };
+    }
+    // Lasting: the first bound judges it on any rerun, so a larger bound cannot change it (a client late by a fixed
+    // latency of its own, its 5 s timeout say, is as late at every scale); only a quieter machine could.
+    return { ...unexercised(c.name, c.spec, `held only within a rerun's larger bounds; ${at}: ${first.detail}; the machine was busy (${load}), so the lateness cannot be told from the machine's`), exchanges: c.exchanges, lasting: true as const };
   });
 }
 

@@ -5,7 +5,7 @@
 // what the proofs test is the assembly the matrix uses.
 import { provisionally, type TimePolicy } from '../config/time.ts';
 import { check, checkInTime, precondition, promptAtFirstBound } from './checks.ts';
-import { describeLoad, machineWasQuiet } from './outcome.ts';
+import { describeLoad, latenessLoadExplains, machineWasQuiet } from './outcome.ts';
 import { transportOf } from './plan.ts';
 import { schemaCheck } from './schema.ts';
 import { onStdio, shutdown, stdioShutdown } from './spec.ts';
@@ -49,7 +49,7 @@ export function judgeCase(scenario: Scenario, record: CaseRecord, strict = false
   checks.push(...ending.findings);
   if (record.firstReactMs !== undefined && record.firstReactMs < time.ms.react && load !== undefined) {
     const first: TimePolicy = { ...provisionally(time, false), ms: { ...time.ms, react: record.firstReactMs } };
-    checks = promptAtFirstBound(checks, scenario.judge({ ...evidence, time: first }), machineWasQuiet(load, first), describeLoad(load), record.firstReactMs);
+    checks = promptAtFirstBound(checks, scenario.judge({ ...evidence, time: first }), machineWasQuiet(load, first), describeLoad(load), record.firstReactMs, latenessLoadExplains(load, first));
   }
   checks = keptFromByClient(checks, record);
   if (record.interrupted !== undefined) checks.unshift(precondition(CLIENT_RUNNING, overStdio ? onStdio(scenario.source.spec, revision) : scenario.source.spec, false, record.interrupted, [], { lasting: true }));

@@ -5,7 +5,7 @@
 // (its handler running, aborted).
 import { readFileSync } from 'node:fs';
 import { cpus } from 'node:os';
-import { QUIET_MACHINE, type TimePolicy } from '../config/time.ts';
+import { ATTEMPT_GROWTH, MAX_ATTEMPTS, QUIET_MACHINE, type TimePolicy } from '../config/time.ts';
 import type { FixtureState, ToolRun } from '../servers/fixtures.ts';
 import type { ExchangeRecord, WireExchange } from '../servers/wire-record.ts';
 import { check, checkInTime, type InTime } from './checks.ts';
@@ -173,6 +173,15 @@ export function watchMachine(): { stop(): MachineLoad } {
 /** Whether a client that was late on this machine was late by itself (config/time.ts QUIET_MACHINE), or may have been held up by the machine. */
 export function machineWasQuiet(load: MachineLoad, time: TimePolicy): boolean {
   return load.idleShare >= QUIET_MACHINE.idleShare && load.stalledMs <= time.ms.react * QUIET_MACHINE.stallShareOfReact;
+}
+
+/**
+ * The most lateness a busy machine could account for: the longest this process was held up, stretched as far as the
+ * suite stretches a case's bounds for load over its reruns (ATTEMPT_GROWTH per attempt), plus the hold-up a quiet
+ * machine may show anyway (QUIET_MACHINE). A client later than that was late by itself, whatever the load.
+ */
+export function latenessLoadExplains(load: MachineLoad, time: TimePolicy): number {
+  return load.stalledMs * ATTEMPT_GROWTH ** (MAX_ATTEMPTS - 1) + time.ms.react * QUIET_MACHINE.stallShareOfReact;
 }
 
 /** The load in a few words, for a check's detail. */

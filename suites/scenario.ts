@@ -244,6 +244,8 @@ export interface Check {
    * of its shape never meets (`shape`: the case is n/a); absent, the suite could not set the case up (checks.ts UnmetBy).
    */
   unmetBy?: 'client' | 'shape';
+  /** How far past its deadline a late rule held, when the judge measured it (checks.ts checkInTime): lateness no load could explain is judged firmly. */
+  lateByMs?: number;
   /** Inconclusive for a reason more time cannot change (the client process is dead, the adapter contract cannot drive the rule): runCase does not run the case again for it. */
   lasting?: true;
   /** What was expected and what was seen (for an inconclusive check: why the rule was not exercised). */

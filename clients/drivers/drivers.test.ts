@@ -258,6 +258,22 @@ describe.skipIf(NO_PYTHON)('the Python runtime (runtime.py, shared by the SDK gl
     expect(adapter.restarts).toBe(0);
   });
 
+  test('a glue and its library may print (print(), file descriptor 1, a child process): the runtime keeps the real stdout for the protocol, so nothing else reaches it', async () => {
+    const lines: string[] = [];
+    const adapter = await processAdapter({ command: 'python3', args: [join(import.meta.dirname, 'python', 'testdata', 'printing_glue.py')], trace: (direction, line) => direction === 'in' && lines.push(line) });
+    adapters.push(adapter);
+    const client = await adapter.start('printing');
+    const connection = await client.connect('http://127.0.0.1:9/mcp', { timeoutMs: time.ms.react });
+    expect(await connection.info()).toEqual({ era: 'legacy' });
+    expect(await connection.listTools()).toEqual([{ name: 'echo' }]);
+    expect(await connection.callTool('echo', { text: 'through it all' })).toEqual({ content: [{ type: 'text', text: 'through it all' }] });
+    await connection.close();
+    expect(adapter.failure).toBeUndefined();
+    expect(lines.length).toBeGreaterThan(0);
+    expect(lines.filter((line) => line.includes('noise:'))).toEqual([]);
+    for (const line of lines) expect(() => JSON.parse(line), line).not.toThrow();
+  });
+
   test('a cancelled operation is answered "aborted"', async () => {
     const adapter = await start('python3', [STUCK]);
     const client = await adapter.start('cancel');

@@ -144,7 +144,10 @@ export interface Hello {
   features: Feature[];
   /** Declared only by a program that speaks more than HTTP (line protocol 1.1); absent: HTTP only. */
   transports?: Transport[];
-  /** 1.1, with stdio: the revisions it speaks over stdio, when fewer than `revisions` (absent: all of them). */
+  /**
+   * 1.1, with stdio: the revisions it speaks over stdio, when they are not `revisions` (absent: all of them). 1.5: any
+   * known revisions, those spoken only over stdio too (a Streamable HTTP client whose stdio transport speaks 2024-11-05).
+   */
   stdioRevisions?: Revision[];
 }
 
@@ -169,11 +172,8 @@ export function helloProblems(value: unknown): string[] {
   if (hello.stdioRevisions !== undefined) {
     const listed = listProblems(hello, 'stdioRevisions', REVISIONS, 'revision');
     problems.push(...listed);
+    // Any known revisions (1.5): one spoken only over stdio is in stdioRevisions alone.
     if (!Array.isArray(hello.transports) || !hello.transports.includes('stdio')) problems.push('stdioRevisions is declared, but transports does not list stdio');
-    else if (listed.length === 0 && Array.isArray(hello.revisions)) {
-      const beyond = (hello.stdioRevisions as string[]).filter((revision) => !(hello.revisions as unknown[]).includes(revision));
-      if (beyond.length > 0) problems.push(`stdioRevisions names ${beyond.join(', ')}, which revisions does not`);
-    }
   }
   return problems;
 }

@@ -10,7 +10,9 @@ import { describe, expect, test } from 'vitest';
 import { basePolicy } from '../../config/settings.ts';
 import { REVISIONS } from '../../protocol/revisions.ts';
 import { startReferenceServer } from '../../servers/server.ts';
-import { runScenario } from '../../suites/runner.ts';
+import { SCENARIOS } from '../../suites/index.ts';
+import { plannedCases, transportOf } from '../../suites/plan.ts';
+import { notApplicable, runScenario } from '../../suites/runner.ts';
 import { stdioHandshake } from '../../suites/stdio/handshake.ts';
 import { FEATURES, TRANSPORTS } from '../adapter.ts';
 import { ClientProcessError, helloProblems, processAdapter } from './adapter.ts';
@@ -131,14 +133,31 @@ test('the harness checks a hello’s transports as the schema does, and takes no
   expect(problems({ id: 1, case: 'c', op: 'connect', target: { transport: 'stdio', command: 'srv', args: ['--x'], env: { A: 'b' }, cwd: '/tmp' }, options: { timeoutMs: 1, shutdownGraceMs: 1 } })).toBeUndefined();
 });
 
-test('a hello’s stdioRevisions: known revisions, each also in revisions, only beside the stdio transport', () => {
+test('a hello’s stdioRevisions: known revisions (1.5: those spoken only over stdio too), only beside the stdio transport', () => {
   const hello = { protocol: 1, name: 'x', description: '', revisions: ['2025-06-18', '2025-11-25'], features: ['mode-legacy'], transports: ['http', 'stdio'] };
   expect(helloProblems({ ...hello, stdioRevisions: ['2025-11-25'] })).toEqual([]);
   expect(problems({ ...hello, stdioRevisions: ['2025-11-25'] })).toBeUndefined();
   expect(helloProblems({ ...hello, stdioRevisions: ['1999-01-01'] })).toEqual(['stdioRevisions[0] ("1999-01-01") is not a known revision']);
-  expect(helloProblems({ ...hello, stdioRevisions: ['2024-11-05'] })).toEqual(['stdioRevisions names 2024-11-05, which revisions does not']);
+  expect(helloProblems({ ...hello, stdioRevisions: ['2024-11-05', '2025-11-25'] })).toEqual([]);
+  expect(problems({ ...hello, stdioRevisions: ['2024-11-05', '2025-11-25'] })).toBeUndefined();
   expect(helloProblems({ ...hello, transports: ['http'], stdioRevisions: ['2025-11-25'] })).toEqual(['stdioRevisions is declared, but transports does not list stdio']);
   expect(problems({ ...hello, stdioRevisions: ['1999-01-01'] })).toBeDefined();
+});
+
+test('a program whose stdioRevisions name a revision its revisions do not (1.5) is given stdio cases at it, and no HTTP case', async () => {
+  // A Streamable HTTP client whose stdio transport also speaks 2024-11-05.
+  const adapter = await processAdapter({ command: NODE, args: [MISBEHAVING, '--stdio-revisions', '2024-11-05,2025-03-26,2025-06-18,2025-11-25'] });
+  try {
+    expect(adapter.revisions).toEqual(['2025-03-26', '2025-06-18', '2025-11-25']);
+    expect(adapter.stdioRevisions).toContain('2024-11-05');
+    const atOldest = plannedCases(SCENARIOS).filter(({ revision }) => revision === '2024-11-05');
+    const given = atOldest.filter(({ scenario }) => notApplicable(scenario, adapter, '2024-11-05') === undefined).map(({ scenario }) => scenario);
+    expect(given.filter((scenario) => transportOf(scenario) === 'stdio').length).toBeGreaterThan(0);
+    expect(given.filter((scenario) => transportOf(scenario) === 'http').map((scenario) => scenario.id)).toEqual([]);
+    expect(notApplicable(stdioHandshake, adapter, '2024-11-05')).toBeUndefined();
+  } finally {
+    await adapter.shutdown();
+  }
 });
 
 test('a 1.0 program (no transports in its hello) is not offered a stdio case, and is never sent a stdio target', async () => {

@@ -81,9 +81,12 @@ export const lateResponseIgnored = defineScenario<{ late: AnswersAfterCancel }>(
     // A new handshake before the next call on the same session would mean the client gave up its connection over the late answer.
     const initializes = slow === undefined || !onSession ? [] : carrying(evidence.exchanges, 'initialize').filter((e) => e.seq > slow.seq);
     const timing = cancellation(revision, 'timing-considerations', 'Timing Considerations: both parties MUST handle these race conditions gracefully', 'MUST');
-    // A client that ended the cancelled call's session itself before its next call (a client per operation closes the
-    // stdio server it launched for the call, which exits mid-handler) leaves no late answer to race: n/a for its shape.
-    const sessionGoneFirst = run?.finishedAt === undefined && endedBeforeNext;
+    // A client that ended the cancelled call's session itself before its handler could answer, and made its next call on
+    // a new one, leaves no late answer to race: n/a for its shape. A client per operation closes the stdio server it
+    // launched for the call (which exits mid-handler), or DELETEs the call's HTTP session (whose end aborts the handler;
+    // the server holds a cancellation back until the answer, so only the session's end aborts it).
+    const endedBeforeAnswer = slow !== undefined && endedAt !== undefined && endedAt < slow.startedAt + answerAfterOf(evidence.time);
+    const sessionGoneFirst = endedBeforeNext && (run?.finishedAt === undefined || (run.abortedAt !== undefined && endedBeforeAnswer));
     return [
       callRunning(timing, evidence, slow),
       precondition(
@@ -91,7 +94,7 @@ export const lateResponseIgnored = defineScenario<{ late: AnswersAfterCancel }>(
         timing,
         completedAfterAbort,
         sessionGoneFirst
-          ? `the client ended the cancelled call’s session (${session}) before its handler could answer, and made its next call on a new one: no late answer to race`
+          ? `the client ended the cancelled call’s session (${session}) ${endedAt !== undefined && slow !== undefined ? `${Math.round(endedAt - slow.startedAt)} ms after sending the call, ` : ''}before its handler could answer (${run?.abortedAt !== undefined ? 'the session’s end aborted it' : 'it never completed'}), and made its next call on a new one: no late answer to race`
           : run === undefined || run.finishedAt === undefined
           ? 'the cancelled call’s handler never completed: the race was not made'
           : run.abortedAt !== undefined

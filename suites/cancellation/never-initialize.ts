@@ -1,9 +1,10 @@
-import type { TimePolicy } from '../../config/time.ts';
+import { CLOCK_SLACK_MS, type TimePolicy } from '../../config/time.ts';
 import { L } from '../../protocol/revisions.ts';
 import { slowResponses } from '../../servers/personalities/slow-responses.ts';
 import { check, checkInTime, clientCompleted, precondition, timeRanOut, unexercised } from '../checks.ts';
 import { connectingOf, connectObserved } from '../connecting.ts';
-import { describeOutcome, holdsWithin } from '../outcome.ts';
+import { answerAt } from '../negotiation/support.ts';
+import { describeOutcome, holdsWithin, type Outcome } from '../outcome.ts';
 import { defineScenario, type Evidence } from '../scenario.ts';
 import type { WireExchange } from '../../servers/wire-record.ts';
 import { cancellation, timeouts } from '../spec.ts';
@@ -36,6 +37,26 @@ function closeOfGivenUpConnect(evidence: Evidence, held: WireExchange | undefine
   return { closedStdin: `it closed the server's stdin ${since}`, hung: `its close hung: the server, ignoring EOF during its slow start, was still running (the client ${then})` };
 }
 
+/**
+ * A client that probed (server/discover) early in its connect, got no answer while the server was still starting, and
+ * gave up its connect at its own timeout without ever falling back to initialize: its probe waited longer than its whole
+ * connect, its own choice (stdio/probe-fallback-silence judges when a fallback comes). Read from the wire: the probe,
+ * sent with at least a reaction time of the connect left and unanswered until the connect settled; no initialize at
+ * all; the connect rejected by the client itself, at its timeout. Undefined when that is not what happened.
+ */
+function probeOutlastedConnect(evidence: Evidence, connect: Outcome | undefined, connectTimeoutMs: number): string | undefined {
+  const probe = carrying(evidence.exchanges, 'server/discover')[0];
+  const startedAt = evidence.observed.connectStartedAt as number | undefined;
+  if (probe === undefined || startedAt === undefined || connect === undefined || connect.hung === true || connect.state !== 'rejected') return undefined;
+  if (carrying(evidence.exchanges, 'initialize').length > 0) return undefined;
+  const probedAfter = probe.startedAt - startedAt;
+  const settledAt = startedAt + connect.afterMs;
+  const answered = answerAt(probe);
+  const gaveUpAtItsTimeout = connect.afterMs >= connectTimeoutMs - CLOCK_SLACK_MS;
+  if (!gaveUpAtItsTimeout || probedAfter > connectTimeoutMs - evidence.time.ms.react || (answered !== undefined && answered <= settledAt)) return undefined;
+  return `the client probed with ${label(probe)} ${Math.round(probedAfter)} ms into its connect, had no answer while the server was still starting, and gave up the connect at the ${connectTimeoutMs} ms connect timeout it was given (${describeOutcome(connect, 'it')}) without ever sending initialize: its probe waited longer than its whole connect, its own choice, so it kept itself from the behaviour under test`;
+}
+
 export const neverInitialize = defineScenario({
   id: 'cancellation/never-initialize',
   title: 'A connect that times out during a held initialize sends no notifications/cancelled for it',
@@ -46,7 +67,9 @@ export const neverInitialize = defineScenario({
     return { server: { personalities: [slowResponses({ method: 'initialize', ms: bounds(time).holdMs, count: 1 })] }, state: undefined };
   },
   async run(context) {
-    const { wire, time } = context;
+    const { wire, time, observe } = context;
+    // On the record's clock: when the connect began, for the judge to tell how early a probe went out.
+    observe('connectStartedAt', wire.record.now());
     // A lazy connect sends nothing: then its first operation does the handshake the server holds, under the connect's timeout.
     await connectObserved(context, { timeoutMs: bounds(time).connectTimeoutMs });
     // A cancellation is sent when the client gives up, or not at all: wait as long as a client takes to react (a loaded
@@ -67,6 +90,9 @@ export const neverInitialize = defineScenario({
     const { outcome: connect, lazy } = connectingOf(evidence);
     const connecting = lazy ? 'the first operation of a lazy connect (its connect sent nothing)' : 'the connect';
     const closing = connect?.hung === true ? closeOfGivenUpConnect(evidence, held) : undefined;
+    // The timeout is the contract's (ConnectOptions.timeoutMs): a client with no connect timeout of its own never took it.
+    const bound = `the contract's ${connectTimeoutMs} ms connect timeout (ConnectOptions.timeoutMs)`;
+    const probeFirst = held === undefined ? probeOutlastedConnect(evidence, connect, connectTimeoutMs) : undefined;
     const gaveUp = timeouts(revision, 'a request unanswered within its timeout: the sender stops waiting for it (so a connection never hangs)', 'SHOULD');
     return [
       precondition(
@@ -74,9 +100,10 @@ export const neverInitialize = defineScenario({
         rule,
         held !== undefined,
         held === undefined
-          ? `no initialize reached the server before the client's ${connectTimeoutMs} ms connect timeout: it never got as far as the behaviour under test`
+          ? (probeFirst ?? `no initialize reached the server before ${bound} ran out: it never got as far as the behaviour under test`)
           : `the server held ${label(held)} while the connect timed out`,
-        held ? [held] : [],
+        held ? [held] : carrying(evidence.exchanges, 'server/discover').slice(0, 1),
+        probeFirst !== undefined ? { by: 'client' } : {},
       ),
       clientCompleted(evidence, cancellation(revision, 'behavior-requirements', 'Behavior Requirements: a connect that gives up', 'MUST')),
       // A connect the runner's bound gave up on never gave up itself: the client never came to the moment it would have
@@ -107,7 +134,7 @@ export const neverInitialize = defineScenario({
         gaveUp,
         connect?.state === 'rejected' ? true : connect?.state === 'resolved' ? false : 'late',
         connect?.hung !== true
-          ? describeOutcome(connect, `${connecting} with a ${connectTimeoutMs} ms timeout`)
+          ? describeOutcome(connect, `${connecting}, under ${bound},`)
           : closing !== undefined
             ? `the client gave up its connect (${closing.closedStdin}) but never settled it: ${closing.hung}; ${describeOutcome(connect, 'the connect')}`
             : `the client never gave up its connect: ${describeOutcome(connect, 'it')}`,

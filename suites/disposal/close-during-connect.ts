@@ -57,7 +57,9 @@ export const closeDuringConnect = defineScenario<{ slow: SlowResponses }>({
     const { connectTimeoutMs, holdMs } = bounds(evidence.time);
     // Connecting is judged at a lazy client's first operation, which did the handshake.
     const { outcome: connect, lazy } = connectingOf(evidence);
-    const connecting = lazy ? `the first operation of a lazy connect (its connect sent nothing) with a ${connectTimeoutMs} ms connect timeout` : `connect with a ${connectTimeoutMs} ms timeout`;
+    // The timeout is the contract's (ConnectOptions.timeoutMs): a client with no connect timeout of its own never took it.
+    const bound = `the contract's ${connectTimeoutMs} ms connect timeout (ConnectOptions.timeoutMs)`;
+    const connecting = lazy ? `the first operation of a lazy connect (its connect sent nothing), under ${bound},` : `connect, under ${bound},`;
     const exchange = held(evidence);
     const late = after(evidence.exchanges, evidence.observed.gaveUpAtSeq as number | undefined);
     const what = firstRequest(revision);
@@ -67,7 +69,7 @@ export const closeDuringConnect = defineScenario<{ slow: SlowResponses }>({
         shutdown(revision, 'a connect given up closes the connection of its first request', 'SHOULD'),
         exchange !== undefined && connect !== undefined,
         exchange === undefined
-          ? `no ${what} reached the server before the client's ${connectTimeoutMs} ms connect timeout: it never got as far as the behaviour under test`
+          ? `no ${what} reached the server before ${bound} ran out: it never got as far as the behaviour under test`
           : connect === undefined
             ? 'the script did not see the connect settle'
             : `the server held ${label(exchange)} while the connect timed out`,
@@ -79,7 +81,7 @@ export const closeDuringConnect = defineScenario<{ slow: SlowResponses }>({
         'connect-settled',
         timeouts(revision, 'a request that times out stops being waited for (the connect gives up at its timeout)', 'SHOULD'),
         rejectedInTime(connect, evidence.time.ms.react),
-        `${describeOutcome(connect, connecting)}${connect?.state === 'pending' ? '' : ' past its timeout'}; the server held ${what} for ${holdMs} ms`,
+        `${describeOutcome(connect, connecting)}${connect?.state === 'pending' ? '' : ' past that timeout'}; the server held ${what} for ${holdMs} ms`,
         exchange ? [exchange] : [],
       ),
       checkInTime(

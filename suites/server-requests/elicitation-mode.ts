@@ -42,14 +42,20 @@ export const elicitationUrlUndeclared = defineScenario({
         sent ? `the server sent a URL mode ${METHOD} during the call` : `the server sent no URL mode ${METHOD} (${labels(evidence.exchanges)})`,
         sent ? [sent.exchange] : [],
       ),
-      // A client that declares URL mode supports it: nothing undeclared to send it, whatever time it is given.
+      // A client that declares URL mode supports it: nothing undeclared to send it, whatever time it is given. Its own
+      // declaration (an SDK that declares URL mode with any elicitation handler, as the Python SDK does) puts the rule
+      // out of reach of any driver: n/a for it, read from its initialize.
       precondition(
         'url-mode-undeclared',
         rule,
         modes !== undefined && modes['url'] === undefined,
-        modes === undefined ? `initialize declared no elicitation capability (${JSON.stringify(declaredCapabilities(evidence) ?? {})})` : `initialize declared elicitation ${JSON.stringify(modes)}${modes['url'] !== undefined ? ': URL mode is declared' : ': form mode only'}`,
+        modes === undefined
+          ? `initialize declared no elicitation capability (${JSON.stringify(declaredCapabilities(evidence) ?? {})})`
+          : modes['url'] !== undefined
+            ? `initialize declared elicitation ${JSON.stringify(modes)}: URL mode is declared, by the client's own choice with a form handler, so no mode it did not declare is left to refuse`
+            : `initialize declared elicitation ${JSON.stringify(modes)}: form mode only`,
         [],
-        { lasting: true },
+        modes !== undefined && modes['url'] !== undefined ? { by: 'shape' } : { lasting: true },
       ),
       clientCompleted(evidence, messages(revision, 'responses', `a refused ${METHOD} leaves the call and the session working`, 'MUST')),
       checkInTime(

@@ -1,4 +1,4 @@
-"""The line protocol (docs/line-protocol.md, version 1.4) once, for every Python client's glue.
+"""The line protocol (docs/line-protocol.md, version 1.5) once, for every Python client's glue.
 
 A glue module gives a hello and a `connect`; this runtime reads the harness's requests from stdin, runs each as its
 own asyncio task (requests overlap), answers each by id on stdout, cancels a request's task when the harness sends
@@ -8,6 +8,11 @@ lifecycle logic: what a connection does on the wire is the client's doing.
 The glue's connection is an object with `info()`, `list_tools(timeout_ms)`, `call_tool(name, arguments,
 timeout_ms)` and `close()`, all coroutines. Most Python clients are async context managers, which must be entered
 and left in one task: `Held` keeps one open in a task of its own until the connection is closed.
+
+The protocol's stream is the process's real stdout, kept by this module when it is imported; from then on everything
+else that writes to stdout (a print() in the glue or in the client library, a C extension or a child process writing
+to file descriptor 1) goes to stderr, with the logs. A glue imports this module before its client library, so even a
+library that prints while it is imported cannot corrupt the protocol.
 """
 
 from __future__ import annotations
@@ -15,11 +20,31 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import os
 import sys
 import traceback
 from typing import Any, Awaitable, Callable, Protocol
 
 PROTOCOL = 1
+
+
+def _keep_protocol_out() -> Any:
+    """The real stdout, for the protocol alone; file descriptor 1 and sys.stdout then lead to stderr."""
+    real = sys.__stdout__
+    if real is None:  # no stdout at all: nothing to keep, nothing to protect
+        return sys.stdout
+    real.flush()
+    try:
+        kept = os.fdopen(os.dup(real.fileno()), "w", encoding="utf-8", newline="\n")
+        os.dup2(sys.__stderr__.fileno(), real.fileno())  # type: ignore[union-attr]
+    except (AttributeError, OSError, ValueError):  # no file descriptors to move (an embedded interpreter)
+        kept = real
+    sys.stdout = sys.stderr
+    return kept
+
+
+# Kept at import, before a glue imports its client library (module docstring).
+PROTOCOL_OUT = _keep_protocol_out()
 # When an unsettled operation is answered "hung" (1.4): one carrying a client timeout, halfway from that timeout to
 # the deadline (the client's own timeout fires first); any other at 90% of the deadline (room to reach the harness).
 HUNG_AT = 0.9
@@ -124,7 +149,7 @@ class Runtime:
         self.cases: dict[str, dict[str, Connection]] = {}
         self.tasks: dict[int, asyncio.Task[Any]] = {}
         self.next_handle = 0
-        self.out = sys.stdout
+        self.out = PROTOCOL_OUT
         self.done = asyncio.Event()
 
     def write(self, message: dict[str, Any]) -> None:
@@ -228,7 +253,8 @@ def main(hello: dict[str, Any], connect: Connect) -> None:
     except KeyboardInterrupt:
         pass
     # Whatever the client left running (a server process, a socket) ends with the program.
-    sys.stdout.flush()
+    PROTOCOL_OUT.flush()
+    sys.stderr.flush()
     import os
 
     os._exit(0)

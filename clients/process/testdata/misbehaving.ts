@@ -14,6 +14,7 @@
 //   --grandchild       starts a long `sleep` in its process group first
 //   --stderr <text>    writes this line to stderr at start
 //   --tag <text>       ignored: lets a test find this process by its command line
+//   --stdio-revisions <r,r>  declares the stdio transport too, speaking these revisions over it (1.5: any of them)
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
@@ -34,6 +35,7 @@ const { values } = parseArgs({
     grandchild: { type: 'boolean' },
     stderr: { type: 'string' },
     tag: { type: 'string' },
+    'stdio-revisions': { type: 'string' },
   },
 });
 
@@ -47,7 +49,10 @@ if (values['exit-early']) {
 }
 if (values.stubborn) process.on('SIGTERM', () => process.stderr.write('misbehaving: ignoring SIGTERM\n'));
 if (values['bad-hello']) send({ protocol: 2, name: '', revisions: ['2025-06-18', '2099-01-01'], features: 'all' });
-else if (!values['no-hello']) send({ protocol: 1, name: 'misbehaving', description: 'a test program that misbehaves on request', revisions: ['2025-03-26', '2025-06-18', '2025-11-25'], features: ['mode-legacy', 'cancellation'] });
+else if (!values['no-hello']) {
+  const stdio = values['stdio-revisions'] === undefined ? {} : { transports: ['http', 'stdio'], stdioRevisions: values['stdio-revisions'].split(',') };
+  send({ protocol: 1, name: 'misbehaving', description: 'a test program that misbehaves on request', revisions: ['2025-03-26', '2025-06-18', '2025-11-25'], features: ['mode-legacy', 'cancellation'], ...stdio });
+}
 
 
 const lines = createInterface({ input: process.stdin });
