@@ -7,7 +7,7 @@ import { check, checkInTime, clientCompleted, precondition } from '../checks.ts'
 import { holdsWithin, inFlightMs, ordinaryRejection, startCall } from '../outcome.ts';
 import { defineScenario, type Evidence } from '../scenario.ts';
 import { shutdown, shutdownFor } from '../spec.ts';
-import { after, labels, seqNow } from '../wire.ts';
+import { after, callsTool, idOf, labels, seqNow } from '../wire.ts';
 import { awaitSessionKeptForCall, closeUnderCall } from './support.ts';
 
 /** What closing itself may send: the DELETE and the cancellation of calls in flight (judged by other scenarios). */
@@ -24,6 +24,27 @@ function everythingEnded(record: ExchangeRecord): boolean {
 /** Exchanges that began after close() was called and are not closing traffic. */
 function sentAfterClose(exchanges: readonly WireExchange[], closeFromSeq: number | undefined): WireExchange[] {
   return after(exchanges, closeFromSeq).filter((exchange) => !closingTraffic(exchange));
+}
+
+/**
+ * The record as a client would leave it whose close() ended nothing under the call in flight and that never ended the
+ * session after the call was answered (a kept session leaked): closing traffic gone, nothing hung up, the call answered
+ * just after close() (2026-07-28 over HTTP, where the call's exchange is its session: left open), stdin never closed.
+ */
+export function sessionLeftOpenForGood(e: Evidence): Evidence {
+  const closeCalledAt = e.observed.closeCalledAt as number;
+  const modernHttp = isModern(e.revision) && e.stdio === undefined;
+  const exchanges = e.exchanges
+    .filter((x) => x.startedAt < closeCalledAt || !closingTraffic(x))
+    .map((x): WireExchange => {
+      if (!callsTool(x, 'slow')) return x.endedBy === 'client' && (x.endedAt ?? 0) >= closeCalledAt ? { ...x, endedBy: undefined, endedAt: undefined } : x;
+      const id = idOf(x, 'tools/call')!;
+      if (modernHttp) return { ...x, endedBy: undefined, endedAt: undefined, responseMessages: [] };
+      const answer = { message: { jsonrpc: '2.0' as const, id, result: { content: [{ type: 'text' as const, text: 'done' }] } }, at: closeCalledAt + 1 };
+      return { ...x, endedBy: 'server', endedAt: closeCalledAt + 1, responseMessages: [...x.responseMessages.filter((m) => m.message.id !== id), answer] };
+    });
+  const stdio = e.stdio && { ...e.stdio, processes: e.stdio.processes.map(({ stdinEofAt: _eof, exit: _exit, ...p }) => ({ ...p, alive: true })) };
+  return { ...e, exchanges, ...(stdio ? { stdio } : {}) };
 }
 
 export const quietAfterClose = defineScenario({
@@ -147,6 +168,11 @@ export const quietAfterClose = defineScenario({
     ];
   },
   doctored: [
+    {
+      check: 'connections-closed',
+      how: 'close() closed nothing under the call (no DELETE, no hang-up, no cancel, stdin left open), and once the call was answered the session was never ended (2026-07-28 over HTTP: the call’s stream left open)',
+      doctor: sessionLeftOpenForGood,
+    },
     {
       check: 'close-reached',
       unmet: true,
