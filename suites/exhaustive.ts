@@ -29,10 +29,15 @@ export function expectedToFail(variant: string, scenario: string, revision: Revi
   return declared.only?.[scenario]?.at.includes(revision) ?? true;
 }
 
-/** What a variant must come out as: fail where it breaks the scenario, inconclusive where it never reaches its rule, else pass. */
-export function expectedVerdict(variant: string, scenario: string, revision: Revision): 'fail' | 'inconclusive' | 'pass' {
+/**
+ * What a variant must come out as: fail where it breaks the scenario, inconclusive where it never reaches its rule, n/a
+ * where it is on the wire a correct client of another shape, else pass.
+ */
+export function expectedVerdict(variant: string, scenario: string, revision: Revision): 'fail' | 'inconclusive' | 'n/a' | 'pass' {
   if (expectedToFail(variant, scenario, revision)) return 'fail';
-  return BROKEN_ADAPTERS.find((v) => v.name === variant)?.unreached?.[scenario]?.at.includes(revision) ? 'inconclusive' : 'pass';
+  const declared = BROKEN_ADAPTERS.find((v) => v.name === variant);
+  if (declared?.shaped?.[scenario]?.at.includes(revision)) return 'n/a';
+  return declared?.unreached?.[scenario]?.at.includes(revision) ? 'inconclusive' : 'pass';
 }
 
 export const caseKey = (scenario: Scenario, revision: string) => `${scenario.id}@${revision}`;

@@ -38,6 +38,7 @@ export interface BrokenVariant extends ClientAdapter {
   readonly breaks: readonly string[];
   readonly only?: VariantSpec['only'];
   readonly unreached?: VariantSpec['unreached'];
+  readonly shaped?: VariantSpec['shaped'];
 }
 
 export const referenceClient: ClientAdapter = referenceAdapter(
@@ -53,4 +54,5 @@ export const brokenVariants: readonly BrokenVariant[] = VARIANT_SPECS.map((spec)
   breaks: spec.breaks,
   ...(spec.only ? { only: spec.only } : {}),
   ...(spec.unreached ? { unreached: spec.unreached } : {}),
+  ...(spec.shaped ? { shaped: spec.shaped } : {}),
 }));

@@ -4,6 +4,8 @@
 //   call, as the seed 003 service does; one launch per operation over stdio);
 // - lazy: connect() sends nothing, the first operation does the handshake, later ones reuse the session;
 // - fresh-after-error: one session, given up after an operation fails; the next operation starts a new one.
+// - ref-counted: one session, kept while anyone holds it: close() gives up the user's hold, and a call in flight holds
+//   its own, so the session ends when the last call settles (pydantic-ai's MCPToolset).
 // A scenario must pass every shape it applies to with no fail and no warn (suites/shapes.test.ts proves it); where a
 // scenario cannot drive a shape (resuming a session a per-operation client never keeps), the shape does not declare
 // the feature and the scenario says n/a.
@@ -13,19 +15,25 @@ import { ConnectionDropped, HttpStatusError, SessionExpiredError, SessionLost, S
 import { REFERENCE_REVISIONS } from './protocol.ts';
 import { REFERENCE_FEATURES, REFERENCE_TRANSPORTS } from './index.ts';
 
-export type ShapeName = 'per-operation' | 'lazy' | 'fresh-after-error';
+export type ShapeName =
+  | 'per-operation'
+  | 'lazy'
+  | 'fresh-after-error'
+  | 'ref-counted';
 
 /** The features a shape cannot honour: a session that is not kept cannot be resumed, kept or listened on. */
 const DROPPED: Record<ShapeName, readonly Feature[]> = {
   'per-operation': ['resume', 'keep-session', 'listen'],
   lazy: [],
   'fresh-after-error': [],
+  'ref-counted': [],
 };
 
 const DESCRIPTIONS: Record<ShapeName, string> = {
   'per-operation': 'reference client shaped as a session per operation: each listing or call connects, runs, closes',
   lazy: 'reference client shaped to connect lazily: connect() sends nothing, the first operation does the handshake',
   'fresh-after-error': 'reference client shaped to start over after an error: a failed operation ends its session, the next one opens a new one',
+  'ref-counted': 'reference client shaped as a reference-counted session: close() ends the session at once when no call is in flight, else when the last call settles',
 };
 
 /**
@@ -139,6 +147,45 @@ function kept(client: ReferenceClient, target: ServerTarget, options: ConnectOpt
   };
 }
 
+// — ref-counted —
+
+/**
+ * A session held by the user (from connect to close) and by each call in flight: close() only gives up the user's
+ * hold and resolves at once; the session ends (the reference's own close: DELETE, stream hung up, stdin closed) when
+ * the last hold goes. pydantic-ai's MCPToolset: `__aexit__` decrements a running count, the session closes at zero, and
+ * a call made while entered enters the toolset itself.
+ */
+function refCounted(connection: ClientConnection): ClientConnection {
+  let holds = 1; // the user's, from connect
+  let released = false;
+  let ended: Promise<void> | undefined;
+  const end = (): Promise<void> => (ended ??= connection.close());
+  const release = (): Promise<void> => (--holds === 0 ? end() : Promise.resolve());
+  async function held<T>(work: () => Promise<T>): Promise<T> {
+    if (released) throw new Error('the connection is closed');
+    holds++;
+    try {
+      return await work();
+    } finally {
+      // The last call out ends the session behind it; its own caller already has the call's outcome.
+      void release().catch(() => {});
+    }
+  }
+  return {
+    info: () => connection.info(),
+    listTools: (operation) => held(() => connection.listTools(operation)),
+    callTool: (name, args, operation) => held(() => connection.callTool(name, args, operation)),
+    close: async () => {
+      // A second close gives up no second hold: it waits for what the first did.
+      if (released) return holds === 0 ? end() : undefined;
+      released = true;
+      await release();
+    },
+  };
+}
+
+// — end ref-counted —
+
 /** The reference client (every rule on) in one shape. */
 export function shapedReference(shape: ShapeName): ClientAdapter {
   return {
@@ -153,6 +200,8 @@ export function shapedReference(shape: ShapeName): ClientAdapter {
         async connect(target, options) {
           if (shape === 'per-operation') return perOperation(client, target, options);
           if (shape === 'lazy') return kept(client, target, options, false);
+          // ref-counted connects at once (entering the toolset opens its session), as the reference does.
+          if (shape === 'ref-counted') return refCounted(await client.connect(target, options));
           // fresh-after-error connects at once, as the reference does, and starts over lazily after an error.
           return kept(client, target, options, true, await client.connect(target, options));
         },
@@ -162,5 +211,10 @@ export function shapedReference(shape: ShapeName): ClientAdapter {
   };
 }
 
-export const SHAPES: readonly ShapeName[] = ['per-operation', 'lazy', 'fresh-after-error'];
+export const SHAPES: readonly ShapeName[] = [
+  'per-operation',
+  'lazy',
+  'fresh-after-error',
+  'ref-counted',
+];
 export const shapedReferences: readonly ClientAdapter[] = SHAPES.map(shapedReference);

@@ -26,6 +26,11 @@ export interface VariantSpec {
    * honest verdict there is inconclusive, neither pass nor fail.
    */
   unreached?: Readonly<Record<string, Narrowing>>;
+  /**
+   * Scenarios where what its broken rule leaves on the wire is a correct client of another shape (shapes.ts), where: the
+   * scenario says n/a by shape there, as it does for that shape.
+   */
+  shaped?: Readonly<Record<string, Narrowing>>;
 }
 
 /**
@@ -339,6 +344,16 @@ export const VARIANT_SPECS: readonly VariantSpec[] = [
     description: 'Reference client whose close() only DELETEs: calls in flight, response streams, the HTTP+SSE stream and resumption timers run on',
     // Over stdio its close() still ends the process (closing stdin): only the call in flight is left unsettled.
     breaks: ['disposal/in-flight-settled', 'disposal/quiet-after-close', 'disposal/sse-stream-closed', 'stdio/in-flight-settled', 'json-responses/in-flight-settled'],
+    only: {
+      'disposal/in-flight-settled': { at: L, why: 'at 2026-07-28 over HTTP its close() sends nothing and the call runs to its answer' },
+      'disposal/quiet-after-close': { at: L, why: 'at 2026-07-28 over HTTP its close() sends nothing and the call runs to its answer' },
+    },
+    // 2026-07-28 over HTTP has no session beyond each request: a close that leaves the call to its answer, nothing else
+    // open, is on the wire a session the call holds (shape ref-counted), not a close under the call.
+    shaped: {
+      'disposal/in-flight-settled': { at: M, why: 'on the wire a session kept for the call in flight (shape ref-counted)' },
+      'disposal/quiet-after-close': { at: M, why: 'on the wire a session kept for the call in flight (shape ref-counted)' },
+    },
   },
   {
     name: 'broken-connect-outlives-timeout',

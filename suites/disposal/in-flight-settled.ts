@@ -4,6 +4,7 @@ import { describeOutcome, handlerAborted, holdsWithin, inFlightMs, outcomeOf, re
 import { defineScenario, type Evidence } from '../scenario.ts';
 import { cancelOnTheWire, handlerSeesCancel, shutdown, shutdownFor } from '../spec.ts';
 import { toolCallExchanges, wireCancelOf } from '../wire.ts';
+import { awaitSessionKeptForCall, closeUnderCall } from './support.ts';
 
 export const inFlightSettled = defineScenario({
   id: 'disposal/in-flight-settled',
@@ -15,6 +16,8 @@ export const inFlightSettled = defineScenario({
     const client = await connect();
     const call = await startCall(wire.fixtures, bounded, client.callTool('slow', { ms: inFlightMs(time) }), 'slow', 'the slow call');
     const closedAt = performance.now();
+    const closeCalledAt = wire.record.now();
+    observe('closeCalledAt', closeCalledAt);
     const closing = bounded(client.close(), 'close');
     closing.catch(() => {});
     await call.within(time.ms.react);
@@ -25,6 +28,8 @@ export const inFlightSettled = defineScenario({
       holdsWithin(wire.record, (record) => wireCancelOf(revision, record.exchanges, 'slow').done, 'the call to be cancelled on the wire', time.ms.react),
       runWithin(wire.fixtures, (run) => run.tool === 'slow' && run.abortedAt !== undefined, 'the slow handler to see the abort', time.ms.react),
     ]);
+    // A close that closed nothing under the call (a session the call holds): the judge needs to see the session end once the call settles.
+    await awaitSessionKeptForCall(wire.record, revision, 'slow', closeCalledAt, time);
   },
   judge(evidence) {
     const shutdown = shutdownFor(evidence);
@@ -34,13 +39,20 @@ export const inFlightSettled = defineScenario({
     const slow = toolCallExchanges(evidence.exchanges, 'slow')[0];
     const run = evidence.toolRuns.find((r) => r.tool === 'slow');
     const promptly = evidence.time.ms.react;
+    // A session the call holds past close() (reference-counted, or a session per call with no close): nothing closed under the call.
+    const kept = closeUnderCall(evidence, revision, 'slow', evidence.observed.closeCalledAt as number | undefined);
     return [
       precondition(
         'call-in-flight',
         shutdown(revision, 'closing ends every call in flight', 'SHOULD'),
-        call !== undefined && run !== undefined,
-        call === undefined ? 'the script did not reach close() with the slow call running on the server' : 'the slow call was running on the server when the client closed',
+        call !== undefined && run !== undefined && !kept.keptForTheCall,
+        call === undefined
+          ? 'the script did not reach close() with the slow call running on the server'
+          : kept.keptForTheCall
+            ? kept.detail
+            : 'the slow call was running on the server when the client closed',
         slow ? [slow] : [],
+        call !== undefined && kept.keptForTheCall ? { by: 'shape' } : {},
       ),
       clientCompleted(evidence, shutdown(revision, 'the client closes a connection with a call in flight', 'MUST')),
       checkInTime(

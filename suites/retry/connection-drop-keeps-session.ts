@@ -3,13 +3,51 @@ import { STREAMABLE_REVISIONS, type Revision } from '../../protocol/revisions.ts
 import { dropConnection, type DropConnection } from '../../servers/personalities/drop-connection.ts';
 import { check, clientCompleted, precondition } from '../checks.ts';
 import { settle } from '../outcome.ts';
-import { defineScenario, type Level, type SpecRef } from '../scenario.ts';
+import { defineScenario, type Evidence, type Level, type SpecRef } from '../scenario.ts';
 import { sendingMessages, sessionManagement } from '../spec.ts';
-import { label, labels, noted, operatingSession, operatingTraffic, requests, seqNow, sessionOf, withThrowawaySession } from '../wire.ts';
+import type { WireExchange } from '../../servers/wire-record.ts';
+import { carrying, label, labels, noted, operatingSession, operatingTraffic, requests, seqNow, sessionKey, sessionOf, withThrowawaySession } from '../wire.ts';
 
 const WHEN = ['before', 'after'] as const;
 /** The `observed` key of the record's length when the tools/list dropped `when` the handler had settled. */
 const settledAt = (when: (typeof WHEN)[number]) => `settled-${when}-at-seq`;
+
+/** The `observed` keys of the record's length after connect() and after the first tools/list (before any drop). */
+const CONNECTED_AT = 'connected-at-seq';
+const LISTED_AT = 'listed-before-drops-at-seq';
+
+/** The session an initialize in `exchanges` was issued, for each such exchange (`sessionKey`: the id its answer issued). */
+function sessionsInitialized(all: readonly WireExchange[], exchanges: readonly WireExchange[]): string[] {
+  return carrying(exchanges, 'initialize').map((exchange) => sessionKey(all, exchange));
+}
+
+/**
+ * The client keeps a session per operation, read from the wire before the first drop: the first operation and the one
+ * the drop hit each began with an initialize of their own, and the drop hit that new session. Such a client's later
+ * operations open sessions of their own whatever the drop did (and one that gives up a dropped session without a
+ * DELETE, as mcp 1.30 does, has not moved off it): only the operation the drop hit is judged.
+ */
+function sessionPerOperation(evidence: Evidence, traffic: readonly WireExchange[], drop: WireExchange): { per: boolean; detail: string } {
+  const connected = (evidence.observed[CONNECTED_AT] as number | undefined) ?? 0;
+  const listed = evidence.observed[LISTED_AT] as number | undefined;
+  if (listed === undefined) return { per: false, detail: '' };
+  const first = traffic.filter((exchange) => exchange.seq > connected && exchange.seq <= listed);
+  const dropped = traffic.filter((exchange) => exchange.seq > listed && exchange.seq <= drop.seq);
+  const firstSessions = sessionsInitialized(evidence.exchanges, first);
+  const droppedSessions = sessionsInitialized(evidence.exchanges, dropped);
+  const hit = sessionOf(drop);
+  const listedOn = requests(first, 'tools/list').map((request) => sessionOf(request.exchange));
+  const per =
+    hit !== undefined &&
+    droppedSessions.includes(hit) &&
+    !firstSessions.includes(hit) &&
+    listedOn.length > 0 &&
+    listedOn.every((session) => session !== undefined && firstSessions.includes(session));
+  return {
+    per,
+    detail: per ? ` (a session per operation, read from the wire before the drop: the first tools/list ran on ${listedOn[0]}, its own initialize's; the dropped one on ${hit}, opened for it; only the operation the drop hit is judged)` : '',
+  };
+}
 
 /** seed 000, on the legacy session a dropped transport leaves behind. */
 const dropIsNotAVerdict = (revision: Revision, level: Level): SpecRef =>
@@ -39,7 +77,10 @@ export const connectionDropKeepsSession = defineScenario<{ drop: DropConnection 
   },
   async run({ connect, bounded, state, observe, wire }) {
     const client = await connect();
+    // Where the first operation began and ended on the wire: the client's shape (a session per operation?) is read there.
+    observe(CONNECTED_AT, seqNow(wire.record));
     await bounded(client.listTools(), 'tools/list');
+    observe(LISTED_AT, seqNow(wire.record));
     for (const when of WHEN) {
       state.drop.dropNext(1, { method: 'tools/list', when });
       observe(`dropped-${when}`, await settle(bounded(client.listTools(), `tools/list whose connection drops ${when} the handler`)));
@@ -55,9 +96,11 @@ export const connectionDropKeepsSession = defineScenario<{ drop: DropConnection 
     const firstDrop = drops.find((drop) => drop !== undefined);
     const firstDropLabel = firstDrop ? label(firstDrop) : 'the drop';
     const traffic = operatingTraffic(evidence);
-    // What each drop binds: the session it hit, kept for the rest of the client's traffic; or, where the client ended
-    // that session itself (its DELETE) before the operation was over, as a client with a session per operation ends
-    // each one, within that operation: its later operations open sessions of their own, not because of the drop.
+    const shape = firstDrop === undefined ? { per: false, detail: '' } : sessionPerOperation(evidence, traffic, firstDrop);
+    // What each drop binds: the session it hit, kept for the rest of the client's traffic; or, for a client with a
+    // session per operation (read from the wire before the first drop), or where the client ended that session itself
+    // (its DELETE) before the operation was over, within that operation: its later operations open sessions of their
+    // own, not because of the drop.
     const scopes = WHEN.flatMap((when, index) => {
       const drop = drops[index];
       if (drop === undefined) return [];
@@ -66,7 +109,7 @@ export const connectionDropKeepsSession = defineScenario<{ drop: DropConnection 
       const rest = traffic.filter((exchange) => exchange.seq > drop.seq);
       const operation = typeof mark === 'number' ? rest.filter((exchange) => exchange.seq <= mark) : [];
       const ended = operation.find((exchange) => exchange.method === 'DELETE' && hit !== undefined && sessionOf(exchange) === hit);
-      return [{ drop, hit, ended, judged: ended ? operation : rest }];
+      return [{ drop, hit, ended, operation, judged: ended || shape.per ? operation : rest }];
     });
     const judged = [...new Map(scopes.flatMap((scope) => scope.judged.map((exchange) => [exchange.seq, { exchange, hit: scope.hit }] as const))).values()];
     const after = judged.map(({ exchange }) => exchange);
@@ -74,15 +117,22 @@ export const connectionDropKeepsSession = defineScenario<{ drop: DropConnection 
     const initializes = requests(after, 'initialize');
     const endedOwn = scopes.filter((scope) => scope.ended !== undefined);
     const within =
-      endedOwn.length === 0
-        ? ''
-        : ` (within the operation the connection dropped under, until the client ended that session itself: ${endedOwn.map((scope) => `${label(scope.drop)} to ${label(scope.ended!)}`).join('; ')})`;
+      shape.per
+        ? shape.detail
+        : endedOwn.length === 0
+          ? ''
+          : ` (within the operation the connection dropped under, until the client ended that session itself: ${endedOwn.map((scope) => `${label(scope.drop)} to ${label(scope.ended!)}`).join('; ')})`;
     const sessionsHit = [...new Set(scopes.map((scope) => scope.hit ?? 'no session id'))].join(', ');
 
     // Sent again: a tools/list between this drop and the next one; after the last drop, one besides the script's own later call.
     const lists = requests(exchanges, 'tools/list');
     const resent = drops.map((drop, index) => {
       if (!drop) return false;
+      // A session per operation: sent again within the operation the drop hit, on its session (the next operation's own listing is not).
+      if (shape.per) {
+        const scope = scopes.find((s) => s.drop === drop)!;
+        return requests(scope.operation, 'tools/list').some((s) => sessionOf(s.exchange) === scope.hit);
+      }
       const last = index === drops.length - 1;
       const next = last ? Infinity : (drops[index + 1]?.seq ?? Infinity);
       return lists.filter((s) => s.exchange.seq > drop.seq && s.exchange.seq < next).length >= (last ? 2 : 1);
