@@ -2,7 +2,7 @@ import { HEADERS } from '../../protocol/http.ts';
 import { STREAMABLE_REVISIONS } from '../../protocol/revisions.ts';
 import { FIXTURE_TOOLS } from '../../servers/fixtures.ts';
 import { expiringSessions, type ExpiringSessions } from '../../servers/personalities/expiring-sessions.ts';
-import { check, clientCompleted } from '../checks.ts';
+import { checkIf, clientCompleted } from '../checks.ts';
 import { describeOutcome, outcomeOf, settle } from '../outcome.ts';
 import { defineScenario, type Evidence } from '../scenario.ts';
 import { newSessionAfter404, sessionManagement } from '../spec.ts';
@@ -75,33 +75,34 @@ export const sessionReestablished = defineScenario<{ expiring: ExpiringSessions 
     return [
       unlessKeptNoSession(sessionEnded(revision, dead, lost), evidence),
       clientCompleted(evidence, sessionManagement(revision, 'the session is replaced and used', 'MUST')),
-      check(
+      checkIf(
+        // Without a request that met the 404 (a DELETE ending the session is none), nothing asked for a new session.
+        lost === undefined ? 'the session never met its 404' : undefined,
         'new-session-after-404',
         newSessionAfter404(revision),
-        newSession,
-        !lost
-          ? 'the session never met its 404'
-          : newSession
-            ? `after ${label(lost)} the client sent initialize without a session id (${label(reinit.exchange)}) and got the new id ${reinitIssued}`
+        () => newSession,
+        () =>
+          newSession
+            ? `after ${label(lost!)} the client sent initialize without a session id (${label(reinit.exchange)}) and got the new id ${reinitIssued}`
             : reinit === undefined
-              ? `after ${label(lost)} no new initialize was sent`
+              ? `after ${label(lost!)} no new initialize was sent`
               : sessionOf(reinit.exchange) !== undefined
-                ? `the initialize after ${label(lost)} carried Mcp-Session-Id ${sessionOf(reinit.exchange)} (${label(reinit.exchange)})`
-                : `the initialize after ${label(lost)} got no new session id (${label(reinit.exchange)})`,
+                ? `the initialize after ${label(lost!)} carried Mcp-Session-Id ${sessionOf(reinit.exchange)} (${label(reinit.exchange)})`
+                : `the initialize after ${label(lost!)} got no new session id (${label(reinit.exchange)})`,
         [...(lost ? [lost] : []), ...(reinit ? [reinit.exchange] : [])],
       ),
-      check(
+      checkIf(
+        lost === undefined ? `the session never met its 404: ${describeOutcome(outcome, `the tools/call of ${IDEMPOTENT}`)}` : undefined,
         'idempotent-retried-once',
         sessionManagement(
           revision,
           `the request the 404 answered is idempotent (a tools/call of ${IDEMPOTENT}, annotated idempotentHint: true): it is sent again once, on the new session (seed 000: a legacy session can be lost and re-established)`,
           'SHOULD',
         ),
-        retriedOnce,
-        retriedOnce
-          ? `${IDEMPOTENT} was sent again once on the new session ${replacement} and answered (${label(answered[0]!.exchange)})`
-          : !lost
-            ? `the session never met its 404: ${describeOutcome(outcome, `the tools/call of ${IDEMPOTENT}`)}`
+        () => retriedOnce,
+        () =>
+          retriedOnce
+            ? `${IDEMPOTENT} was sent again once on the new session ${replacement} and answered (${label(answered[0]!.exchange)})`
             : `${describeOutcome(outcome, `the tools/call of ${IDEMPOTENT}`)}; ${met === 'tools/call' ? '' : `the request that met the 404 was ${met}; `}${IDEMPOTENT} after the 404: ${labels(resent.map((s) => s.exchange))}` +
               (onReplacement.length === 0 ? '; none on a new session' : ''),
         resent.map((sent) => sent.exchange),
