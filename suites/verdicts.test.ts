@@ -392,11 +392,11 @@ describe('a refusal the client kept itself from', () => {
     const result = await runScenario(noRetryOnAuth, referenceClient, '2025-11-25');
     expect(result.verdict, explain(result)).toBe('pass');
     const evidence = result.evidence!;
-    // The tools/list refused 401 never settled, and the tools/call the script then asked for never went out.
+    // The call refused 401 never settled, and the call the script then asked for (to be refused 403) never went out.
     const hung: Evidence = {
       ...evidence,
-      observed: { ...evidence.observed, listRefused: { state: 'pending', afterMs: 3000, hung: true, detail: 'tools/list answered 401 did not settle within 3000 ms' } },
-      exchanges: evidence.exchanges.filter((x) => !x.requestMessages.some((m) => m.method === 'tools/call')),
+      observed: { ...evidence.observed, listRefused: { state: 'pending', afterMs: 3000, hung: true, detail: 'tools/call answered 401 did not settle within 3000 ms' } },
+      exchanges: evidence.exchanges.filter((x) => !x.requestMessages.some((m) => m.method === 'tools/call' && (m.params?.['arguments'] as { text?: unknown } | undefined)?.text === 'refused 403')),
     };
     const checks = noRetryOnAuth.judge(hung);
     expect(checks.find((c) => c.name === 'refused-in-session')).toMatchObject({ outcome: 'inconclusive', unmetBy: 'client' });

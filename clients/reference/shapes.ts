@@ -3,23 +3,22 @@
 // - per-operation: every listing or call opens a session of its own and closes it (a service that connects per tool
 //   call, as the seed 003 service does; one launch per operation over stdio);
 // - lazy: connect() sends nothing, the first operation does the handshake, later ones reuse the session;
-// - fresh-after-error: one session, given up after an operation fails; the next operation starts a new one.
+// - fresh-after-error: one session, given up after an operation fails; the next operation starts a new one;
 // - ref-counted: one session, kept while anyone holds it: close() gives up the user's hold, and a call in flight holds
-//   its own, so the session ends when the last call settles (pydantic-ai's MCPToolset).
+//   its own, so the session ends when the last call settles (pydantic-ai's MCPToolset);
+// - cached-listing: the reference, except that listTools is answered from a cache of the client instance after its first
+//   listing of a server (as pydantic-ai's MCPToolset does by default, cache_tools=True): a later listing never reaches
+//   the wire, so a scenario whose next request must reach the server calls a tool instead.
 // A scenario must pass every shape it applies to with no fail and no warn (suites/shapes.test.ts proves it); where a
 // scenario cannot drive a shape (resuming a session a per-operation client never keeps), the shape does not declare
 // the feature and the scenario says n/a.
-import type { ClientAdapter, ClientConnection, ClientUnderTest, ConnectOptions, ConnectionInfo, Feature, ServerTarget } from '../adapter.ts';
+import type { ClientAdapter, ClientConnection, ClientUnderTest, ConnectOptions, ConnectionInfo, Feature, ServerTarget, ToolSummary } from '../adapter.ts';
 import { ReferenceClient } from './client.ts';
 import { ConnectionDropped, HttpStatusError, SessionExpiredError, SessionLost, StreamCut } from './errors.ts';
 import { REFERENCE_REVISIONS } from './protocol.ts';
 import { REFERENCE_FEATURES, REFERENCE_TRANSPORTS } from './index.ts';
 
-export type ShapeName =
-  | 'per-operation'
-  | 'lazy'
-  | 'fresh-after-error'
-  | 'ref-counted';
+export type ShapeName = 'per-operation' | 'lazy' | 'fresh-after-error' | 'ref-counted' | 'cached-listing';
 
 /** The features a shape cannot honour: a session that is not kept cannot be resumed, kept or listened on. */
 const DROPPED: Record<ShapeName, readonly Feature[]> = {
@@ -27,6 +26,7 @@ const DROPPED: Record<ShapeName, readonly Feature[]> = {
   lazy: [],
   'fresh-after-error': [],
   'ref-counted': [],
+  'cached-listing': [],
 };
 
 const DESCRIPTIONS: Record<ShapeName, string> = {
@@ -34,6 +34,7 @@ const DESCRIPTIONS: Record<ShapeName, string> = {
   lazy: 'reference client shaped to connect lazily: connect() sends nothing, the first operation does the handshake',
   'fresh-after-error': 'reference client shaped to start over after an error: a failed operation ends its session, the next one opens a new one',
   'ref-counted': 'reference client shaped as a reference-counted session: close() ends the session at once when no call is in flight, else when the last call settles',
+  'cached-listing': 'reference client shaped to cache the tool list: after its first listing of a server, listTools is answered from the cache, never the wire',
 };
 
 /**
@@ -147,8 +148,6 @@ function kept(client: ReferenceClient, target: ServerTarget, options: ConnectOpt
   };
 }
 
-// — ref-counted —
-
 /**
  * A session held by the user (from connect to close) and by each call in flight: close() only gives up the user's
  * hold and resolves at once; the session ends (the reference's own close: DELETE, stream hung up, stdin closed) when
@@ -184,7 +183,36 @@ function refCounted(connection: ClientConnection): ClientConnection {
   };
 }
 
-// — end ref-counted —
+/**
+ * The tool lists of one client instance, per server: the first listing of a server that succeeds is kept, and every
+ * later listing of it (on any connection of the instance) is answered from it. Only a result is kept: a failed listing
+ * leaves the next one to the wire. pydantic-ai also forgets its cache on notifications/tools/list_changed; no scenario
+ * lists again after one, and the reference exposes no hook for it.
+ */
+class ToolListCache {
+  private readonly lists = new Map<string, Promise<ToolSummary[]>>();
+
+  /** The connection with its listTools answered from the cache of `target`'s tools, once a listing of it succeeded. */
+  wrap(target: ServerTarget, connection: ClientConnection): ClientConnection {
+    const key = JSON.stringify(target);
+    return {
+      info: () => connection.info(),
+      listTools: (operation) => {
+        const cached = this.lists.get(key);
+        if (cached !== undefined) return cached.then((tools) => tools.map((tool) => ({ ...tool })));
+        const listing = connection.listTools(operation);
+        // Kept from its start, so listings made together share the first; forgotten if it fails.
+        this.lists.set(key, listing);
+        listing.catch(() => {
+          if (this.lists.get(key) === listing) this.lists.delete(key);
+        });
+        return listing;
+      },
+      callTool: (name, args, operation) => connection.callTool(name, args, operation),
+      close: () => connection.close(),
+    };
+  }
+}
 
 /** The reference client (every rule on) in one shape. */
 export function shapedReference(shape: ShapeName): ClientAdapter {
@@ -196,8 +224,10 @@ export function shapedReference(shape: ShapeName): ClientAdapter {
     transports: REFERENCE_TRANSPORTS,
     start: async (): Promise<ClientUnderTest> => {
       const client = new ReferenceClient();
+      const toolLists = new ToolListCache();
       return {
         async connect(target, options) {
+          if (shape === 'cached-listing') return toolLists.wrap(target, await client.connect(target, options));
           if (shape === 'per-operation') return perOperation(client, target, options);
           if (shape === 'lazy') return kept(client, target, options, false);
           // ref-counted connects at once (entering the toolset opens its session), as the reference does.
@@ -211,10 +241,5 @@ export function shapedReference(shape: ShapeName): ClientAdapter {
   };
 }
 
-export const SHAPES: readonly ShapeName[] = [
-  'per-operation',
-  'lazy',
-  'fresh-after-error',
-  'ref-counted',
-];
+export const SHAPES: readonly ShapeName[] = ['per-operation', 'lazy', 'fresh-after-error', 'ref-counted', 'cached-listing'];
 export const shapedReferences: readonly ClientAdapter[] = SHAPES.map(shapedReference);

@@ -6,6 +6,7 @@
 // the client must send no Mcp-Session-Id at all.
 import { HEADERS } from '../../protocol/http.ts';
 import { isModern, S_AND_M } from '../../protocol/revisions.ts';
+import { FIXTURE_TOOLS } from '../../servers/fixtures.ts';
 import { echoSessionHeaders, type EchoSessionHeaders } from '../../servers/personalities/echo-session-headers.ts';
 import { serverErrors, type ServerErrors } from '../../servers/personalities/server-errors.ts';
 import type { WireExchange } from '../../servers/wire-record.ts';
@@ -20,6 +21,12 @@ const SEED = 'seed 000 (a proxy echoing or injecting Mcp-Session-Id must not cha
 /** Ids no server issued: what the proxy injects. */
 export const INJECTED_ON_SUCCESS = 'injected-by-proxy-on-success';
 export const INJECTED_ON_ERROR = 'injected-by-proxy-on-error';
+
+/** The text of the script's closing echo call, after both injections. */
+const CLOSING_TEXT = 'after the injected ids';
+/** For the proofs: the exchange of the closing call. */
+const closingCall = (e: Evidence): WireExchange | undefined =>
+  e.exchanges.find((x) => x.requestMessages.some((m) => m.method === 'tools/call' && (m.params?.['arguments'] as { text?: unknown } | undefined)?.text === CLOSING_TEXT));
 
 /** The note the proxy leaves on the exchange whose response it gave the injected id. */
 const injectedNote = (injected: string) => `injected-session-id:${injected}`;
@@ -63,19 +70,21 @@ export const echoedSessionHeader = defineScenario<{ echo: EchoSessionHeaders; er
     if (affinityKey) observe('affinityKey', affinityKey);
     const client = await connect(affinityKey ? { affinityKey } : {});
     await bounded(client.listTools(), 'tools/list (answered with the echoed id)');
-    state.echo.injectOnNextResponse(INJECTED_ON_SUCCESS, { method: 'tools/list' });
-    await bounded(client.listTools(), 'tools/list (answered with an injected id)');
-    await bounded(client.listTools(), 'tools/list after the injected id');
-    state.errors.failNext(1, { method: 'tools/list' });
+    // Calls from here on, not listings: a listing may be answered from the client's cache and never meet the proxy.
+    const echo = (text: string, what: string) => bounded(client.callTool(FIXTURE_TOOLS.echo, { text }), `tools/call echo ${what}`);
+    state.echo.injectOnNextResponse(INJECTED_ON_SUCCESS, { method: 'tools/call' });
+    await echo('injected on success', '(answered with an injected id)');
+    await echo('after the injected id', 'after the injected id');
+    state.errors.failNext(1, { method: 'tools/call' });
     state.echo.injectOnError(INJECTED_ON_ERROR);
     try {
-      await bounded(client.listTools(), 'tools/list answered 503 with an injected id');
+      await echo('injected on error', '(answered 503 with an injected id)');
       observe('errorAnswer', 'the 503 did not reach the caller');
     } catch (error) {
       // A rejection is the 503 reaching the caller; a hang or a broken contract is the client's error.
       observe('errorAnswer', ordinaryRejection(error));
     }
-    await bounded(client.callTool('echo', { text: 'after the injected ids' }), 'tools/call echo after the injected ids');
+    await echo(CLOSING_TEXT, 'after the injected ids');
     await bounded(client.close(), 'close');
   },
   judge(evidence) {
@@ -173,7 +182,7 @@ export const echoedSessionHeader = defineScenario<{ echo: EchoSessionHeaders; er
       how: 'a fresh session started before the closing tools/call (an initialize without an id, issued an id of its own), and that tools/call sent with the id the proxy injected on the error',
       doctor: (e) => {
         const handshake = e.exchanges.find((x) => initializeResult(x) !== undefined && x.responseHeaders[HEADERS.session] !== undefined);
-        const call = e.exchanges.find((x) => carries(x, 'tools/call'));
+        const call = closingCall(e);
         if (!handshake || !call) return e;
         const fresh = { ...structuredClone(handshake), seq: call.seq, responseHeaders: { ...handshake.responseHeaders, [HEADERS.session]: 'fresh-session' } };
         const shifted = e.exchanges.map((x) => (x.seq < call.seq ? x : x === call ? withHeader({ ...x, seq: x.seq + 1 }, HEADERS.session, INJECTED_ON_ERROR) : { ...x, seq: x.seq + 1 }));
@@ -183,7 +192,11 @@ export const echoedSessionHeader = defineScenario<{ echo: EchoSessionHeaders; er
     {
       check: 'keeps-issued-id',
       how: 'a throwaway session opened first (as mcp-remote does), and the closing tools/call sent without a session id',
-      doctor: (e) => doctorExchanges(withThrowawaySession(e), (x) => carries(x, 'tools/call'), (x) => withHeader(x, HEADERS.session, undefined)),
+      doctor: (e) => {
+        const opened = withThrowawaySession(e);
+        const call = closingCall(opened);
+        return doctorExchanges(opened, (x) => x === call, (x) => withHeader(x, HEADERS.session, undefined));
+      },
     },
   ],
 });

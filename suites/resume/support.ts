@@ -5,6 +5,7 @@
 // suites/wire.ts's.
 import { HEADERS } from '../../protocol/http.ts';
 import { S, type StreamableRevision } from '../../protocol/revisions.ts';
+import { FIXTURE_TOOLS } from '../../servers/fixtures.ts';
 import type { ExpiringSessions } from '../../servers/personalities/expiring-sessions.ts';
 import { startProxy } from '../../servers/personalities/proxy.ts';
 import type { Personality } from '../../servers/personality.ts';
@@ -53,7 +54,7 @@ export function sessionNeverLost(trigger: SessionLossRules['trigger'], answer: s
   return {
     check: 'session-lost',
     unmet: true,
-    how: `the client failed before its session met the ${answer}: nothing after the first tools/list`,
+    how: `the client failed before its session met the ${answer}: nothing from the request that met it on`,
     doctor: (e) => {
       const { lost } = sessionLoss(e, trigger);
       return { ...e, exchanges: e.exchanges.filter((x) => lost === undefined || x.seq < lost.seq) };
@@ -61,16 +62,24 @@ export function sessionNeverLost(trigger: SessionLossRules['trigger'], answer: s
   };
 }
 
+/**
+ * A request that met the loss of its session: one carrying the id, answered as the server answers a lost session. Not
+ * the DELETE that ends the session (close's): a client ending its session has no use for a new one, whatever the answer.
+ */
+export function metLoss(exchange: WireExchange, dead: string | undefined, trigger: SessionLossRules['trigger']): boolean {
+  return (
+    dead !== undefined &&
+    exchange.method !== 'DELETE' &&
+    sessionOf(exchange) === dead &&
+    exchange.status === trigger.status &&
+    ('code' in trigger ? exchange.notes.includes(trigger.note) && exchange.responseMessages.some(({ message }) => message.error?.code === trigger.code) : true)
+  );
+}
+
 export function sessionLoss(evidence: Evidence, trigger: SessionLossRules['trigger']) {
   // The session the client's requests ran on: a session it set aside before (a connection test) is not the one lost.
   const dead = operatingSession(evidence);
-  const lost = evidence.exchanges.find(
-    (exchange) =>
-      dead !== undefined &&
-      sessionOf(exchange) === dead &&
-      exchange.status === trigger.status &&
-      ('code' in trigger ? exchange.notes.includes(trigger.note) && exchange.responseMessages.some(({ message }) => message.error?.code === trigger.code) : true),
-  );
+  const lost = evidence.exchanges.find((exchange) => metLoss(exchange, dead, trigger));
   const following = lost ? after(evidence.exchanges, lost.seq) : [];
   const reinit = following.find((exchange) => carries(exchange, 'initialize'));
   /** The replacement: the first initialize after the loss that got an InitializeResult with a session id. */
@@ -145,7 +154,7 @@ export function sessionLost(evidence: Evidence, spec: SpecRef, trigger: SessionL
       ? `${label(lost)}, carrying the session id ${dead}, was answered ${answer}`
       : dead === undefined
         ? 'the server issued no session the client used: there was none to lose'
-        : `no request carrying the session id ${dead} was answered ${answer} (it carried it on ${labels(evidence.exchanges.filter((x) => sessionOf(x) === dead))})`,
+        : `no request carrying the session id ${dead} was answered ${answer} (it carried it on ${labels(evidence.exchanges.filter((x) => sessionOf(x) === dead))}; a DELETE ending the session does not count)`,
     lost ? [lost] : [],
   );
   return unlessKeptNoSession(met, evidence);
@@ -172,6 +181,16 @@ export function onlyInFlight({ late, inFlight }: ReturnType<typeof staleAfter>, 
   const gaps = inFlight.map((x) => `${label(x)} ${Math.max(0, Math.round(x.startedAt - learnedAt))} ms after`).join(', ');
   const sent = answer.method === 'GET' ? 'a request' : 'a stream reconnect';
   return `only ${gaps} ${label(answer)} carried ${what}: ${sent} the client may have sent before it read that answer, which a wire record cannot tell from a stale one`;
+}
+
+/**
+ * The traffic of a session until the client ends it itself (its DELETE, included): a session the client opens after
+ * that (a client that starts over after an error ends the replacement too, when the call that met the loss failed) is
+ * its own, and carries its own id.
+ */
+export function untilEndedByClient(traffic: readonly WireExchange[], id: string | undefined): WireExchange[] {
+  const ended = traffic.find((exchange) => exchange.method === 'DELETE' && id !== undefined && sessionOf(exchange) === id);
+  return ended === undefined ? [...traffic] : traffic.filter((exchange) => exchange.seq <= ended.seq);
 }
 
 export function judgeSessionLoss(evidence: Evidence, rules: SessionLossRules): Check[] {
@@ -215,7 +234,7 @@ export function judgeSessionLoss(evidence: Evidence, rules: SessionLossRules): C
       reinit ? [reinit] : [],
     ),
   );
-  const later = replacement ? after(operatingTraffic(evidence), replacement.seq) : [];
+  const later = replacement ? untilEndedByClient(after(operatingTraffic(evidence), replacement.seq), newId) : [];
   // A DELETE of the dead session is judged by dead-id-never-sent-again, not charged here a second time.
   const notNew = later.filter((exchange) => sessionOf(exchange) !== newId && !(exchange.method === 'DELETE' && sessionOf(exchange) === dead));
   const notNewInFlight = replacement ? onlyInFlight(staleAfter(notNew, replacement, evidence), 'another id than the new one', replacement) : undefined;
@@ -368,9 +387,13 @@ export function streamCutter(): StreamCutter {
   };
 }
 
+/** The text of the echo calls the session-loss scripts make after the server ended the session. */
+export const AFTER_LOSS_TEXT = 'after the session ended';
+
 /**
  * The session-loss script: a session works, the server ends it, and the client meets the server's answer for
- * the dead id (`answer` names it in the operation labels); then one more request and close.
+ * the dead id (`answer` names it in the operation labels); then one more request and close. The requests after the
+ * loss are calls of the fixture's echo tool: a listing may be answered from the client's cache, and never meet it.
  */
 export async function runSessionLoss(context: ScenarioContext<{ expiring: ExpiringSessions }>, answer: string): Promise<void> {
   const { connect, bounded, state, observe } = context;
@@ -380,12 +403,12 @@ export async function runSessionLoss(context: ScenarioContext<{ expiring: Expiri
   markSessionsEnded(context);
   // Whether the request that met the answer is retried is retry/session-reestablished's question: it may fail.
   try {
-    await bounded(client.listTools(), `tools/list meeting the ${answer}`);
+    await bounded(client.callTool(FIXTURE_TOOLS.echo, { text: AFTER_LOSS_TEXT }), `tools/call echo meeting the ${answer}`);
   } catch (error) {
     // A rejection is an answer; a hang or a broken contract is the client's error.
     observe('lossSurfaced', ordinaryRejection(error));
   }
-  await bounded(client.listTools(), 'tools/list on the new session');
+  await bounded(client.callTool(FIXTURE_TOOLS.echo, { text: AFTER_LOSS_TEXT }), 'tools/call echo on the new session');
   observe('sessionId', (await bounded(client.info(), 'info')).sessionId);
   await bounded(client.close(), 'close');
 }

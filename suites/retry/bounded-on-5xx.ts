@@ -1,5 +1,6 @@
 import type { TimePolicy } from '../../config/time.ts';
 import { L_AND_M } from '../../protocol/revisions.ts';
+import { FIXTURE_TOOLS } from '../../servers/fixtures.ts';
 import { serverErrors, type ServerErrors } from '../../servers/personalities/server-errors.ts';
 import { check, clientCompleted, precondition } from '../checks.ts';
 import { describeOutcome, outcomeOf, settle, type Outcome } from '../outcome.ts';
@@ -16,13 +17,19 @@ export const MAX_ATTEMPTS = 4;
  * byte to the next request's arrival, which load can only lengthen; the slack covers a timer that fires a little early.
  */
 const SLACK_MS = 50;
-/** Bound on the refused tools/list: the waits Retry-After asks for up to MAX_ATTEMPTS (the rule, unscaled), and room to react. */
+/** Bound on the refused call: the waits Retry-After asks for up to MAX_ATTEMPTS (the rule, unscaled), and room to react. */
 const boundOf = (time: TimePolicy): number => MAX_ATTEMPTS * RETRY_AFTER_SECONDS * 1_000 + 2 * time.ms.react;
 
 /**
- * Every tools/list is answered `503 Service Unavailable` with `Retry-After: 1`. A client may retry, but only a few
- * times and each time after waiting what the server asked for; then the error reaches the caller. Measured on the
- * wire: the number of attempts and the time between an answer and the next attempt.
+ * The tool whose calls are answered 503: annotated idempotentHint: true, so a client that retries only what is safe to
+ * send again may retry it. A call, not a listing: a listing may be answered from the client's cache, never the wire.
+ */
+const REFUSED = FIXTURE_TOOLS.idempotentCount;
+
+/**
+ * After a first tools/list, every tools/call is answered `503 Service Unavailable` with `Retry-After: 1`. A client may
+ * retry, but only a few times and each time after waiting what the server asked for; then the error reaches the caller.
+ * Measured on the wire: the number of attempts and the time between an answer and the next attempt.
  */
 export const boundedOn5xx = defineScenario<{ errors: ServerErrors }>({
   id: 'retry/bounded-on-5xx',
@@ -37,14 +44,14 @@ export const boundedOn5xx = defineScenario<{ errors: ServerErrors }>({
   async run({ connect, bounded, state, observe, time }) {
     const client = await connect();
     await bounded(client.listTools(), 'tools/list');
-    state.errors.failNext(Infinity, { method: 'tools/list', status: 503, retryAfterSeconds: RETRY_AFTER_SECONDS });
-    observe('refused', await settle(bounded(client.listTools(), 'tools/list answered 503', boundOf(time))));
+    state.errors.failNext(Infinity, { method: 'tools/call', status: 503, retryAfterSeconds: RETRY_AFTER_SECONDS });
+    observe('refused', await settle(bounded(client.callTool(REFUSED, {}), `tools/call ${REFUSED} answered 503`, boundOf(time))));
     await bounded(client.close(), 'close');
   },
   judge(evidence) {
     const { revision, exchanges } = evidence;
     const first = noted(exchanges, 'server-error')[0];
-    const attempts = first ? requests(exchanges.filter((e) => e.seq >= first.seq), 'tools/list').map((s) => s.exchange) : [];
+    const attempts = first ? requests(exchanges.filter((e) => e.seq >= first.seq), 'tools/call', REFUSED).map((s) => s.exchange) : [];
     const waits = attempts.slice(1).map((attempt, index) => {
       const previous = attempts[index]!;
       return { attempt, ms: attempt.startedAt - (previous.endedAt ?? previous.headersAt ?? previous.startedAt) };
@@ -58,22 +65,22 @@ export const boundedOn5xx = defineScenario<{ errors: ServerErrors }>({
         'answered-503',
         sendingMessages(revision, 'a 5xx is the server’s answer: retries, if any, are few and back off', 'SHOULD'),
         first !== undefined,
-        first === undefined ? 'no tools/list was answered 503: the scenario could not drive the client there' : `${label(first)} with Retry-After: ${RETRY_AFTER_SECONDS}`,
+        first === undefined ? `no tools/call of ${REFUSED} was answered 503: the scenario could not drive the client there` : `${label(first)} with Retry-After: ${RETRY_AFTER_SECONDS}`,
         first ? [first] : [],
       ),
-      clientCompleted(evidence, sendingMessages(revision, 'the script runs to its end (the refused tools/list is expected and caught)', 'MUST')),
+      clientCompleted(evidence, sendingMessages(revision, 'the script runs to its end (the refused tools/call is expected and caught)', 'MUST')),
       check(
         'error-reaches-caller',
         timeouts(revision, 'a request does not hang: the 503 reaches the caller as an error, within a bound', 'SHOULD'),
         outcome?.state === 'rejected',
-        describeOutcome(outcome, 'the tools/list answered 503'),
+        describeOutcome(outcome, `the tools/call of ${REFUSED} answered 503`),
         attempts,
       ),
       check(
         'retries-bounded',
         sendingMessages(revision, `a 5xx is the server's answer: retries, if any, are few (at most ${MAX_ATTEMPTS} attempts in all; catalogue retry/bounded-on-5xx)`, 'SHOULD'),
         attempts.length <= MAX_ATTEMPTS,
-        `${attempts.length} attempt${attempts.length === 1 ? '' : 's'} of tools/list against the 503s (${labels(attempts)})`,
+        `${attempts.length} attempt${attempts.length === 1 ? '' : 's'} of the tools/call of ${REFUSED} against the 503s (${labels(attempts)})`,
         attempts,
       ),
       check(
@@ -92,7 +99,7 @@ export const boundedOn5xx = defineScenario<{ errors: ServerErrors }>({
   doctored: [
     {
       check: 'retries-bounded',
-      how: `the refused tools/list repeated ${MAX_ATTEMPTS} more times, each a second later`,
+      how: `the refused tools/call repeated ${MAX_ATTEMPTS} more times, each a second later`,
       doctor: (e) => {
         const refused = e.exchanges.find((x) => x.notes.includes('server-error'))!;
         const copies = Array.from({ length: MAX_ATTEMPTS }, (_, i) => ({
@@ -108,13 +115,13 @@ export const boundedOn5xx = defineScenario<{ errors: ServerErrors }>({
     },
     {
       check: 'error-reaches-caller',
-      how: 'the refused tools/list reported as hanging',
-      doctor: (e) => ({ ...e, observed: { ...e.observed, refused: { state: 'pending', afterMs: boundOf(e.time), detail: 'tools/list answered 503 did not settle', hung: true } satisfies Outcome } }),
+      how: 'the refused tools/call reported as hanging',
+      doctor: (e) => ({ ...e, observed: { ...e.observed, refused: { state: 'pending', afterMs: boundOf(e.time), detail: 'the tools/call answered 503 did not settle', hung: true } satisfies Outcome } }),
     },
     {
       check: 'answered-503',
       unmet: true,
-      how: 'no tools/list was answered 503',
+      how: 'no tools/call was answered 503',
       doctor: (e) => ({ ...e, exchanges: e.exchanges.map((x) => ({ ...x, notes: x.notes.filter((note) => note !== 'server-error') })) }),
     },
   ],

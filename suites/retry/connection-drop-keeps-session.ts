@@ -1,5 +1,6 @@
 import { HEADERS } from '../../protocol/http.ts';
 import { STREAMABLE_REVISIONS, type Revision } from '../../protocol/revisions.ts';
+import { FIXTURE_TOOLS } from '../../servers/fixtures.ts';
 import { dropConnection, type DropConnection } from '../../servers/personalities/drop-connection.ts';
 import { check, clientCompleted, precondition } from '../checks.ts';
 import { settle } from '../outcome.ts';
@@ -9,7 +10,7 @@ import type { WireExchange } from '../../servers/wire-record.ts';
 import { carrying, label, labels, noted, operatingSession, operatingTraffic, requests, seqNow, sessionKey, sessionOf, withThrowawaySession } from '../wire.ts';
 
 const WHEN = ['before', 'after'] as const;
-/** The `observed` key of the record's length when the tools/list dropped `when` the handler had settled. */
+/** The `observed` key of the record's length when the idempotent_count call dropped `when` the handler had settled. */
 const settledAt = (when: (typeof WHEN)[number]) => `settled-${when}-at-seq`;
 
 /** The `observed` keys of the record's length after connect() and after the first tools/list (before any drop). */
@@ -58,8 +59,8 @@ const dropIsNotAVerdict = (revision: Revision, level: Level): SpecRef =>
   );
 
 /**
- * The connection is reset under a tools/list, once before the server handled it and once after: neither is the
- * server ending the session. Whatever the client does next (send tools/list again, or surface the drop and let the
+ * The connection is reset under a tools/call of idempotent_count, once before the server handled it and once after: neither is the
+ * server ending the session. Whatever the client does next (send the call again, or surface the drop and let the
  * caller go on), it stays on the session it was issued.
  */
 export const connectionDropKeepsSession = defineScenario<{ drop: DropConnection }>({
@@ -81,13 +82,15 @@ export const connectionDropKeepsSession = defineScenario<{ drop: DropConnection 
     observe(CONNECTED_AT, seqNow(wire.record));
     await bounded(client.listTools(), 'tools/list');
     observe(LISTED_AT, seqNow(wire.record));
+    // Calls from here on, not listings (a listing may be answered from the client's cache and never meet a drop): of
+    // idempotent_count, annotated idempotentHint: true, so a client may send a dropped one again.
     for (const when of WHEN) {
-      state.drop.dropNext(1, { method: 'tools/list', when });
-      observe(`dropped-${when}`, await settle(bounded(client.listTools(), `tools/list whose connection drops ${when} the handler`)));
+      state.drop.dropNext(1, { method: 'tools/call', when });
+      observe(`dropped-${when}`, await settle(bounded(client.callTool(FIXTURE_TOOLS.idempotentCount, {}), `tools/call idempotent_count whose connection drops ${when} the handler`)));
       // Where that operation ended on the wire: what came after it belongs to the client's later operations.
       observe(settledAt(when), seqNow(wire.record));
     }
-    await bounded(client.listTools(), 'tools/list after the drops');
+    await bounded(client.callTool(FIXTURE_TOOLS.idempotentCount, {}), 'tools/call idempotent_count after the drops');
     await bounded(client.close(), 'close');
   },
   judge(evidence) {
@@ -124,14 +127,14 @@ export const connectionDropKeepsSession = defineScenario<{ drop: DropConnection 
           : ` (within the operation the connection dropped under, until the client ended that session itself: ${endedOwn.map((scope) => `${label(scope.drop)} to ${label(scope.ended!)}`).join('; ')})`;
     const sessionsHit = [...new Set(scopes.map((scope) => scope.hit ?? 'no session id'))].join(', ');
 
-    // Sent again: a tools/list between this drop and the next one; after the last drop, one besides the script's own later call.
-    const lists = requests(exchanges, 'tools/list');
+    // Sent again: a call of idempotent_count between this drop and the next one; after the last drop, one besides the script's own later call.
+    const lists = requests(exchanges, 'tools/call', FIXTURE_TOOLS.idempotentCount);
     const resent = drops.map((drop, index) => {
       if (!drop) return false;
-      // A session per operation: sent again within the operation the drop hit, on its session (the next operation's own listing is not).
+      // A session per operation: sent again within the operation the drop hit, on its session (the next operation's own call is not).
       if (shape.per) {
         const scope = scopes.find((s) => s.drop === drop)!;
-        return requests(scope.operation, 'tools/list').some((s) => sessionOf(s.exchange) === scope.hit);
+        return requests(scope.operation, 'tools/call', FIXTURE_TOOLS.idempotentCount).some((s) => s.exchange.seq > drop.seq && sessionOf(s.exchange) === scope.hit);
       }
       const last = index === drops.length - 1;
       const next = last ? Infinity : (drops[index + 1]?.seq ?? Infinity);
@@ -139,12 +142,12 @@ export const connectionDropKeepsSession = defineScenario<{ drop: DropConnection 
     });
 
     return [
-      // The first drop is the suite's doing; whether the client sends the later tools/list (the second drop) is its own.
+      // The first drop is the suite's doing; whether the client sends the later call (the second drop) is its own.
       precondition(
         'connection-dropped',
         dropIsNotAVerdict(revision, 'SHOULD'),
         firstDrop !== undefined,
-        firstDrop === undefined ? 'no tools/list was dropped: the scenario could not drive the client there' : `${label(firstDrop)}: the connection was reset under the tools/list`,
+        firstDrop === undefined ? 'no tools/call was dropped: the scenario could not drive the client there' : `${label(firstDrop)}: the connection was reset under the tools/call`,
         firstDrop ? [firstDrop] : [],
       ),
       clientCompleted(evidence, dropIsNotAVerdict(revision, 'MUST')),
@@ -166,9 +169,9 @@ export const connectionDropKeepsSession = defineScenario<{ drop: DropConnection 
       ),
       check(
         'dropped-request-sent-again',
-        sendingMessages(revision, 'disconnection MAY occur at any time; an idempotent request (tools/list) may be sent again on the same session (informational)', 'MAY'),
+        sendingMessages(revision, 'disconnection MAY occur at any time; an idempotent request (a tools/call of idempotent_count, annotated idempotentHint: true) may be sent again on the same session (informational)', 'MAY'),
         resent.every(Boolean),
-        WHEN.map((when, index) => `dropped ${when} the handler: ${drops[index] === undefined ? 'no such drop (the client sent no tools/list there)' : resent[index] ? 'sent again on the session' : 'not sent again (the drop was surfaced)'}`).join('; '),
+        WHEN.map((when, index) => `dropped ${when} the handler: ${drops[index] === undefined ? 'no such drop (the client sent no tools/call there)' : resent[index] ? 'sent again on the session' : 'not sent again (the drop was surfaced)'}`).join('; '),
         drops.filter((d) => d !== undefined),
       ),
     ];
@@ -177,7 +180,7 @@ export const connectionDropKeepsSession = defineScenario<{ drop: DropConnection 
     {
       check: 'connection-dropped',
       unmet: true,
-      how: 'no tools/list was dropped',
+      how: 'no tools/call was dropped',
       doctor: (e) => ({ ...e, exchanges: e.exchanges.map((x) => ({ ...x, notes: x.notes.filter((note) => !note.startsWith('dropped-')) })) }),
     },
     {
@@ -193,10 +196,10 @@ export const connectionDropKeepsSession = defineScenario<{ drop: DropConnection 
     },
     {
       check: 'dropped-request-sent-again',
-      how: 'every tools/list after the first drop removed',
+      how: 'every tools/call after the first drop removed',
       doctor: (e) => {
         const first = noted(e.exchanges, 'dropped-before-handler')[0]!;
-        return { ...e, exchanges: e.exchanges.filter((x) => x.seq <= first.seq || !x.requestMessages.some((m) => m.method === 'tools/list')) };
+        return { ...e, exchanges: e.exchanges.filter((x) => x.seq <= first.seq || !x.requestMessages.some((m) => m.method === 'tools/call')) };
       },
     },
   ],

@@ -6,7 +6,7 @@ import { check, checkIf, clientCompleted, precondition } from '../checks.ts';
 import { describeOutcome, outcomeOf, settle } from '../outcome.ts';
 import { defineScenario, type Level } from '../scenario.ts';
 import { reissuedIds, sendingMessages } from '../spec.ts';
-import { answerTo, label, labels, noted, requests } from '../wire.ts';
+import { answerTo, callsTool, label, labels, noted, requests } from '../wire.ts';
 
 /** Protocol errors the script provokes: a JSON-RPC error (-32602, unknown tool) and an isError result (invalid arguments). */
 const PROVOKED = [
@@ -17,13 +17,19 @@ const PROVOKED = [
 const sameCall = (a: SentMessage, b: SentMessage) =>
   a.message.method === b.message.method && a.message.params?.['name'] === b.message.params?.['name'] && JSON.stringify(a.message.params?.['arguments']) === JSON.stringify(b.message.params?.['arguments']);
 
+/**
+ * The request whose connection is reset: a tools/call annotated idempotentHint: true, which may be re-issued. A call,
+ * not a listing: a listing may be answered from the client's cache, and never reach the wire.
+ */
+const DROPPED = FIXTURE_TOOLS.idempotentCount;
+
 const scopedRetries = (section: string, level: Level) => sendingMessages(MODERN_REVISION, section, level);
 
 /**
  * 2026-07-28: every request is self-contained, so only a dropped connection is worth sending again (seed 000). A
  * JSON-RPC error (-32602 for an unknown tool) and an isError result (invalid arguments) are answers: the client
- * surfaces them and sends nothing again. A tools/list whose connection is reset before the server handled it may be
- * re-issued, as a new request with a new id (changelog).
+ * surfaces them and sends nothing again. A tools/call of an idempotent tool whose connection is reset before the server
+ * handled it may be re-issued, as a new request with a new id (changelog).
  */
 export const modernOnlyTransportErrors = defineScenario<{ drop: DropConnection }>({
   id: 'retry/modern-only-transport-errors',
@@ -44,8 +50,8 @@ export const modernOnlyTransportErrors = defineScenario<{ drop: DropConnection }
     for (const { key, tool, args } of PROVOKED) {
       observe(key, await settle(bounded(client.callTool(tool, args), `tools/call ${tool} answered with a protocol error`)));
     }
-    state.drop.dropNext(1, { method: 'tools/list', when: 'before' });
-    observe('dropped', await settle(bounded(client.listTools(), 'tools/list whose connection is reset')));
+    state.drop.dropNext(1, { method: 'tools/call', when: 'before' });
+    observe('dropped', await settle(bounded(client.callTool(DROPPED, {}), `tools/call ${DROPPED} whose connection is reset`)));
     await bounded(client.close(), 'close');
   },
   judge(evidence) {
@@ -58,8 +64,8 @@ export const modernOnlyTransportErrors = defineScenario<{ drop: DropConnection }
     const resent = errorAnswered.flatMap(({ sent }) => calls.filter((s) => s.exchange.seq > sent.exchange.seq && sameCall(s, sent)));
 
     const dropped = noted(exchanges, 'dropped-before-handler')[0];
-    const droppedRequest = dropped?.requestMessages.find((m) => m.method === 'tools/list');
-    const reissues = dropped ? requests(exchanges, 'tools/list').filter((s) => s.exchange.seq > dropped.seq) : [];
+    const droppedRequest = dropped?.requestMessages.find((m) => m.method === 'tools/call');
+    const reissues = dropped ? requests(exchanges, 'tools/call', DROPPED).filter((s) => s.exchange.seq > dropped.seq) : [];
     const sameId = reissues.filter((s) => s.message.id === droppedRequest?.id);
     const reissuedAnswered = reissues.some((s) => answerTo(exchanges, s)?.result !== undefined);
 
@@ -68,7 +74,7 @@ export const modernOnlyTransportErrors = defineScenario<{ drop: DropConnection }
         'connection-dropped',
         scopedRetries('only a dropped connection may be retried, as a new request with a new id', 'SHOULD'),
         dropped !== undefined,
-        dropped === undefined ? 'no tools/list was dropped: the scenario could not drive the client there' : `${label(dropped)}: the connection was reset before the server handled the tools/list`,
+        dropped === undefined ? `no tools/call of ${DROPPED} was dropped: the scenario could not drive the client there` : `${label(dropped)}: the connection was reset before the server handled the tools/call of ${DROPPED}`,
         dropped ? [dropped] : [],
       ),
       clientCompleted(evidence, sendingMessages(MODERN_REVISION, 'the script runs to its end (the protocol errors are expected and caught)', 'MUST')),
@@ -92,9 +98,9 @@ export const modernOnlyTransportErrors = defineScenario<{ drop: DropConnection }
         sameId.length === 0,
         sameId.length === 0
           ? reissues.length > 0
-            ? `the dropped tools/list#${String(droppedRequest?.id)} was re-issued as ${reissues.map((s) => `#${String(s.message.id)}`).join(', ')}`
-            : `the dropped tools/list#${String(droppedRequest?.id)} was not re-issued`
-          : `the dropped tools/list#${String(droppedRequest?.id)} was re-issued with the same id: ${labels(sameId.map((s) => s.exchange))}`,
+            ? `the dropped tools/call#${String(droppedRequest?.id)} was re-issued as ${reissues.map((s) => `#${String(s.message.id)}`).join(', ')}`
+            : `the dropped tools/call#${String(droppedRequest?.id)} was not re-issued`
+          : `the dropped tools/call#${String(droppedRequest?.id)} was re-issued with the same id: ${labels(sameId.map((s) => s.exchange))}`,
         [...(dropped ? [dropped] : []), ...reissues.map((s) => s.exchange)],
       ),
       check(
@@ -105,8 +111,8 @@ export const modernOnlyTransportErrors = defineScenario<{ drop: DropConnection }
         ),
         reissuedAnswered,
         reissuedAnswered
-          ? `the dropped tools/list was re-issued and answered (${labels(reissues.map((s) => s.exchange))})`
-          : `the dropped tools/list ${dropped ? `(${label(dropped)}) ` : ''}was not re-issued: ${describeOutcome(outcomeOf(evidence, 'dropped'), 'the call')}`,
+          ? `the dropped tools/call of ${DROPPED} was re-issued and answered (${labels(reissues.map((s) => s.exchange))})`
+          : `the dropped tools/call of ${DROPPED} ${dropped ? `(${label(dropped)}) ` : ''}was not re-issued: ${describeOutcome(outcomeOf(evidence, 'dropped'), 'the call')}`,
         [...(dropped ? [dropped] : []), ...reissues.map((s) => s.exchange)],
       ),
     ];
@@ -115,15 +121,15 @@ export const modernOnlyTransportErrors = defineScenario<{ drop: DropConnection }
     {
       check: 'connection-dropped',
       unmet: true,
-      how: 'no tools/list was dropped',
+      how: 'no tools/call was dropped',
       doctor: (e) => ({ ...e, exchanges: e.exchanges.map((x) => ({ ...x, notes: x.notes.filter((note) => note !== 'dropped-before-handler') })) }),
     },
     {
       check: 'dropped-request-may-be-reissued',
-      how: 'the tools/list after the drop removed',
+      how: `the tools/call of ${DROPPED} after the drop removed`,
       doctor: (e) => {
         const dropped = noted(e.exchanges, 'dropped-before-handler')[0]!;
-        return { ...e, exchanges: e.exchanges.filter((x) => x.seq <= dropped.seq || !x.requestMessages.some((m) => m.method === 'tools/list')) };
+        return { ...e, exchanges: e.exchanges.filter((x) => x.seq <= dropped.seq || !callsTool(x, DROPPED)) };
       },
     },
   ],

@@ -1,6 +1,7 @@
 import type { TimePolicy } from '../../config/time.ts';
 import { L_AND_M, type Revision } from '../../protocol/revisions.ts';
 import { authErrors, type AuthErrors } from '../../servers/personalities/auth-errors.ts';
+import { FIXTURE_TOOLS } from '../../servers/fixtures.ts';
 import type { JsonRpcMessage, WireExchange } from '../../servers/wire-record.ts';
 import { check, clientCompleted, precondition } from '../checks.ts';
 import { describeOutcome, outcomeOf, settle, type Outcome } from '../outcome.ts';
@@ -16,6 +17,18 @@ const refusedBoundOf = (time: TimePolicy): number => 6 * time.ms.react;
 
 const STATUSES = [401, 403] as const;
 
+/**
+ * The in-session refusals: an echo call refused 401, then one refused 403, told apart by their text. Calls, not a
+ * listing: a listing may be answered from the client's cache, and never reach the server.
+ */
+const IN_SESSION = [
+  { status: 401, text: 'refused 401', key: 'listRefused' },
+  { status: 403, text: 'refused 403', key: 'callRefused' },
+] as const;
+
+/** The echo call of `text`. */
+const echoOf = (text: string) => (message: JsonRpcMessage) => message.params?.['name'] === FIXTURE_TOOLS.echo && (message.params?.['arguments'] as { text?: unknown } | undefined)?.text === text;
+
 /** One place the client met a 401/403: the exchanges from the first refusal on, and what the caller got. */
 interface Refusal {
   what: string;
@@ -25,6 +38,9 @@ interface Refusal {
   exchanges: readonly WireExchange[];
   /** The JSON-RPC method the refused request carried. */
   method: string | undefined;
+  /** In session: which of the calls it refused (their text tells them apart), and the script's key for it. */
+  call?: (message: JsonRpcMessage) => boolean;
+  key?: string;
   outcome: Outcome | undefined;
 }
 
@@ -42,16 +58,14 @@ function refusals(evidence: Evidence): { refusals: Refusal[]; missingAtConnect: 
     const first = exchanges.find((exchange) => exchange.notes.includes(label));
     return first ? exchanges.filter((exchange) => exchange.seq >= first.seq) : undefined;
   };
-  // In session: tools/list refused 401, then tools/call refused 403.
-  for (const [status, method, key] of [
-    [401, 'tools/list', 'listRefused'],
-    [403, 'tools/call', 'callRefused'],
-  ] as const) {
+  // In session: an echo call refused 401, then another refused 403.
+  for (const { status, text, key } of IN_SESSION) {
     const from = fromFirst(evidence.exchanges, `auth-${status}`);
-    // The first tools/list comes before the refusals are armed: a second one is the one to refuse.
-    const sent = requests(evidence.exchanges, method).length > (method === 'tools/list' ? 1 : 0);
-    if (!from) missingInSession.push({ why: `${method} was never answered ${status}${sent ? ' though it reached the server' : ': the client never sent it'}`, by: sent ? 'suite' : 'client' });
-    else found.push({ what: `${method} answered ${status}`, own: true, exchanges: from, method, outcome: outcomeOf(evidence, key) });
+    const call = echoOf(text);
+    const sent = requests(evidence.exchanges, 'tools/call').some((s) => call(s.message));
+    const what = `the tools/call echo "${text}"`;
+    if (!from) missingInSession.push({ why: `${what} was never answered ${status}${sent ? ' though it reached the server' : ': the client never sent it'}`, by: sent ? 'suite' : 'client' });
+    else found.push({ what: `${what} answered ${status}`, own: true, exchanges: from, method: 'tools/call', call, key, outcome: outcomeOf(evidence, key) });
   }
   // At connect: a server that refuses everything.
   STATUSES.forEach((status, index) => {
@@ -123,23 +137,26 @@ export const noRetryOnAuth = defineScenario<{ auth: AuthErrors }>({
     }
     const client = await connect();
     await bounded(client.listTools(), 'tools/list');
-    state.auth.rejectNext(Infinity, { method: 'tools/list', status: 401 });
-    observe('listRefused', await settle(bounded(client.listTools(), 'tools/list answered 401', refusedBoundOf(time))));
-    state.auth.rejectNext(Infinity, { method: 'tools/call', status: 403 });
+    const [first, second] = IN_SESSION;
+    // Armed for one request (a filter knows methods only): a client that sends the call again gets it answered, and the
+    // second send is what refused-request-sent-once counts.
+    state.auth.rejectNext(1, { method: 'tools/call', status: first.status });
+    observe(first.key, await settle(bounded(client.callTool(FIXTURE_TOOLS.echo, { text: first.text }), `tools/call echo answered ${first.status}`, refusedBoundOf(time))));
+    state.auth.rejectNext(Infinity, { method: 'tools/call', status: second.status });
     // What the client sends from here on is the call's: a client with a session per operation opens one for it.
     observe(CALL_STARTED, server.record.now());
-    observe('callRefused', await settle(bounded(client.callTool('echo', { text: 'refused' }), 'tools/call answered 403', refusedBoundOf(time))));
+    observe(second.key, await settle(bounded(client.callTool(FIXTURE_TOOLS.echo, { text: second.text }), `tools/call echo answered ${second.status}`, refusedBoundOf(time))));
     await bounded(client.close(), 'close');
   },
   judge(evidence) {
     const { revision } = evidence;
     const { refusals: found, missingAtConnect, missingInSession } = refusals(evidence);
-    const resent = found.map((refusal) => ({ refusal, sends: requests(refusal.exchanges, refusal.method) }));
+    const resent = found.map((refusal) => ({ refusal, sends: requests(refusal.exchanges, refusal.method).filter((s) => refusal.call === undefined || refusal.call(s.message)) }));
     const retried = resent.filter(({ sends }) => sends.length > 1);
-    // A reaction to the 401 on tools/list is what the client sent before the script's next operation began; after it, a
-    // new session is that operation's own (a client with a session per operation opens one for every call).
+    // A reaction to the first refusal in session (401) is what the client sent before the script's next operation began;
+    // after it, a new session is that operation's own (a client with a session per operation opens one for every call).
     const callStarted = evidence.observed[CALL_STARTED];
-    const until = (refusal: Refusal) => (refusal.own && refusal.method === 'tools/list' && typeof callStarted === 'number' ? callStarted : Infinity);
+    const until = (refusal: Refusal) => (refusal.key === IN_SESSION[0].key && typeof callStarted === 'number' ? callStarted : Infinity);
     const fellBack = found.map((refusal) => ({ refusal, to: fallbacks(refusal, revision, until(refusal)) })).filter(({ to }) => to.length > 0);
     const notSurfaced = found.filter(({ outcome }) => outcome?.state !== 'rejected');
     const own = (refusal: Refusal, exchanges: readonly WireExchange[]) => (refusal.own ? exchanges : []);
@@ -161,7 +178,7 @@ export const noRetryOnAuth = defineScenario<{ auth: AuthErrors }>({
         'refused-in-session',
         rule,
         missingInSession.length === 0,
-        missingInSession.length > 0 ? `the scenario did not reach a refusal in session: ${missingInSession.map((m) => m.why).join('; ')}` : 'tools/list was answered 401 and tools/call 403 in session',
+        missingInSession.length > 0 ? `the scenario did not reach a refusal in session: ${missingInSession.map((m) => m.why).join('; ')}` : 'a tools/call was answered 401 and another 403 in session',
         [],
         { by: keptBy(missingInSession) },
       ),
@@ -226,7 +243,7 @@ export const noRetryOnAuth = defineScenario<{ auth: AuthErrors }>({
     },
     {
       check: 'error-reaches-caller',
-      how: 'the tools/list refused 401 reported as a success',
+      how: 'the tools/call refused 401 reported as a success',
       doctor: (e) => ({ ...e, observed: { ...e.observed, listRefused: { state: 'resolved', afterMs: 1 } satisfies Outcome } }),
     },
     {

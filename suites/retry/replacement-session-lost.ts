@@ -1,9 +1,11 @@
 // retry/replacement-session-lost: the session ends under the client, and so does every session started after it, at
 // its first request (a server that keeps losing sessions: a restart loop, a misrouting balancer). The client starts a
-// new session after the 404 and retries tools/list there; that retry meets a 404 too. The call must then come to an
+// new session after the 404 and retries the call there (idempotent_count, annotated idempotentHint: true; a call, since
+// a listing may be answered from the client's cache and never meet a 404); that retry meets a 404 too. The call must then come to an
 // end (reject): a client that keeps re-initializing and retrying, or waits for a session that never comes, hangs its
 // caller for ever.
 import { STREAMABLE_REVISIONS } from '../../protocol/revisions.ts';
+import { FIXTURE_TOOLS } from '../../servers/fixtures.ts';
 import { expiringSessions, type ExpiringSessions } from '../../servers/personalities/expiring-sessions.ts';
 import type { WireExchange } from '../../servers/wire-record.ts';
 import { checkInTime, clientCompleted, precondition } from '../checks.ts';
@@ -18,6 +20,9 @@ import { carrying, label, labels, sessionOf } from '../wire.ts';
  * on the machine makes a client start sessions it would not start on a quiet one.
  */
 const LOOPING_AFTER = 5;
+
+/** The tool the script calls after the loss: one a client may send again on its new session. */
+const IDEMPOTENT = FIXTURE_TOOLS.idempotentCount;
 
 /** The calls the script watched, in order. */
 const CALLS = ['afterLoss', 'later'] as const;
@@ -52,10 +57,10 @@ export const replacementSessionLost = defineScenario<{ expiring: ExpiringSession
     await bounded(client.listTools(), 'tools/list');
     // From now on every session ends at its first request: this one at the next, each replacement at its first.
     state.expiring.afterRequests(0);
-    const lost = await settle(bounded(client.listTools(), 'tools/list after the session (and each replacement) ended'));
+    const lost = await settle(bounded(client.callTool(IDEMPOTENT, {}), `tools/call ${IDEMPOTENT} after the session (and each replacement) ended`));
     observe(CALLS[0], lost);
     // A client that surfaced the first 404 may start its new session lazily: the next call meets the second 404.
-    if (lost.state === 'rejected') observe(CALLS[1], await settle(bounded(client.listTools(), 'a later tools/list')));
+    if (lost.state === 'rejected') observe(CALLS[1], await settle(bounded(client.callTool(IDEMPOTENT, {}), `a later tools/call ${IDEMPOTENT}`)));
     // Closing is not this scenario's rule: a DELETE answered 404 (the session is gone) may fail it. A hang still fails
     // (the runner judges every close).
     observe('close', await settle(bounded(client.close(), 'close')));
@@ -67,7 +72,7 @@ export const replacementSessionLost = defineScenario<{ expiring: ExpiringSession
     const watched = CALLS.map((key) => ({ key, outcome: outcomeOf(evidence, key) })).filter((c): c is { key: (typeof CALLS)[number]; outcome: Outcome } => c.outcome !== undefined);
     const hung = watched.filter((c) => c.outcome.state === 'pending');
     const looping = reinitializes.length > LOOPING_AFTER;
-    const said = watched.map((c) => describeOutcome(c.outcome, c.key === 'afterLoss' ? 'the tools/list that met the 404' : 'the later tools/list')).join('; ');
+    const said = watched.map((c) => describeOutcome(c.outcome, c.key === 'afterLoss' ? 'the call after the session ended' : 'the later call')).join('; ');
     const sessions = `${reinitializes.length} initialize${reinitializes.length === 1 ? '' : 's'} after the first 404${reinitializes.length > 0 ? ` (${labels(reinitializes, 3)})` : ''}`;
     return [
       precondition(

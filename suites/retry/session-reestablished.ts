@@ -1,7 +1,8 @@
 import { HEADERS } from '../../protocol/http.ts';
 import { STREAMABLE_REVISIONS } from '../../protocol/revisions.ts';
+import { FIXTURE_TOOLS } from '../../servers/fixtures.ts';
 import { expiringSessions, type ExpiringSessions } from '../../servers/personalities/expiring-sessions.ts';
-import { check, clientCompleted } from '../checks.ts';
+import { checkIf, clientCompleted } from '../checks.ts';
 import { describeOutcome, outcomeOf, settle } from '../outcome.ts';
 import { defineScenario, type Evidence } from '../scenario.ts';
 import { newSessionAfter404, sessionManagement } from '../spec.ts';
@@ -10,20 +11,27 @@ import { markSessionsEnded, unlessKeptNoSession } from '../resume/support.ts';
 import { sessionEnded } from './support.ts';
 
 /**
- * The session ends on the server between two `tools/list` calls. The second one gets 404: the client must start
- * a new session (initialize without the dead id) and, tools/list being idempotent, send it again once on the new
- * session, so the caller gets its result.
+ * The session ends on the server after a first tools/list (which teaches the client the tools' annotations). The
+ * next request, a tools/call of idempotent_count (annotated idempotentHint: true), gets 404: the client must start a
+ * new session (initialize without the dead id) and, the call being idempotent, send it again once on the new session,
+ * so the caller gets its result. A call, not a second listing: a listing may be answered from the client's cache and
+ * never meet the 404.
  */
-/** The session the client's requests ran on (not one it set aside before, as mcp-remote's connection test), and the request of it answered 404. */
+const IDEMPOTENT = FIXTURE_TOOLS.idempotentCount;
+
+/**
+ * The session the client's requests ran on (not one it set aside before, as mcp-remote's connection test), and the
+ * request of it answered 404: not the DELETE that ends the session (close's), which asks for no new session.
+ */
 function lossOf(evidence: Evidence) {
   const dead = operatingSession(evidence);
-  const lost = evidence.exchanges.find((exchange) => dead !== undefined && sessionOf(exchange) === dead && exchange.status === 404);
+  const lost = evidence.exchanges.find((exchange) => dead !== undefined && exchange.method !== 'DELETE' && sessionOf(exchange) === dead && exchange.status === 404);
   return { dead, lost };
 }
 
 export const sessionReestablished = defineScenario<{ expiring: ExpiringSessions }>({
   id: 'retry/session-reestablished',
-  title: 'A lost legacy session is re-established and an idempotent request (tools/list) is retried once, successfully',
+  title: 'A lost legacy session is re-established and an idempotent request (a tools/call annotated idempotentHint: true) is retried once, successfully',
   revisions: STREAMABLE_REVISIONS,
   requires: [],
   source: {
@@ -40,10 +48,10 @@ export const sessionReestablished = defineScenario<{ expiring: ExpiringSessions 
     await bounded(client.listTools(), 'tools/list');
     await state.expiring.expireNow();
     markSessionsEnded(context);
-    const retried = await settle(bounded(client.listTools(), 'tools/list after the session ended'));
+    const retried = await settle(bounded(client.callTool(IDEMPOTENT, {}), `tools/call ${IDEMPOTENT} after the session ended`));
     observe('afterExpiry', retried);
     // A client that surfaces the 404 may start its new session lazily: the next call shows whether it does.
-    if (retried.state !== 'resolved') observe('later', await settle(bounded(client.listTools(), 'a later tools/list')));
+    if (retried.state !== 'resolved') observe('later', await settle(bounded(client.callTool(FIXTURE_TOOLS.echo, { text: 'a later call' }), 'a later tools/call echo')));
     await bounded(client.close(), 'close');
   },
   judge(evidence) {
@@ -56,39 +64,48 @@ export const sessionReestablished = defineScenario<{ expiring: ExpiringSessions 
     // The session the initialize after the 404 started.
     const replacement = reinitIssued !== dead ? reinitIssued : undefined;
 
-    const lists = requests(after, 'tools/list');
-    const onReplacement = lists.filter((sent) => replacement !== undefined && sessionOf(sent.exchange) === replacement);
+    // The idempotent call sent again after the 404 (the one that met it is `lost`).
+    const resent = requests(after, 'tools/call', IDEMPOTENT);
+    const onReplacement = resent.filter((sent) => replacement !== undefined && sessionOf(sent.exchange) === replacement);
     const answered = onReplacement.filter((sent) => answerTo(exchanges, sent)?.result !== undefined);
     const outcome = outcomeOf(evidence, 'afterExpiry');
-    const retriedOnce = outcome?.state === 'resolved' && lists.length === 1 && answered.length === 1;
+    const retriedOnce = outcome?.state === 'resolved' && resent.length === 1 && answered.length === 1;
+    const met = lost ? (lost.requestMessages.find((m) => m.method !== undefined)?.method ?? lost.method) : undefined;
 
     return [
       unlessKeptNoSession(sessionEnded(revision, dead, lost), evidence),
       clientCompleted(evidence, sessionManagement(revision, 'the session is replaced and used', 'MUST')),
-      check(
+      checkIf(
+        // Without a request that met the 404 (a DELETE ending the session is none), nothing asked for a new session.
+        lost === undefined ? 'the session never met its 404' : undefined,
         'new-session-after-404',
         newSessionAfter404(revision),
-        newSession,
-        !lost
-          ? 'the session never met its 404'
-          : newSession
-            ? `after ${label(lost)} the client sent initialize without a session id (${label(reinit.exchange)}) and got the new id ${reinitIssued}`
+        () => newSession,
+        () =>
+          newSession
+            ? `after ${label(lost!)} the client sent initialize without a session id (${label(reinit.exchange)}) and got the new id ${reinitIssued}`
             : reinit === undefined
-              ? `after ${label(lost)} no new initialize was sent`
+              ? `after ${label(lost!)} no new initialize was sent`
               : sessionOf(reinit.exchange) !== undefined
-                ? `the initialize after ${label(lost)} carried Mcp-Session-Id ${sessionOf(reinit.exchange)} (${label(reinit.exchange)})`
-                : `the initialize after ${label(lost)} got no new session id (${label(reinit.exchange)})`,
+                ? `the initialize after ${label(lost!)} carried Mcp-Session-Id ${sessionOf(reinit.exchange)} (${label(reinit.exchange)})`
+                : `the initialize after ${label(lost!)} got no new session id (${label(reinit.exchange)})`,
         [...(lost ? [lost] : []), ...(reinit ? [reinit.exchange] : [])],
       ),
-      check(
+      checkIf(
+        lost === undefined ? `the session never met its 404: ${describeOutcome(outcome, `the tools/call of ${IDEMPOTENT}`)}` : undefined,
         'idempotent-retried-once',
-        sessionManagement(revision, 'the request the 404 answered is idempotent (tools/list): it is sent again once, on the new session (seed 000: a legacy session can be lost and re-established)', 'SHOULD'),
-        retriedOnce,
-        retriedOnce
-          ? `tools/list was sent again once on the new session ${replacement} and answered (${label(answered[0]!.exchange)})`
-          : `${describeOutcome(outcome, 'the tools/list that met the 404')}; tools/list after the 404: ${labels(lists.map((s) => s.exchange))}` +
+        sessionManagement(
+          revision,
+          `the request the 404 answered is idempotent (a tools/call of ${IDEMPOTENT}, annotated idempotentHint: true): it is sent again once, on the new session (seed 000: a legacy session can be lost and re-established)`,
+          'SHOULD',
+        ),
+        () => retriedOnce,
+        () =>
+          retriedOnce
+            ? `${IDEMPOTENT} was sent again once on the new session ${replacement} and answered (${label(answered[0]!.exchange)})`
+            : `${describeOutcome(outcome, `the tools/call of ${IDEMPOTENT}`)}; ${met === 'tools/call' ? '' : `the request that met the 404 was ${met}; `}${IDEMPOTENT} after the 404: ${labels(resent.map((s) => s.exchange))}` +
               (onReplacement.length === 0 ? '; none on a new session' : ''),
-        lists.map((sent) => sent.exchange),
+        resent.map((sent) => sent.exchange),
       ),
     ];
   },
@@ -97,7 +114,7 @@ export const sessionReestablished = defineScenario<{ expiring: ExpiringSessions 
       check: 'session-ended',
       unmet: true,
       how: 'no request with the issued id was answered 404 (the session never ended under the client)',
-      doctor: (e) => ({ ...e, exchanges: e.exchanges.map((x) => (x.status === 404 ? { ...x, status: 200 } : x)) }),
+      doctor: (e) => ({ ...e, exchanges: e.exchanges.map((x) => (x.status === 404 && x.method !== 'DELETE' ? { ...x, status: 200 } : x)) }),
     },
     {
       check: 'new-session-after-404',

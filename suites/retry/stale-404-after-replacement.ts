@@ -2,6 +2,7 @@ import type { TimePolicy } from '../../config/time.ts';
 import { HEADERS } from '../../protocol/http.ts';
 import { STREAMABLE_REVISIONS, type Revision } from '../../protocol/revisions.ts';
 import { delayed404, type Delayed404 } from '../../servers/personalities/delayed-404.ts';
+import { FIXTURE_TOOLS } from '../../servers/fixtures.ts';
 import { expiringSessions, type ExpiringSessions } from '../../servers/personalities/expiring-sessions.ts';
 import type { ReferenceServer } from '../../servers/reference-server.ts';
 import type { WireExchange, WireRecord } from '../../servers/wire-record.ts';
@@ -9,7 +10,7 @@ import { check, checkIf, clientCompleted, precondition } from '../checks.ts';
 import { settle } from '../outcome.ts';
 import { defineScenario, type Evidence, type Level, type SpecRef } from '../scenario.ts';
 import { newSessionAfter404, sessionManagement } from '../spec.ts';
-import { label, labels, operatingSession, operatingTraffic, requests, sessionOf, withThrowawaySession } from '../wire.ts';
+import { callsTool, label, labels, operatingSession, operatingTraffic, requests, sessionOf, withThrowawaySession } from '../wire.ts';
 import { markSessionsEnded, unlessKeptNoSession } from '../resume/support.ts';
 import { sessionEnded } from './support.ts';
 
@@ -24,13 +25,20 @@ function bounds(time: TimePolicy) {
 
 const held = (record: { exchanges: readonly WireExchange[] }) => record.exchanges.filter((exchange) => exchange.notes.includes('delayed-404'));
 
-/** The replacement session has served a tools/list: a session id other than the dead one answered one with a result. */
+/**
+ * The two requests in flight when the session ends: calls of idempotent_count (annotated idempotentHint: true), which a
+ * client may send again on its new session. Calls, not listings: a listing may be answered from the client's cache.
+ */
+const IN_FLIGHT = FIXTURE_TOOLS.idempotentCount;
+const inFlightCall = (exchange: WireExchange) => callsTool(exchange, IN_FLIGHT);
+
+/** The replacement session has served a call: a session id other than the dead one answered one with a result. */
 function replacementServed(server: ReferenceServer, dead: string | undefined): boolean {
   return server.record.exchanges.some(
     (exchange) =>
       sessionOf(exchange) !== undefined &&
       sessionOf(exchange) !== dead &&
-      exchange.requestMessages.some((m) => m.method === 'tools/list') &&
+      inFlightCall(exchange) &&
       exchange.responseMessages.some(({ message }) => message.result !== undefined),
   );
 }
@@ -46,16 +54,17 @@ const staleRule = (revision: Revision, level: Level): SpecRef =>
 function the404s(evidence: Evidence) {
   const dead = operatingSession(evidence);
   const answered404 = evidence.exchanges
-    .filter((exchange) => dead !== undefined && sessionOf(exchange) === dead && exchange.status === 404 && exchange.headersAt !== undefined)
+    // Not the DELETE that ends the session (close's): it asks for no new session.
+    .filter((exchange) => dead !== undefined && exchange.method !== 'DELETE' && sessionOf(exchange) === dead && exchange.status === 404 && exchange.headersAt !== undefined)
     .sort((a, b) => a.headersAt! - b.headersAt!);
   const first404 = answered404[0];
-  const stale404 = answered404.find((exchange) => exchange !== first404 && exchange.requestMessages.some((m) => m.method === 'tools/list'));
+  const stale404 = answered404.find((exchange) => exchange !== first404 && inFlightCall(exchange));
   return { dead, answered404, first404, stale404 };
 }
 
 /**
- * The session ends and two tools/list leave with its id at once; the server holds both 404s. The first is released:
- * the client starts a new session (and, tools/list being idempotent, retries there). Then the second, now stale, 404
+ * The session ends and two calls of idempotent_count leave with its id at once; the server holds both 404s. The first
+ * is released: the client starts a new session (and, the call being idempotent, may retry there). Then the second, now stale, 404
  * is released: it answers a request that carried the old id, so the replacement stays and the next request uses it.
  */
 export const stale404AfterReplacement = defineScenario<{ expiring: ExpiringSessions; delayed: Delayed404 }>({
@@ -80,9 +89,9 @@ export const stale404AfterReplacement = defineScenario<{ expiring: ExpiringSessi
     const issuedSince = () => dead !== undefined && server.issuedSessions().indexOf(dead) < server.issuedSessions().length - 1;
     await state.expiring.expireNow();
     markSessionsEnded(context);
-    const inFlight = [1, 2].map((n) => settle(bounded(client.listTools(), `tools/list ${n}, in flight when the session ended`)));
-    const heldLists = (record: WireRecord) => held(record).filter((e) => e.requestMessages.some((m) => m.method === 'tools/list')).length;
-    await server.record.waitFor((record) => heldLists(record) >= 2, 'both tools/list to be held', reactMs).catch(() => {});
+    const inFlight = [1, 2].map((n) => settle(bounded(client.callTool(IN_FLIGHT, {}), `tools/call ${IN_FLIGHT} ${n}, in flight when the session ended`)));
+    const heldCalls = (record: WireRecord) => held(record).filter(inFlightCall).length;
+    await server.record.waitFor((record) => heldCalls(record) >= 2, `both calls of ${IN_FLIGHT} to be held`, reactMs).catch(() => {});
     state.delayed.releaseDelayed(1);
     // The first 404 reaches the client: wait until its replacement session serves, the client gives up on the
     // request, or it sends something else the server holds (a request with the dead id).
@@ -97,15 +106,15 @@ export const stale404AfterReplacement = defineScenario<{ expiring: ExpiringSessi
     state.delayed.releaseDelayed();
     observe('inFlight', await Promise.all(inFlight));
     // A client that started no new session has nothing to keep: a further call would only wait on a held 404.
-    if (issuedSince()) observe('after', await settle(bounded(client.listTools(), 'tools/list after the stale 404')));
+    if (issuedSince()) observe('after', await settle(bounded(client.callTool(FIXTURE_TOOLS.echo, { text: 'after the stale 404' }), 'tools/call echo after the stale 404')));
     await bounded(client.close(), 'close');
     await reacted;
   },
   judge(evidence) {
     const { revision, exchanges } = evidence;
     const { dead, answered404, first404, stale404 } = the404s(evidence);
-    // The two tools/list in flight when the session ended, held by the server; the script releases them one by one.
-    const inFlight = held(evidence).filter((exchange) => exchange.requestMessages.some((m) => m.method === 'tools/list')).slice(0, 2);
+    // The two calls in flight when the session ended, held by the server; the script releases them one by one.
+    const inFlight = held(evidence).filter(inFlightCall).slice(0, 2);
     const timedOut = inFlight.filter((exchange) => exchange.notes.includes('delayed-404-timeout'));
     const laterThan = (at: number | undefined) => (at === undefined ? [] : exchanges.filter((exchange) => exchange.startedAt >= at));
     const traffic = new Set(operatingTraffic(evidence));
@@ -122,7 +131,7 @@ export const stale404AfterReplacement = defineScenario<{ expiring: ExpiringSessi
     const notExercised = !newSession
       ? 'no replacement session was started: nothing to keep (new-session-after-first-404 says why)'
       : stale404 === undefined
-        ? `only ${answered404.length} request with the old id was answered 404: no stale 404 reached the client (were the two tools/list not in flight together?)`
+        ? `only ${answered404.length} request with the old id was answered 404: no stale 404 reached the client (were the two calls not in flight together?)`
         : stale404.headersAt !== undefined && reinit.exchange.startedAt >= stale404.headersAt
           ? `the client started its one new session (${label(reinit.exchange)}) only after both 404s had reached it: there was no replacement for the stale ${label(stale404)} to tear down`
           : undefined;
@@ -135,7 +144,7 @@ export const stale404AfterReplacement = defineScenario<{ expiring: ExpiringSessi
           staleRule(revision, 'SHOULD'),
           inFlight.length === 2 && timedOut.length === 0,
           inFlight.length < 2
-            ? `${inFlight.length} tools/list with the old id ${inFlight.length === 1 ? 'was' : 'were'} held: the two were not in flight together`
+            ? `${inFlight.length} call${inFlight.length === 1 ? '' : 's'} of ${IN_FLIGHT} with the old id ${inFlight.length === 1 ? 'was' : 'were'} held: the two were not in flight together`
             : timedOut.length > 0
               ? `the hold of ${labels(timedOut)} ended by itself before the script released it: the 404s did not arrive in the order the scenario needs`
               : `${labels(inFlight)} were held, then released one by one`,
@@ -187,9 +196,9 @@ export const stale404AfterReplacement = defineScenario<{ expiring: ExpiringSessi
     {
       check: 'held-in-order',
       unmet: true,
-      how: 'the hold of the first tools/list ended by itself (a client too slow for the script’s waits)',
+      how: 'the hold of the first call ended by itself (a client too slow for the script’s waits)',
       doctor: (e) => {
-        const first = held(e).find((x) => x.requestMessages.some((m) => m.method === 'tools/list'));
+        const first = held(e).find(inFlightCall);
         return { ...e, exchanges: e.exchanges.map((x) => (x === first ? { ...x, notes: [...x.notes, 'delayed-404-timeout'] } : x)) };
       },
     },
