@@ -1,5 +1,6 @@
 // Proof that the suite judges every correct shape of client truly: the reference client as a session per operation,
-// connecting lazily, and starting over after an error (clients/reference/shapes.ts) passes every case it applies to,
+// connecting lazily, starting over after an error, keeping a session while a call holds it, and caching its tool list
+// (clients/reference/shapes.ts) passes every case it applies to,
 // strictly, as the reference itself does (self-test.test.ts). A case a shape cannot be driven through is n/a with its
 // reason (a precondition `by: 'shape'`, read from the wire), never a verdict: a fail or a warn here is the suite
 // blaming correct behaviour, an inconclusive one the suite hiding behind "could not judge".
