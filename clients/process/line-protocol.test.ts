@@ -162,7 +162,10 @@ test('a hello’s wraps (1.6): a package and a version, checked by the harness a
 });
 
 test('a program whose hello declares wraps is the adapter that wraps it; a malformed one is refused, saying what is wrong', async () => {
-  const program = (wraps: unknown) => `console.log(JSON.stringify(${JSON.stringify({ protocol: 1, name: 'wrapper', description: '', revisions: ['2025-11-25'], features: ['mode-legacy'], wraps })})); process.stdin.resume();`;
+  // Says hello, and answers shutdown by exiting (nothing else is asked of it).
+  const program = (wraps: unknown) =>
+    `console.log(JSON.stringify(${JSON.stringify({ protocol: 1, name: 'wrapper', description: '', revisions: ['2025-11-25'], features: ['mode-legacy'], wraps })})); ` +
+    `process.stdin.on('data', (data) => { for (const line of String(data).split('\\n').filter(Boolean)) { const { id, op } = JSON.parse(line); console.log(JSON.stringify({ id, result: {} })); if (op === 'shutdown') process.exit(0); } });`;
   const adapter = await processAdapter({ command: NODE, args: ['-e', program({ package: 'mcp', version: '2.3.0' })] });
   try {
     expect(adapter.wraps).toEqual({ package: 'mcp', version: '2.3.0' });
