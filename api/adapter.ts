@@ -17,6 +17,7 @@ export type {
   ToolResult,
   ToolSummary,
   Transport,
+  Wraps,
 } from '../clients/adapter.ts';
 export { ADAPTER_CONTRACT_VERSION, FEATURES, HANDLER_FEATURES, TRANSPORTS, featureFor, isStdioTarget, stateless, transportsOf } from '../clients/adapter.ts';
 export { ClientProcessError, LINE_PROTOCOL_VERSION, processAdapter, type ProcessAdapter, type ProcessAdapterConfig } from '../clients/process/adapter.ts';

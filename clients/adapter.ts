@@ -8,6 +8,9 @@
 //
 // The guide for third parties is clients/WRITING-AN-ADAPTER.md.
 //
+// Version 2.3 added `wraps`: the SDK a client is built on, so reports can show which of its verdicts it shares with that
+// SDK's own row. Optional, a claim like every other: an adapter that declares none wraps nothing the reports know of.
+//
 // Version 2.2 added `listen` (ConnectOptions.listen, the feature `listen`): a client asked to open the standalone GET
 // stream of Streamable HTTP. Optional: a client that never opens one declares nothing, one that always does need not.
 //
@@ -202,6 +205,30 @@ export interface ClientUnderTest {
   dispose(): Promise<void>;
 }
 
+/**
+ * The SDK a client is built on (contract 2.3): a package as its registry names it (`@modelcontextprotocol/sdk` on npm,
+ * `mcp` on PyPI) and the version the client runs on, or the range its manifest names when no single version is known
+ * (a bundled copy). A claim the adapter makes from the client's public dependency (its package.json, its requirements
+ * or lock), never inferred by the suite; reports use it to mark the verdicts the client shares with that SDK's own row.
+ */
+export interface Wraps {
+  package: string;
+  version: string;
+}
+
+/** What is wrong with a declared `wraps`, one phrase each; empty when it is valid (a hello's member is checked with it). */
+export function wrapsProblems(value: unknown, member = 'wraps'): string[] {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return [`${member} is not an object { package, version }`];
+  const wraps = value as Record<string, unknown>;
+  const problems: string[] = [];
+  for (const key of ['package', 'version'] as const) {
+    if (!(key in wraps)) problems.push(`${member}.${key} is missing`);
+    else if (typeof wraps[key] !== 'string' || (wraps[key] as string).trim() === '') problems.push(`${member}.${key} is not a non-empty string`);
+  }
+  for (const key of Object.keys(wraps)) if (key !== 'package' && key !== 'version') problems.push(`${member}.${key} is not a known member (package, version)`);
+  return problems;
+}
+
 export interface ClientAdapter {
   /** Stable name, used in test titles, baselines and `--adapter`. */
   readonly name: string;
@@ -218,6 +245,12 @@ export interface ClientAdapter {
    * stdio case runs at these alone, an HTTP case at `revisions` alone. Default: `revisions`.
    */
   readonly stdioRevisions?: readonly Revision[];
+  /**
+   * The SDK the client is built on (Wraps), as the client's own dependency names it: e.g.
+   * `{ package: '@modelcontextprotocol/sdk', version: '1.24.3' }`. Leave it out for an SDK itself, or a client with its own
+   * implementation of the protocol.
+   */
+  readonly wraps?: Wraps;
   /**
    * A fresh client instance for one test case; `caseId` names the case (for logs and out-of-process clients). `time` is
    * the case's time policy: a client in another process sizes its own deadlines from it, so they grow with the case's

@@ -7,7 +7,7 @@ import { dirname, isAbsolute, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { basePolicy, readSettings, SETTINGS_ENV, SettingsError } from '../config/settings.ts';
 import { REVISIONS } from '../protocol/revisions.ts';
-import { FEATURES, TRANSPORTS, type ClientAdapter } from './adapter.ts';
+import { FEATURES, TRANSPORTS, wrapsProblems, type ClientAdapter } from './adapter.ts';
 import { findAdapter } from './index.ts';
 import { ClientProcessError, listProblems, processAdapter, programTimeouts, type ProcessAdapterConfig } from './process/adapter.ts';
 
@@ -172,6 +172,7 @@ export function adapterProblems(value: unknown): string[] {
   problems.push(...listProblems(adapter, 'features', Object.keys(FEATURES), 'feature'));
   if (adapter.transports !== undefined) problems.push(...listProblems(adapter, 'transports', Object.keys(TRANSPORTS), 'transport'));
   if (adapter.stdioRevisions !== undefined) problems.push(...listProblems(adapter, 'stdioRevisions', REVISIONS, 'revision'));
+  if (adapter.wraps !== undefined) problems.push(...wrapsProblems(adapter.wraps));
   if (adapter.start === undefined) problems.push('start is missing');
   else if (typeof adapter.start !== 'function') problems.push('start is not a function');
   if (adapter.shutdown !== undefined && typeof adapter.shutdown !== 'function') problems.push('shutdown is not a function');

@@ -5,7 +5,8 @@
 // classes, so ~5,000 cells stay quick.
 import { LEGACY_REVISIONS, STREAMABLE_REVISIONS } from '../protocol/revisions.ts';
 import { escapeMarkup, incompleteLine, packageLabel, RESUME_COMMAND, runLine } from './markdown.ts';
-import { attemptsNote, forReports, verdictCounts, VERDICTS, type CellVerdict, type MatrixResults } from './results.ts';
+import { attemptsNote, cellKey, forReports, verdictCounts, VERDICTS, type CellVerdict, type MatrixResults } from './results.ts';
+import { attributionText, sharedVerdicts } from './shared.ts';
 
 /** The transport era a revision belongs to, for the era filter. */
 export function eraOf(revision: string): string {
@@ -88,6 +89,8 @@ td.c { width: 26px; min-width: 26px; height: 22px; text-align: center; vertical-
 td.c.v-warn { color: #3b2300; }
 td.c.v-none { background: repeating-linear-gradient(45deg, #fff, #fff 3px, var(--soft) 3px, var(--soft) 6px); cursor: default; }
 td.c:hover { filter: brightness(1.1); }
+/* A verdict shared with the SDK the client wraps: a dotted ring inside the cell (its title and panel say with which row). */
+td.c.sdk-shared { box-shadow: inset 0 0 0 2px #fff; outline: 2px dotted var(--fg); outline-offset: -4px; }
 td.c:focus { outline: 2px solid var(--accent); outline-offset: -1px; box-shadow: inset 0 0 0 2px #fff; }
 td.c.sel { outline: 3px solid var(--fg); outline-offset: -2px; box-shadow: inset 0 0 0 3px #fff; }
 .grid.hide-pass td.v-pass, .grid.hide-fail td.v-fail, .grid.hide-warn td.v-warn, .grid.hide-inconclusive td.v-inconclusive, .grid.hide-na td.v-na, .grid.hide-error td.v-error { visibility: hidden; }
@@ -162,6 +165,8 @@ const SCRIPT = String.raw`
   function zero() { var counts = {}; VERDICTS.forEach(function (v) { counts[v] = 0; }); return counts; }
   /** What the reruns of a case say, in results.ts attemptsNote's words (worked out when the page was written). */
   var notes = JSON.parse(document.getElementById('matrix-notes').textContent);
+  /** Cell index → whether the SDK the client wraps shares its verdict, in results/shared.ts attributionText's words. */
+  var sdkNotes = JSON.parse(document.getElementById('matrix-sdk').textContent);
   function countsText(counts) {
     return VERDICTS.filter(function (v) { return counts[v] > 0; }).map(function (v) { return counts[v] + ' ' + v; }).join(', ');
   }
@@ -227,7 +232,9 @@ const SCRIPT = String.raw`
     name.appendChild(strong);
     if (client.loadError !== undefined) name.appendChild(el('div', 'load-error', 'not loaded: ' + client.loadError.split('\n')[0]));
     tr.appendChild(name);
-    tr.appendChild(el('td', 'mono', pkg(client) || '\u2014'));
+    var pkgCell = el('td', 'mono', pkg(client) || '\u2014');
+    if (client.wraps) pkgCell.appendChild(el('div', 'muted', 'on ' + client.wraps.package + '@' + client.wraps.version));
+    tr.appendChild(pkgCell);
     tr.appendChild(el('td', 'muted', client.kind));
     var barCell = el('td');
     barCell.appendChild(shares('bar', c, 'width'));
@@ -387,8 +394,10 @@ const SCRIPT = String.raw`
         td.textContent = GLYPH[cell.verdict];
         td.dataset.i = String(index);
         td.tabIndex = -1;
-        td.title = cell.client + ' \u00b7 ' + where + ': ' + cell.verdict + (cell.reason ? '\n' + (cell.reason.length > 240 ? cell.reason.slice(0, 240) + '\u2026' : cell.reason) : '') + (notes[index] ? '\n' + notes[index] : '');
-        td.setAttribute('aria-label', cell.client + ', ' + where + ': ' + cell.verdict);
+        var sdk = sdkNotes[index];
+        if (sdk && sdk.shared) td.classList.add('sdk-shared');
+        td.title = cell.client + ' \u00b7 ' + where + ': ' + cell.verdict + (sdk ? ' (' + sdk.text + ')' : '') + (cell.reason ? '\n' + (cell.reason.length > 240 ? cell.reason.slice(0, 240) + '\u2026' : cell.reason) : '') + (notes[index] ? '\n' + notes[index] : '');
+        td.setAttribute('aria-label', cell.client + ', ' + where + ': ' + cell.verdict + (sdk ? ', ' + sdk.text : ''));
       }
       tr.appendChild(td);
     }
@@ -529,6 +538,7 @@ const SCRIPT = String.raw`
     row('Client', who);
     row('Revision', cell.revision + ' (' + (eras[cell.revision] || 'Other') + ')');
     row('Verdict', cell.verdict + (cell.durationMs > 0 ? ' in ' + cell.durationMs + ' ms' : '') + (notes[td.dataset.i] ? ', ' + notes[td.dataset.i] : ''));
+    if (sdkNotes[td.dataset.i]) row('SDK', sdkNotes[td.dataset.i].text);
     if (info) {
       var rule = el('span', 'spec');
       rule.appendChild(link(info.spec.section, info.spec.url));
@@ -604,6 +614,13 @@ export function renderHtml(saved: MatrixResults): string {
   const totals = VERDICTS.map((verdict) => `<span class="swatch ${verdictClass(verdict)}"></span>${counts[verdict]} ${verdict}`).join(' &nbsp; ');
   const incomplete = incompleteLine(results);
   const notes = Object.fromEntries(results.cells.flatMap((cell, index) => (cell.attempts !== undefined ? [[index, attemptsNote(cell)]] : [])));
+  const shared = sharedVerdicts(results);
+  const sdkNotes = Object.fromEntries(
+    results.cells.flatMap((cell, index) => {
+      const attribution = shared.get(cellKey(cell));
+      return attribution !== undefined ? [[index, { shared: attribution.shared, text: attributionText(attribution) }]] : [];
+    }),
+  );
   const title = `MCP client conformance matrix · ${results.generatedAt.slice(0, 10)}`;
   const clientsWithPackages = results.clients.filter((client) => packageLabel(client) !== undefined).length;
   return `<!doctype html>
@@ -637,6 +654,7 @@ ${incomplete !== undefined ? `<p class="incomplete" id="incomplete">${escapeMark
 <script type="application/json" id="matrix-eras">${embedJson(eras)}</script>
 <script type="application/json" id="matrix-verdicts">${embedJson(VERDICTS)}</script>
 <script type="application/json" id="matrix-notes">${embedJson(notes)}</script>
+<script type="application/json" id="matrix-sdk">${embedJson(sdkNotes)}</script>
 <script>${SCRIPT}</script>
 </body>
 </html>

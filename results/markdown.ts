@@ -1,7 +1,8 @@
 // The matrix as Markdown (summary.md; a CI job summary or a pull-request comment): the run (and whether it is
 // complete), a table of clients with their verdict counts, then each client's failures, warnings, inconclusive cases
 // and errors by scenario with the rule each one breaks or could not judge, and the cases judged only on a rerun.
-import { attemptsNote, decidingChecks, verdictCounts, VERDICTS, type Cell, type CellVerdict, type ClientInfo, type MatrixResults } from './results.ts';
+import { attemptsNote, cellKey, decidingChecks, verdictCounts, VERDICTS, type Cell, type CellVerdict, type ClientInfo, type MatrixResults } from './results.ts';
+import { attributionText, sharedVerdicts, type Attribution } from './shared.ts';
 
 const MARK: Record<CellVerdict, string> = { pass: '✅', fail: '❌', warn: '⚠️', inconclusive: '❔', 'n/a': '➖', error: '💥' };
 
@@ -112,8 +113,10 @@ function clientTable(results: MatrixResults, byClient: Map<string, Cell[]>): str
   const rows = [...byClient].map(([name, cells]) => {
     const counts = verdictCounts(cells);
     const label = packageLabel(info.get(name) ?? {});
+    const wraps = info.get(name)?.wraps;
+    const on = wraps !== undefined ? ` on ${code(`${wraps.package}@${wraps.version}`)}` : '';
     const loadError = info.get(name)?.loadError !== undefined ? ' (not loaded)' : '';
-    return `| **${text(name)}**${loadError} | ${label ? code(label) : '—'} | ${VERDICTS.map((verdict) => (counts[verdict] > 0 ? String(counts[verdict]) : '·')).join(' | ')} |`;
+    return `| **${text(name)}**${loadError} | ${label ? code(label) : '—'}${on} | ${VERDICTS.map((verdict) => (counts[verdict] > 0 ? String(counts[verdict]) : '·')).join(' | ')} |`;
   });
   return [`| client | package | ${VERDICTS.map((verdict) => `${MARK[verdict]} ${verdict}`).join(' | ')} |`, `|---|---|${VERDICTS.map(() => '--:').join('|')}|`, ...rows];
 }
@@ -131,8 +134,9 @@ function withCode(value: string): string {
  * or for an inconclusive cell its unmet preconditions or the rules never exercised — or the reason of an error; then
  * what its reruns say, if it had any.
  */
-function cellRows(cell: Cell): string[] {
-  const first = `${text(cell.revision)} | ${MARK[cell.verdict]} ${cell.verdict}`;
+function cellRows(cell: Cell, attribution: Attribution | undefined): string[] {
+  // A client built on an SDK: whether that SDK's own row gives the same verdict, at once beside it.
+  const first = `${text(cell.revision)} | ${MARK[cell.verdict]} ${cell.verdict}${attribution !== undefined ? ` (${text(attributionText(attribution))})` : ''}`;
   const deciding = decidingChecks(cell);
   const rows =
     deciding.length === 0
@@ -142,14 +146,17 @@ function cellRows(cell: Cell): string[] {
   return note === undefined ? rows : [...rows, `|  |  | — | — | — | ${text(note)} |`];
 }
 
-function clientProblems(client: string, cells: Cell[], titles: Map<string, string>): string[] {
+function clientProblems(client: string, cells: Cell[], titles: Map<string, string>, shared: Map<string, Attribution>): string[] {
   const problems = cells.filter(isProblem);
   if (problems.length === 0) return [];
   const byScenario = Map.groupBy(problems, (cell) => cell.scenario);
-  const lines = ['<details>', `<summary><b>${text(client)}</b> — ${countsLine(verdictCounts(problems))}</summary>`, ''];
+  const attributed = problems.flatMap((cell) => shared.get(cellKey(cell)) ?? []);
+  const sharedCount = attributed.filter((attribution) => attribution.shared).length;
+  const sdk = attributed.length > 0 ? `; ${sharedCount} of the ${attributed.length} fail and warn cells its SDK's row judged are shared with it` : '';
+  const lines = ['<details>', `<summary><b>${text(client)}</b> — ${countsLine(verdictCounts(problems))}${text(sdk)}</summary>`, ''];
   for (const [scenario, scenarioCells] of byScenario) {
     const title = titles.get(scenario);
-    lines.push(`**${text(scenario)}**${title ? ` — ${withCode(title)}` : ''}`, '', '| revision | verdict | check | level | rule | detail |', '|---|---|---|---|---|---|', ...scenarioCells.flatMap(cellRows), '');
+    lines.push(`**${text(scenario)}**${title ? ` — ${withCode(title)}` : ''}`, '', '| revision | verdict | check | level | rule | detail |', '|---|---|---|---|---|---|', ...scenarioCells.flatMap((cell) => cellRows(cell, shared.get(cellKey(cell)))), '');
   }
   lines.push('</details>', '');
   return lines;
@@ -194,7 +201,8 @@ export function renderMarkdown(results: MatrixResults, maxBytes = MARKDOWN_MAX_B
     for (const client of unloaded) lines.push(`**${text(client.name)}**${packageLabel(client) ? ` (${code(packageLabel(client)!)})` : ''}`, '', '```text', printable(client.loadError!).replace(/```/g, '`\u200b``'), '```', '');
   }
   // A client that did not load has one error for every case; its load error above says it all.
-  const sections = [...byClient].filter(([name]) => !unloaded.some((client) => client.name === name)).map(([name, cells]) => clientProblems(name, cells, titles).join('\n')).filter(Boolean);
+  const shared = sharedVerdicts(results);
+  const sections = [...byClient].filter(([name]) => !unloaded.some((client) => client.name === name)).map(([name, cells]) => clientProblems(name, cells, titles, shared).join('\n')).filter(Boolean);
   if (sections.length > 0) {
     lines.push('## Failures, warnings, inconclusive cases and errors', '', 'Each failed check with the rule it breaks (MUST fails, SHOULD warns); an inconclusive case names what the suite could not set up or drive (never blamed on the client); errors are cases the suite could not run.', '');
     let size = Buffer.byteLength(lines.join('\n')) + Buffer.byteLength(reruns.join('\n'));

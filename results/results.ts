@@ -89,8 +89,13 @@ export interface ClientInfo {
   description: string;
   /** The package under test as published (e.g. `@modelcontextprotocol/sdk`), when it is one. */
   package?: string;
-  /** Its installed version, read from its package.json at run time. */
+  /** Its installed version, read from its package.json at run time (a Python environment's: the version its lock pins). */
   version?: string;
+  /**
+   * The SDK the client is built on, as its adapter declares it (ClientAdapter.wraps): a package and the version it runs
+   * on (or the range its manifest names). Reports mark the verdicts it shares with that SDK's own row (results/shared.ts).
+   */
+  wraps?: { package: string; version: string };
   /** How it is driven: in-process module, built-in adapter, line-protocol program, or container. */
   kind: 'built-in' | 'module' | 'process' | 'container';
   revisions: Revision[];

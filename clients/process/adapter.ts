@@ -30,6 +30,8 @@ import {
   type ToolResult,
   type ToolSummary,
   type Transport,
+  type Wraps,
+  wrapsProblems,
 } from '../adapter.ts';
 
 /** The line protocol version this harness speaks (the `protocol` member of the hello). */
@@ -149,6 +151,8 @@ export interface Hello {
    * known revisions, those spoken only over stdio too (a Streamable HTTP client whose stdio transport speaks 2024-11-05).
    */
   stdioRevisions?: Revision[];
+  /** 1.6: the SDK the program's client is built on (ClientAdapter.wraps). */
+  wraps?: Wraps;
 }
 
 /** What is wrong with a hello line, one phrase per member; empty when it is valid. */
@@ -175,6 +179,7 @@ export function helloProblems(value: unknown): string[] {
     // Any known revisions (1.5): one spoken only over stdio is in stdioRevisions alone.
     if (!Array.isArray(hello.transports) || !hello.transports.includes('stdio')) problems.push('stdioRevisions is declared, but transports does not list stdio');
   }
+  if (hello.wraps !== undefined) problems.push(...wrapsProblems(hello.wraps));
   return problems;
 }
 
@@ -505,6 +510,7 @@ class ProgramSupervisor {
         features: hello.features as Feature[],
         ...(hello.transports !== undefined ? { transports: hello.transports as Transport[] } : {}),
         ...(hello.stdioRevisions !== undefined ? { stdioRevisions: hello.stdioRevisions as Revision[] } : {}),
+        ...(hello.wraps !== undefined ? { wraps: hello.wraps as Wraps } : {}),
       });
     }
     const problem = responseProblem(message);
@@ -871,6 +877,7 @@ export async function processAdapter(config: ProcessAdapterConfig): Promise<Proc
     features: hello.features,
     ...(hello.transports !== undefined ? { transports: hello.transports } : {}),
     ...(hello.stdioRevisions !== undefined ? { stdioRevisions: hello.stdioRevisions } : {}),
+    ...(hello.wraps !== undefined ? { wraps: hello.wraps } : {}),
     get pid() {
       return program.pid;
     },

@@ -144,6 +144,37 @@ test('a hello’s stdioRevisions: known revisions (1.5: those spoken only over s
   expect(problems({ ...hello, stdioRevisions: ['1999-01-01'] })).toBeDefined();
 });
 
+test('a hello’s wraps (1.6): a package and a version, checked by the harness as by the schema', () => {
+  const hello = { protocol: 1, name: 'x', description: '', revisions: ['2025-11-25'], features: ['mode-legacy'] };
+  const wraps = { package: 'mcp', version: '2.3.0' };
+  expect(helloProblems({ ...hello, wraps })).toEqual([]);
+  expect(problems({ ...hello, wraps })).toBeUndefined();
+  expect(helloProblems({ ...hello, wraps: { package: '@modelcontextprotocol/client', version: '^2.0.0' } })).toEqual([]);
+  for (const [malformed, said] of [
+    ['mcp', ['wraps is not an object { package, version }']],
+    [{ package: 'mcp' }, ['wraps.version is missing']],
+    [{ package: ' ', version: 2 }, ['wraps.package is not a non-empty string', 'wraps.version is not a non-empty string']],
+    [{ ...wraps, ecosystem: 'pypi' }, ['wraps.ecosystem is not a known member (package, version)']],
+  ] as const) {
+    expect(helloProblems({ ...hello, wraps: malformed })).toEqual(said);
+    expect(problems({ ...hello, wraps: malformed })).toBeDefined();
+  }
+});
+
+test('a program whose hello declares wraps is the adapter that wraps it; a malformed one is refused, saying what is wrong', async () => {
+  // Says hello, and answers shutdown by exiting (nothing else is asked of it).
+  const program = (wraps: unknown) =>
+    `console.log(JSON.stringify(${JSON.stringify({ protocol: 1, name: 'wrapper', description: '', revisions: ['2025-11-25'], features: ['mode-legacy'], wraps })})); ` +
+    `process.stdin.on('data', (data) => { for (const line of String(data).split('\\n').filter(Boolean)) { const { id, op } = JSON.parse(line); console.log(JSON.stringify({ id, result: {} })); if (op === 'shutdown') process.exit(0); } });`;
+  const adapter = await processAdapter({ command: NODE, args: ['-e', program({ package: 'mcp', version: '2.3.0' })] });
+  try {
+    expect(adapter.wraps).toEqual({ package: 'mcp', version: '2.3.0' });
+  } finally {
+    await adapter.shutdown();
+  }
+  await expect(processAdapter({ command: NODE, args: ['-e', program({ package: 'mcp' })] })).rejects.toThrow(/sent an invalid hello: wraps\.version is missing/);
+});
+
 test('a program whose stdioRevisions name a revision its revisions do not (1.5) is given stdio cases at it, and no HTTP case', async () => {
   // A Streamable HTTP client whose stdio transport also speaks 2024-11-05.
   const adapter = await processAdapter({ command: NODE, args: [MISBEHAVING, '--stdio-revisions', '2024-11-05,2025-03-26,2025-06-18,2025-11-25'] });

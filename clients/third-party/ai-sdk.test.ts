@@ -22,6 +22,8 @@ test('each transport loads under its name and names the installed package', () =
   expect(sse.revisions).toEqual(['2024-11-05']);
   // stdio on the Streamable HTTP row only, so no stdio cell is doubled.
   expect([http.transports, sse.transports]).toEqual([['http', 'stdio'], ['http']]);
+  // Its own implementation of the protocol: it depends on no MCP SDK, and declares none.
+  for (const adapter of [http, sse]) expect(adapter.wraps).toBeUndefined();
 });
 
 const CASES: SmokeCase[] = [

@@ -22,6 +22,8 @@ test('each transport loads under its name and names the installed packages', () 
   expect(sse.features).not.toContain('transport-fallback');
   // stdio on the Streamable HTTP row only, so no stdio cell is doubled.
   expect([http.transports, sse.transports]).toEqual([['http', 'stdio'], ['http']]);
+  // The SDK v1 its package.json depends on, as installed for it.
+  for (const adapter of [http, sse]) expect(adapter.wraps).toEqual({ package: '@modelcontextprotocol/sdk', version: expect.stringMatching(/^1\.\d+\.\d+$/) });
 });
 
 const CASES: SmokeCase[] = [

@@ -6,7 +6,7 @@
 import { loadMcpTools, MultiServerMCPClient, type Connection } from '@langchain/mcp-adapters';
 import { STREAMABLE_REVISIONS } from '../../protocol/revisions.ts';
 import { isStdioTarget, stateless, type ClientAdapter, type ServerTarget, type ToolResult } from '../adapter.ts';
-import { installedLabel, localServer, readOptions, type ThirdPartyOptions } from './support.ts';
+import { installedLabel, installedWraps, localServer, readOptions, type ThirdPartyOptions } from './support.ts';
 
 const PACKAGE = '@langchain/mcp-adapters';
 /** The one server the client is configured with. */
@@ -47,6 +47,8 @@ export default function langchainAdapter(options?: Partial<ThirdPartyOptions>): 
     features: ['mode-legacy', 'cancellation', 'request-timeout', ...(http ? (['transport-fallback'] as const) : [])],
     // The Streamable HTTP row also launches stdio servers; the HTTP+SSE row stays HTTP only, so no stdio cell is doubled.
     transports: http ? ['http', 'stdio'] : ['http'],
+    // Its package.json depends on the SDK v1 (`dependencies`): the copy Node resolves for it is the one it runs on.
+    wraps: installedWraps('@modelcontextprotocol/sdk', PACKAGE),
     start: stateless<ServerTarget>(async (target) => {
       const client = new MultiServerMCPClient({ mcpServers: { [SERVER]: serverConfig(target, http) } });
       try {

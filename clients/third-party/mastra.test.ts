@@ -34,6 +34,8 @@ test('names itself as the matrix asks and turns off @mastra/core telemetry', () 
   expect(adapter.description).toMatch(/^@mastra\/mcp 2\.0\.0 /);
   expect(process.env.MASTRA_TELEMETRY_DISABLED).toBe('true');
   expect(adapter.transports).toEqual(['http', 'stdio']);
+  // The SDK v2 client its package.json pins.
+  expect(adapter.wraps).toEqual({ package: '@modelcontextprotocol/client', version: '2.0.0' });
 });
 
 describe('scenarios', () => {

@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import type { MastraMCPServerDefinition, MCPClientProtocolVersion, SerializableMCPToolDefinition } from '@mastra/mcp';
 import { L, STREAMABLE_REVISIONS } from '../../protocol/revisions.ts';
 import { isStdioTarget, stateless, type ClientAdapter, type ConnectOptions, type Negotiation, type ServerTarget, type ToolResult } from '../adapter.ts';
-import { installedLabel, localServer, readOptions, type ThirdPartyOptions } from './support.ts';
+import { installedLabel, installedWraps, localServer, readOptions, type ThirdPartyOptions } from './support.ts';
 
 const PACKAGE = '@mastra/mcp';
 /** The one server each MCPClient is configured with; tools are namespaced under it. */
@@ -59,6 +59,8 @@ export default async function mastraAdapter(options?: Partial<ThirdPartyOptions>
     // The modes and the AbortSignal are the client's over either transport.
     features: ['mode-legacy', 'mode-auto', 'mode-pin', 'cancellation'],
     transports: ['http', 'stdio'],
+    // Its package.json pins the SDK v2 client (`dependencies`, an exact version): the copy Node resolves for it.
+    wraps: installedWraps('@modelcontextprotocol/client', PACKAGE),
     start: stateless<ServerTarget>(async (target, connectOptions) => {
       // A fresh id per connection: MCPClient refuses two live instances with the same configuration and no id.
       const mcp = new MCPClient({ id: randomUUID(), servers: { [SERVER]: serverDefinition(target, connectOptions) } });

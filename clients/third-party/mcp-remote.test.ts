@@ -59,6 +59,8 @@ afterAll(async () => {
 test('names itself as the matrix asks, with the installed version', () => {
   expect(adapter.name).toBe('mcp-remote');
   expect(adapter.description).toMatch(/^mcp-remote 0\.15\.1 /);
+  // Bundled at its build: the range its package.json names, not one installed version.
+  expect(adapter.wraps).toEqual({ package: '@modelcontextprotocol/client', version: '^2.0.0' });
 });
 
 /**

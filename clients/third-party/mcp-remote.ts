@@ -11,7 +11,7 @@ import { dirname, join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { ClientAdapter, ClientConnection, Negotiation, ToolResult } from '../adapter.ts';
-import { installedLabel, readOptions, type ThirdPartyOptions } from './support.ts';
+import { bundledWraps, installedLabel, readOptions, type ThirdPartyOptions } from './support.ts';
 
 const PACKAGE = 'mcp-remote';
 /** The temp dir the proxy keeps its token store and lock files in (MCP_REMOTE_CONFIG_DIR), one per adapter. */
@@ -106,6 +106,8 @@ export default function mcpRemoteAdapter(options?: Partial<ThirdPartyOptions>): 
     description: `${installedLabel(PACKAGE)} (stdio proxy to Streamable HTTP, falling back to HTTP+SSE; --protocol legacy|auto), driven over stdio by ${installedLabel('@modelcontextprotocol/sdk')} Client`,
     revisions: ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25', '2026-07-28'],
     features: ['mode-legacy', 'mode-auto', 'cancellation', 'transport-fallback'],
+    // The proxy's HTTP side is the SDK v2 client, bundled into its dist at its build: the range its package.json names.
+    wraps: bundledWraps('@modelcontextprotocol/client', PACKAGE),
     async start() {
       const mine = new Set<() => Promise<void>>();
       return {

@@ -22,6 +22,8 @@ test('each transport loads under its name and names the installed packages', () 
   expect(sse.revisions).toEqual(['2024-11-05']);
   // stdio on the Streamable HTTP row only, so no stdio cell is doubled.
   expect([http.transports, sse.transports]).toEqual([['http', 'stdio'], ['http']]);
+  // The SDK v2 client its package.json names, as installed for it.
+  for (const adapter of [http, sse]) expect(adapter.wraps).toEqual({ package: '@modelcontextprotocol/client', version: expect.stringMatching(/^2\.\d+\.\d+$/) });
 });
 
 const CASES: SmokeCase[] = [

@@ -6,7 +6,7 @@
 import { getLogger, MCPServerSSE, MCPServerStdio, MCPServerStreamableHttp, setTracingDisabled } from '@openai/agents-core';
 import { L, STREAMABLE_REVISIONS } from '../../protocol/revisions.ts';
 import { isStdioTarget, stateless, type ClientAdapter, type ServerTarget, type ToolResult } from '../adapter.ts';
-import { installedLabel, localServer, readOptions, type ThirdPartyOptions } from './support.ts';
+import { installedLabel, installedWraps, localServer, readOptions, type ThirdPartyOptions } from './support.ts';
 
 const PACKAGE = '@openai/agents-core';
 
@@ -34,6 +34,8 @@ export default function openAiAgentsAdapter(options?: Partial<ThirdPartyOptions>
     features: [http ? 'mode-auto' : 'mode-legacy', 'cancellation'],
     // The Streamable HTTP row also launches stdio servers; the HTTP+SSE row stays HTTP only, so no stdio cell is doubled.
     transports: http ? ['http', 'stdio'] : ['http'],
+    // Its package.json names the SDK v2 client (`optionalDependencies`, the one its MCP servers load): the copy Node resolves for it.
+    wraps: installedWraps('@modelcontextprotocol/client', PACKAGE),
     start: stateless<ServerTarget>(async (target, connectOptions) => {
       // clientSessionTimeoutSeconds bounds the connect (and each list); tools keep the SDK's own call timeout.
       const common = { clientSessionTimeoutSeconds: connectOptions.timeoutMs / 1_000, logger: debugOnlyLogger() };

@@ -6,7 +6,7 @@ import { findAdapter } from '../../clients/index.ts';
 import { COMPILED } from '../../config/layout.ts';
 import { isModulePath, loadAdapter, loadAdapterCommand, timeoutsFromEnv } from '../../clients/load.ts';
 import { environmentDir, findEnvironment, isReady } from '../../clients/drivers/environments.ts';
-import { installedPackage, type MatrixEntry, type MatrixFile } from './matrix-file.ts';
+import { entryPackage, type MatrixEntry, type MatrixFile } from './matrix-file.ts';
 import type { ClientInfo } from '../../results/results.ts';
 
 export interface LoadedClient {
@@ -47,7 +47,7 @@ async function startAdapter(entry: MatrixEntry, matrix: MatrixFile): Promise<Cli
 }
 
 export async function loadClient(entry: MatrixEntry, matrix: MatrixFile): Promise<LoadedClient> {
-  const installed = entry.package !== undefined ? installedPackage(entry.package, matrix.path) : undefined;
+  const installed = entryPackage(entry, matrix.path);
   const base: ClientInfo = {
     name: entry.name,
     description: entry.name,
@@ -57,6 +57,7 @@ export async function loadClient(entry: MatrixEntry, matrix: MatrixFile): Promis
     ...(installed ?? (entry.package !== undefined ? { package: entry.package } : {})),
   };
   if (entry.package !== undefined && installed === undefined) {
+    if (entry.setup !== undefined && findEnvironment(entry.setup)?.language === 'python') return { info: { ...base, loadError: `package ${entry.package} is not pinned in the lock of ${entry.setup}` } };
     // The matrix's clients are the repository's devDependencies, not the installed package's dependencies.
     const how = COMPILED ? 'install it beside mcp-client-conformance to run this row' : 'npm ci';
     return { info: { ...base, loadError: `package ${entry.package} is not installed (${how})` } };
@@ -66,7 +67,8 @@ export async function loadClient(entry: MatrixEntry, matrix: MatrixFile): Promis
   if (setup !== undefined && !isReady(setup)) return { info: { ...base, loadError: `skipped: ${setup.name} is not set up (npm run clients:setup -- ${setup.name})` } };
   try {
     const adapter = await startAdapter(entry, matrix);
-    return { adapter, info: { ...base, description: adapter.description, revisions: [...adapter.revisions], features: [...adapter.features] } };
+    const wraps = adapter.wraps !== undefined ? { wraps: { package: adapter.wraps.package, version: adapter.wraps.version } } : {};
+    return { adapter, info: { ...base, description: adapter.description, revisions: [...adapter.revisions], features: [...adapter.features], ...wraps } };
   } catch (error) {
     return { info: { ...base, loadError: error instanceof Error ? error.message : String(error) } };
   }

@@ -2,10 +2,36 @@
 // adapters. Adding a client is one entry. Its JSON Schema is scripts/matrix/matrix.schema.json.
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { ENVIRONMENTS, findEnvironment } from '../../clients/drivers/environments.ts';
+import { ENVIRONMENTS, findEnvironment, type ClientEnvironment } from '../../clients/drivers/environments.ts';
 
 // Adapters read their own version with it too; the matrix records it per entry.
-export { installedPackage } from '../../clients/installed.ts';
+import { installedPackage } from '../../clients/installed.ts';
+export { installedPackage };
+
+/**
+ * The package an entry records, with its version: an npm package as installed beside the matrix file, or, for an entry
+ * run in a Python environment (`setup`), the requirement its lock pins (`name==version`), so a Python SDK's row has a
+ * version that a client declaring it wraps that SDK can be matched with.
+ */
+export function entryPackage(entry: MatrixEntry, matrixPath: string): { package: string; version: string } | undefined {
+  if (entry.package === undefined) return undefined;
+  const environment = entry.setup !== undefined ? findEnvironment(entry.setup) : undefined;
+  if (environment?.language === 'python') return pinnedRequirement(environment, entry.package);
+  return installedPackage(entry.package, matrixPath);
+}
+
+/** PyPI's normalized name (PEP 503): `Foo_Bar` and `foo-bar` are one package. */
+const pypiName = (name: string) => name.toLowerCase().replace(/[-_.]+/g, '-');
+
+function pinnedRequirement(environment: ClientEnvironment, name: string): { package: string; version: string } | undefined {
+  for (const lock of environment.inputs.filter((input) => input.endsWith('.txt'))) {
+    for (const line of readFileSync(lock, 'utf8').split('\n')) {
+      const pin = /^([A-Za-z0-9][A-Za-z0-9._-]*)==([^\s;\\]+)/.exec(line);
+      if (pin !== null && pypiName(pin[1]!) === pypiName(name)) return { package: pypiName(name), version: pin[2]! };
+    }
+  }
+  return undefined;
+}
 
 export interface MatrixFile {
   /** Where the file was read from (absolute); module paths and programs resolve against its folder. */
@@ -16,7 +42,10 @@ export interface MatrixFile {
 export interface MatrixEntry {
   /** Unique in the file: the row name in every report and the key when two runs are compared. */
   name: string;
-  /** The installed package whose version the results record (an npm alias such as `mcp-sdk-1.12` is fine). */
+  /**
+   * The installed package whose version the results record (an npm alias such as `mcp-sdk-1.12` is fine); with a Python
+   * `setup`, a requirement its environment's lock pins (`mcp`).
+   */
   package?: string;
   /** A built-in adapter name, or a module path (relative to the matrix file) exporting an adapter or a factory. */
   adapter?: string;

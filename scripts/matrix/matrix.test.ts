@@ -12,7 +12,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { SETTINGS_ENV } from '../../config/settings.ts';
 import { JOURNAL_FILE } from './journal.ts';
-import { DEFAULT_MATRIX_FILE, installedPackage, readMatrixFile } from './matrix-file.ts';
+import { DEFAULT_MATRIX_FILE, entryPackage, readMatrixFile } from './matrix-file.ts';
 import { cellKey, evidenceText, parseResults, type Cell, type MatrixResults } from '../../results/results.ts';
 import { INCOMPLETE_EXIT } from './run.ts';
 import { MATRIX_ENV, selectEntries } from './settings.ts';
@@ -35,14 +35,14 @@ function writeMatrix(name: string, clients: unknown[]): string {
 }
 
 describe('the matrix file', () => {
-  test('matrix.json follows its schema, names each client once, and every package it names is installed', () => {
+  test('matrix.json follows its schema, names each client once, and every package it names is installed (or pinned by its Python environment)', () => {
     const schema = JSON.parse(readFileSync(join(import.meta.dirname, 'matrix.schema.json'), 'utf8'));
     const validate = new Ajv2020({ allErrors: true, strict: false }).compile(schema);
     const file = JSON.parse(readFileSync(DEFAULT_MATRIX_FILE, 'utf8'));
     expect(validate(file), JSON.stringify(validate.errors)).toBe(true);
     const matrix = readMatrixFile();
     expect(matrix.clients.length).toBeGreaterThanOrEqual(10);
-    const missing = matrix.clients.filter((entry) => entry.package !== undefined && installedPackage(entry.package, matrix.path) === undefined);
+    const missing = matrix.clients.filter((entry) => entry.package !== undefined && entryPackage(entry, matrix.path) === undefined);
     expect(missing.map((entry) => entry.package)).toEqual([]);
   });
 

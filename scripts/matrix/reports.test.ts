@@ -10,8 +10,10 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { failOnLeakedHandles } from '../../suites/leaks.ts';
 import { compare, comparisonExitCode, renderComparisonMarkdown, renderComparisonText, runCompare, VERDICT_RANK, type CellChange } from './compare.ts';
 import { renderJunit } from '../../results/junit.ts';
+import { renderHtml } from '../../results/html.ts';
 import { MARKDOWN_MAX_BYTES, markdownText, packageLabel, printable, renderMarkdown } from '../../results/markdown.ts';
-import { attemptsNote, decidingChecks, evidenceText, RESULTS_FORMAT_VERSION, verdictCounts, VERDICTS, type Cell, type MatrixResults } from '../../results/results.ts';
+import { sharedVerdicts } from '../../results/shared.ts';
+import { attemptsNote, cellKey, decidingChecks, evidenceText, RESULTS_FORMAT_VERSION, verdictCounts, VERDICTS, type Cell, type MatrixResults } from '../../results/results.ts';
 import { asClient, buildFixture, DEAD_REASON, fullSizeResults, HOSTILE_TEXT, incomplete, RERUN_REASON, runOf } from './testdata/fixture.ts';
 
 failOnLeakedHandles();
@@ -229,6 +231,65 @@ function parseXml(xml: string): XmlElement {
   if (stack.length > 0 || !root) throw new Error(`unclosed <${stack.at(-1)?.name}>`);
   return root;
 }
+
+describe('a client that wraps an SDK with a row of its own', () => {
+  // The SDK's row is the skips-initialized variant; the framework on it has its cells, except at delete-issued-session,
+  // where it warns as never-deletes does and the SDK passes: that warn is the framework's own.
+  let wrapped: MatrixResults;
+  const OWN = 'disposal/delete-issued-session';
+  beforeAll(() => {
+    const sdk = asClient(results, 'broken-skips-initialized', 'example-sdk@1.0', { package: '@example/sdk', version: '1.0.0' });
+    const framework = asClient(results, 'broken-skips-initialized', 'framework-on-sdk', { package: '@example/framework', version: '0.1.0', wraps: { package: '@example/sdk', version: '1.0.0' } });
+    const own = asClient(results, 'broken-never-deletes', 'framework-on-sdk').cells.filter((cell) => cell.scenario === OWN);
+    framework.cells = [...framework.cells.filter((cell) => cell.scenario !== OWN), ...own];
+    wrapped = runOf(results, [asClient(results, 'reference', 'reference'), sdk, framework]);
+  });
+  const frameworkCells = () => wrapped.cells.filter((cell) => cell.client === 'framework-on-sdk');
+
+  test('every fail and warn it shares with the SDK’s row is marked shared, its own warns not', () => {
+    const shared = sharedVerdicts(wrapped);
+    const sharedCells = frameworkCells().filter((cell) => shared.get(cellKey(cell))?.shared === true);
+    expect(sharedCells.length).toBeGreaterThan(0);
+    expect(sharedCells.every((cell) => cell.scenario !== OWN && (cell.verdict === 'fail' || cell.verdict === 'warn'))).toBe(true);
+    const own = frameworkCells().filter((cell) => cell.scenario === OWN && cell.verdict === 'warn');
+    expect(own.length).toBe(3);
+    for (const cell of own) expect(shared.get(cellKey(cell))).toEqual({ shared: false, rows: ['example-sdk@1.0'], sdk: { package: '@example/sdk', version: '1.0.0' } });
+    // Nothing of the SDK's own row, or of a client wrapping nothing, is attributed.
+    expect([...shared.keys()].every((key) => key.startsWith('framework-on-sdk\u0000'))).toBe(true);
+  });
+
+  test('summary.md says which SDK it is on, and marks each of its fail and warn cells shared or its own', () => {
+    const markdown = renderMarkdown(wrapped);
+    expect(markdown).toContain('| **framework-on-sdk** | `@example/framework@0.1.0` on `@example/sdk@1.0.0` |');
+    expect(markdown).toMatch(/\| 2025-11-25 \| ❌ fail \(shared with example-sdk&#64;1\.0: the SDK's verdict\) \| `initialized-sent`/);
+    expect(markdown).toContain("| 2025-03-26 | ⚠️ warn (not shared: example-sdk&#64;1.0 judges it otherwise, the client's own) | `delete-sent` |");
+    const section = markdown.split('<details>').find((part) => part.includes('<summary><b>framework-on-sdk</b>'))!;
+    const shared = [...sharedVerdicts(wrapped).values()];
+    expect(section).toContain(`${shared.filter((a) => a.shared).length} of the ${shared.length} fail and warn cells its SDK's row judged are shared with it`);
+    // The SDK's own section says nothing of the kind.
+    expect(markdown.split('<details>').find((part) => part.includes('<summary><b>example-sdk&#64;1.0</b>'))).not.toMatch(/shared/);
+  });
+
+  test('report.html carries the same marks for its cells (the grid draws them; html-report.test.ts looks at the page)', () => {
+    const html = renderHtml(wrapped);
+    const sdkNotes = JSON.parse(/<script type="application\/json" id="matrix-sdk">(.*?)<\/script>/.exec(html)![1]!) as Record<string, { shared: boolean; text: string }>;
+    const marked = Object.entries(sdkNotes).map(([index, note]) => ({ cell: wrapped.cells[Number(index)]!, note }));
+    expect(marked.length).toBe(sharedVerdicts(wrapped).size);
+    for (const { cell, note } of marked) {
+      expect(cell.client).toBe('framework-on-sdk');
+      expect(note.text).toMatch(cell.scenario === OWN ? /^not shared: example-sdk@1\.0 judges it otherwise/ : /^shared with example-sdk@1\.0/);
+    }
+  });
+
+  test('the results schema accepts a client with wraps', () => {
+    const schema = JSON.parse(readFileSync(join(import.meta.dirname, '../../results/results.schema.json'), 'utf8'));
+    const validate = new Ajv2020({ allErrors: true, strict: true }).compile(schema);
+    expect(validate(JSON.parse(JSON.stringify(wrapped))), JSON.stringify(validate.errors)).toBe(true);
+    const malformed = structuredClone(wrapped);
+    (malformed.clients[2]!.wraps as unknown) = { package: '@example/sdk' };
+    expect(validate(malformed)).toBe(false);
+  });
+});
 
 describe('renderJunit', () => {
   let root: XmlElement;

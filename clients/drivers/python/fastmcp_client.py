@@ -146,6 +146,8 @@ if __name__ == "__main__":
             "revisions": REVISIONS,
             "features": ["mode-legacy", "mode-auto", "mode-pin", "cancellation", "request-timeout", "roots", "sampling", "elicitation"],
             "transports": ["http", "stdio"],
+            # The SDK it is built on (line protocol 1.6): the mcp its environment's lock pins (envs/*.txt), as installed.
+            "wraps": {"package": "mcp", "version": MCP_VERSION},
         },
         connect,
     )

@@ -1,6 +1,7 @@
-"""The line protocol (docs/line-protocol.md, version 1.5) once, for every Python client's glue.
+"""The line protocol (docs/line-protocol.md, version 1.6) once, for every Python client's glue.
 
-A glue module gives a hello and a `connect`; this runtime reads the harness's requests from stdin, runs each as its
+A glue module gives a hello and a `connect` (the hello goes out as given, with `protocol`: a glue built on an SDK
+declares it there, `"wraps": {"package": "mcp", "version": ...}`); this runtime reads the harness's requests from stdin, runs each as its
 own asyncio task (requests overlap), answers each by id on stdout, cancels a request's task when the harness sends
 `cancel` (only for a glue that declares `cancellation`), and exits when stdin ends or on `shutdown`. It adds no
 lifecycle logic: what a connection does on the wire is the client's doing.

@@ -242,6 +242,8 @@ if __name__ == "__main__":
             "revisions": REVISIONS,
             "features": features,
             "transports": ["http"],
+            # The SDK it is built on (line protocol 1.6): the mcp its environment's lock pins (envs/*.txt), as installed.
+            "wraps": {"package": "mcp", "version": MCP_VERSION},
         },
         connect,
     )
