@@ -284,8 +284,10 @@ export async function runScenario(scenario: Scenario, adapter: ClientAdapter, re
         else connections.push(held);
         return guarded(traces, held, closeBoundMs);
       });
-      // The client's own timeout, then room for it to report it.
-      const boundMs = connectOptions.timeoutMs + 2 * time.ms.react;
+      // The client's own timeout, then room for it to report it; over stdio also the shutdown it may run on the server
+      // it launched before it rejects (stdin closed, a grace, SIGTERM, a grace, SIGKILL): a bounded wait, no hang.
+      const launched = stdioServer !== undefined && target.server === undefined ? 2 * (connectOptions.shutdownGraceMs ?? 0) : 0;
+      const boundMs = connectOptions.timeoutMs + 2 * time.ms.react + launched;
       pendingConnects.set(connecting, performance.now() + boundMs);
       void connecting.catch(noop).finally(() => pendingConnects.delete(connecting));
       const connection = await bounded(connecting, 'connect', boundMs).catch((error: unknown) => {
