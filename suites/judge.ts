@@ -57,8 +57,9 @@ export function judgeCase(scenario: Scenario, record: CaseRecord, strict = false
   let verdict = verdictOf(checks, strict);
   let reason = reasonOf(checks, verdict);
   const breaches = [...(record.breach !== undefined ? [record.breach] : []), ...ending.breaches];
-  if (verdict === 'inconclusive' && breaches.length > 0) {
-    // The suite could not judge the rules because the client broke the contract: that is the client's failure.
+  if ((verdict === 'inconclusive' || verdict === 'fail') && breaches.length > 0) {
+    // The client broke the contract (the suite could not judge the rules, or what it broke first stands): that is the
+    // client's failure, and the reason says so first.
     verdict = 'fail';
     reason = `the client broke the adapter contract: ${[...new Set(breaches)].join('; ')}${reason ? `; so: ${reason}` : ''}`;
   } else if (verdict === 'inconclusive' && evidence.clientError !== undefined) {
