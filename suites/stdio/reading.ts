@@ -177,14 +177,19 @@ interface LogSent {
 
 /**
  * Why no server was there to hold the log message, when the client keeps none between operations (a process per
- * operation): it had closed the stdin of every process it launched before the message was sent, so the echo call's
- * process was launched afterwards. A process that ended otherwise (it crashed, was killed) is no such shape.
+ * operation): it had closed the stdin of every process it launched before the message was sent (or, when one still took
+ * it, before the echo call's process was launched), so the echo call's process never had it. A process that ended otherwise (it crashed, was killed) is no such shape.
  */
 function keptNoProcess(evidence: Evidence): string | undefined {
   const log = evidence.observed[LOG_SENT] as LogSent | undefined;
-  const before = (evidence.stdio?.processes ?? []).filter((p) => p.role === 'server' && p.connectedAt <= (log?.at ?? -Infinity));
-  if (log === undefined || log.sent || before.length === 0) return undefined;
-  if (!before.every((p) => p.stdinEofAt !== undefined && p.stdinEofAt <= log.at)) return undefined;
+  const servers = (evidence.stdio?.processes ?? []).filter((p) => p.role === 'server');
+  const before = servers.filter((p) => p.connectedAt <= (log?.at ?? -Infinity));
+  if (log === undefined || before.length === 0) return undefined;
+  // The echo call's process, launched after the message was sent; a process still being closed may have taken the
+  // message (a client per operation ends the last one's session in the background) and exited holding it.
+  const echoLaunchedAt = Math.min(...servers.filter((p) => p.connectedAt > log.at).map((p) => p.connectedAt));
+  const closedBy = log.sent ? echoLaunchedAt : log.at;
+  if (!Number.isFinite(closedBy) || !before.every((p) => p.stdinEofAt !== undefined && p.stdinEofAt <= closedBy)) return undefined;
   return `the client had closed the stdin of every server it launched (${before.map((p) => `process ${p.index}`).join(', ')}) before the log message was to be held, and launched the echo call's process afterwards (a process per operation): no server was there to hold it`;
 }
 
