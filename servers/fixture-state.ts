@@ -16,6 +16,11 @@ export interface ToolRun {
 export class FixtureState {
   readonly runs: ToolRun[] = [];
   private readonly events = new EventEmitter();
+  /**
+   * Waits, bounded, until every run the server started is recorded here. In-process (HTTP) they are at once; the stdio
+   * harness sets its own: there the runs travel on the side channel, apart from the answers a client reads on stdout.
+   */
+  catchUp: () => Promise<void> = async () => {};
 
   /** Records that a tool handler started for a request; emits 'run'. */
   start(tool: string, requestId: string | number): ToolRun {

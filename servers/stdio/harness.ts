@@ -297,6 +297,13 @@ export async function startStdioServer(options: StdioServerOptions): Promise<Std
   };
 
   let closed: Promise<void> | undefined;
+  const settle = (ms: number) =>
+    Promise.all([
+      record.waitFor(() => [...sockets.keys()].every((p) => p.pid === undefined || isAlive(p.pid, p.procStart)), 'the channels of ended processes to close', ms).catch(() => {}),
+      sync(ms),
+    ]).then(() => {});
+  fixtures.catchUp = () => settle(policy.ms.operation);
+
   const close = async () => {
     const stopped = new Promise<void>((resolve) => channel.close(() => resolve()));
     const killed = survivors();
@@ -331,11 +338,7 @@ export async function startStdioServer(options: StdioServerOptions): Promise<Std
     survivors,
     command,
     send: (message, process) => command({ t: 'send', message }, process),
-    settle: (ms) =>
-      Promise.all([
-        record.waitFor(() => [...sockets.keys()].every((p) => p.pid === undefined || isAlive(p.pid, p.procStart)), 'the channels of ended processes to close', ms).catch(() => {}),
-        sync(ms),
-      ]).then(() => {}),
+    settle,
     serving: (ms) =>
       record.waitFor(() => record.processes.some((p) => p.role === 'server' && alive(p)), 'a live server process', ms).then(
         () => {},
