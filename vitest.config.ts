@@ -45,6 +45,9 @@ export default defineConfig({
     maxWorkers: availableParallelism(),
     // Scenario runs mostly wait on sockets and timers; this many run at once within a file (describe.concurrent).
     maxConcurrency: 8,
+    // A worker evaluates the suite's modules once, not once a file (the servers, the scenarios and the SDKs: a third of
+    // the small files' time). A test file that changes the process (an environment variable) gives it back after itself.
+    isolate: false,
     reporters: ['default', './scripts/summary-reporter.ts'],
     // A shuffled run (npm run flakes: --sequence.shuffle) keeps vitest's own random order.
     sequence: process.argv.some((arg) => arg.startsWith('--sequence.shuffle')) ? {} : { sequencer: LongestFirst },

@@ -10,8 +10,8 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { CODE_ROOT } from '../../config/layout.ts';
 
-/** Where the environments are made: MCP_CONFORMANCE_CLIENTS_DIR, else `.clients/` at the top of the suite. */
-export const CLIENTS_DIR = resolve(process.env.MCP_CONFORMANCE_CLIENTS_DIR ?? join(CODE_ROOT, '.clients'));
+/** Where the environments are made: MCP_CONFORMANCE_CLIENTS_DIR, else `.clients/` at the top of the suite (read when asked). */
+export const clientsDir = (): string => resolve(process.env.MCP_CONFORMANCE_CLIENTS_DIR ?? join(CODE_ROOT, '.clients'));
 
 const DRIVERS = join(CODE_ROOT, 'clients', 'drivers');
 
@@ -107,7 +107,7 @@ export function findEnvironment(name: string): ClientEnvironment | undefined {
 }
 
 /** Where an environment is made. */
-export const environmentDir = (environment: ClientEnvironment): string => join(CLIENTS_DIR, environment.name);
+export const environmentDir = (environment: ClientEnvironment): string => join(clientsDir(), environment.name);
 
 const STAMP = '.ready';
 /** Build output inside a source folder is not an input. */

@@ -4,14 +4,20 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect, test } from 'vitest';
+import { ENVIRONMENTS, isReady } from '../../clients/drivers/environments.ts';
+import { loadClient } from './clients.ts';
+import { DEFAULT_MATRIX_FILE, readMatrixFile } from './matrix-file.ts';
 
-// An empty environments folder, chosen before the modules read it.
+// An empty environments folder for this file's tests (read when asked; the files of a worker share the process, so
+// the environment variable is given back after them).
 const empty = mkdtempSync(join(tmpdir(), 'mcp-clients-'));
+const before = process.env.MCP_CONFORMANCE_CLIENTS_DIR;
 process.env.MCP_CONFORMANCE_CLIENTS_DIR = empty;
-const { ENVIRONMENTS, isReady } = await import('../../clients/drivers/environments.ts');
-const { loadClient } = await import('./clients.ts');
-const { readMatrixFile, DEFAULT_MATRIX_FILE } = await import('./matrix-file.ts');
-afterAll(() => rmSync(empty, { recursive: true, force: true }));
+afterAll(() => {
+  if (before === undefined) delete process.env.MCP_CONFORMANCE_CLIENTS_DIR;
+  else process.env.MCP_CONFORMANCE_CLIENTS_DIR = before;
+  rmSync(empty, { recursive: true, force: true });
+});
 
 test('a row whose environment is not set up is skipped, naming the environment and the command that makes it', async () => {
   const matrix = readMatrixFile(DEFAULT_MATRIX_FILE);
