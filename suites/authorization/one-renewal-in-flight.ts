@@ -90,6 +90,12 @@ export const oneRenewalInFlight = defineScenario<Protected>({
       },
     },
     {
+      check: 'refused-together',
+      unmet: true,
+      how: 'no request was refused as expired (the personality did not act)',
+      doctor: (e) => ({ ...e, exchanges: e.exchanges.map((x) => ({ ...x, notes: x.notes.filter((n) => n !== AUTH_NOTES.expired) })) }),
+    },
+    {
       check: 'every-call-completed',
       how: 'the second call reported as rejected',
       doctor: (e) => ({ ...e, observed: { ...e.observed, second: { state: 'rejected', afterMs: 1, detail: 'doctored' } } }),

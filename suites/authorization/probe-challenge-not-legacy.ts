@@ -57,4 +57,22 @@ export const probeChallengeNotLegacy = defineScenario<Protected>({
       ),
     ];
   },
+  doctored: [
+    {
+      check: 'probe-challenged',
+      unmet: true,
+      how: 'the first probe answered 200 (the personality did not act)',
+      doctor: (e) => ({ ...e, exchanges: e.exchanges.map((x) => (x.status === 401 ? { ...x, status: 200 } : x)) }),
+    },
+    {
+      check: 'no-legacy-fallback',
+      how: 'an initialize after the challenged probe',
+      doctor: (e) => {
+        const challenged = e.exchanges.find((x) => x.status === 401)!;
+        const initialize = { ...structuredClone(challenged), requestMessages: [{ jsonrpc: '2.0', id: 99, method: 'initialize', params: {} }], status: 200 };
+        const at = e.exchanges.indexOf(challenged) + 1;
+        return { ...e, exchanges: [...e.exchanges.slice(0, at), initialize, ...e.exchanges.slice(at)].map((x, index) => ({ ...x, seq: index + 1 })) };
+      },
+    },
+  ],
 });
