@@ -2,6 +2,7 @@
 // (clients/adapter.ts, clients/WRITING-AN-ADAPTER.md), and processAdapter for a client in another process that speaks
 // the line protocol (docs/line-protocol.md). An adapter module needs nothing else from the package.
 export type {
+  AuthorizationOptions,
   ClientAdapter,
   ClientConnection,
   ClientHandlers,

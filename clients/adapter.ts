@@ -8,6 +8,10 @@
 //
 // The guide for third parties is clients/WRITING-AN-ADAPTER.md.
 //
+// Version 2.4 added headless OAuth (ConnectOptions.authorization, the feature `oauth`): what a client that implements the
+// spec's authorization needs to be driven with no person in the loop. Optional: a client that declares no `oauth` is
+// never given it, and the authorization scenarios are not applicable to it.
+//
 // Version 2.3 added `wraps`: the SDK a client is built on, so reports can show which of its verdicts it shares with that
 // SDK's own row. Optional, a claim like every other: an adapter that declares none wraps nothing the reports know of.
 //
@@ -72,6 +76,7 @@ export const FEATURES = {
   sampling: 'registers a sampling/createMessage handler answering with the message it is given (handlers.sampling), and declares the sampling capability',
   elicitation: 'registers an elicitation/create handler answering with the answer it is given (handlers.elicitation), and declares the elicitation capability',
   listen: 'opens the standalone GET stream of Streamable HTTP after initialize when asked (ConnectOptions.listen), and answers the server there',
+  oauth: 'authorizes with the server\'s OAuth 2.1 authorization server when challenged (the spec\'s Authorization section), headlessly through ConnectOptions.authorization',
 } as const;
 export type Feature = keyof typeof FEATURES;
 
@@ -113,6 +118,35 @@ export interface ClientHandlers {
 /** The feature each handler needs. */
 export const HANDLER_FEATURES = { roots: 'roots', sampling: 'sampling', elicitation: 'elicitation' } as const satisfies Record<keyof ClientHandlers, Feature>;
 
+/**
+ * Headless authorization (contract 2.4, the feature `oauth`): how a client that implements the spec's authorization is
+ * driven with no person in the loop. The client discovers, registers and asks for tokens as it would for its users;
+ * only the step a person would take — opening the authorization URL in a browser and approving — is the suite's: the
+ * authorization server approves on its own, and `authorize` follows the URL and returns where it redirected.
+ */
+export interface AuthorizationOptions {
+  /**
+   * The redirect URI to register and send (a loopback URL nothing listens on): the suite's user agent stops at it and
+   * returns it, with `code`, `state` and `iss`, instead of fetching it.
+   */
+  redirectUri: string;
+  /**
+   * The user agent: give it the authorization URL where the client would open a browser; it resolves with the redirect
+   * URL the client's callback would have received (or rejects when the authorization server did not redirect there).
+   */
+  authorize(authorizationUrl: string): Promise<string>;
+  /**
+   * The same user agent over HTTP, for a client in another process: POST `{"authorizationUrl","redirectUri"}` as JSON,
+   * get `{"redirect"}` (docs/line-protocol.md). Loopback only.
+   */
+  userAgentUrl: string;
+  /** Credentials registered beforehand: the client uses them instead of registering (pre-registration). */
+  clientId?: string;
+  clientSecret?: string;
+  /** A Client ID Metadata Document the suite serves: the client uses its URL as its client_id where the server supports it. */
+  clientMetadataUrl?: string;
+}
+
 export interface ConnectOptions {
   /**
    * Upper bound for the connect itself: the handshake, wherever the client does it (a lazy client's first operation
@@ -139,6 +173,8 @@ export interface ConnectOptions {
   handlers?: ClientHandlers;
   /** Streamable HTTP: open the standalone GET stream once initialized, to hear the server between calls. Needs `listen`. */
   listen?: boolean;
+  /** Authorize with the server's authorization server when it challenges, headlessly (AuthorizationOptions). Needs `oauth`. */
+  authorization?: AuthorizationOptions;
 }
 
 export interface OperationOptions {

@@ -47,6 +47,11 @@ export interface Personality {
   close?(): Promise<void>;
   /** HTTP-level behaviour, run after recording and the Origin check, before the era handler. */
   readonly middleware?: Middleware;
+  /**
+   * The OAuth authorization server the personality runs beside the MCP server (servers/authorization/), once started:
+   * its record becomes the evidence's authorization lane.
+   */
+  readonly authorizationServer?: { readonly issuer: string; readonly record: WireRecord };
   /** Puts a proxy or gateway in front of the server. At most one personality per server may have one. */
   front?(dependencies: FrontDependencies): Promise<Front>;
 }

@@ -1,4 +1,5 @@
 // Every scenario, suite by suite, in catalogue order.
+import { AUTHORIZATION } from './authorization/index.ts';
 import { CANCELLATION } from './cancellation/index.ts';
 import { DISPOSAL } from './disposal/index.ts';
 import { JSON_RESPONSES } from './json-responses/index.ts';
@@ -10,6 +11,6 @@ import { SECURITY } from './security/index.ts';
 import { SERVER_REQUESTS } from './server-requests/index.ts';
 import { STDIO } from './stdio/index.ts';
 
-export const SUITES = { negotiation: NEGOTIATION, resume: RESUME, retry: RETRY, disposal: DISPOSAL, cancellation: CANCELLATION, security: SECURITY, 'server-requests': SERVER_REQUESTS, 'json-responses': JSON_RESPONSES, stdio: STDIO } as const;
+export const SUITES = { negotiation: NEGOTIATION, resume: RESUME, retry: RETRY, disposal: DISPOSAL, cancellation: CANCELLATION, security: SECURITY, 'server-requests': SERVER_REQUESTS, 'json-responses': JSON_RESPONSES, stdio: STDIO, authorization: AUTHORIZATION } as const;
 
 export const SCENARIOS: readonly Scenario[] = Object.values(SUITES).flat();

@@ -10,6 +10,7 @@ import { AsyncLocalStorage, createHook } from 'node:async_hooks';
 import { featureFor, HANDLER_FEATURES, transportsOf, type ClientAdapter, type Negotiation, type ClientConnection, type ClientUnderTest, type ConnectOptions, type Feature, type Transport } from '../clients/adapter.ts';
 import { connectionsClosed, type OpenConnection } from '../servers/listen.ts';
 import type { ReferenceServer } from '../servers/reference-server.ts';
+import type { Personality } from '../servers/personality.ts';
 import type { Revision } from '../protocol/revisions.ts';
 import { startReferenceServer } from '../servers/server.ts';
 import { isAlive, startStdioServer, type StdioReferenceServer } from '../servers/stdio/harness.ts';
@@ -191,6 +192,7 @@ function optionFeatures(options: Partial<ConnectOptions>): Feature[] {
   if (options.affinityKey !== undefined) features.push('affinity-key');
   if (options.keepSessionOnClose) features.push('keep-session');
   if (options.listen) features.push('listen');
+  if (options.authorization !== undefined) features.push('oauth');
   for (const handler of Object.keys(options.handlers ?? {}) as (keyof typeof HANDLER_FEATURES)[]) features.push(HANDLER_FEATURES[handler]);
   return features;
 }
@@ -345,6 +347,7 @@ export async function runScenario(scenario: Scenario, adapter: ClientAdapter, re
         issuedSessions: other.issuedSessions(),
       })),
       issuedSessions: httpServer?.issuedSessions() ?? [],
+      ...authorizationLane(setup.server?.personalities),
       clientRevisions: revisionsOver(adapter, transportOf(scenario)),
       toolRuns: structuredClone(own.fixtures.runs),
       observed: recordable(observed),
@@ -393,6 +396,12 @@ export async function runScenario(scenario: Scenario, adapter: ClientAdapter, re
     record,
     durationMs: performance.now() - started,
   };
+}
+
+/** The authorization server a personality of the case's server runs (servers/authorization/), as the evidence's lane of its own. */
+function authorizationLane(personalities: readonly Personality[] = []): Pick<Evidence, 'authorization'> {
+  const server = personalities.flatMap((p) => (p.authorizationServer === undefined ? [] : [p.authorizationServer]))[0];
+  return server === undefined ? {} : { authorization: { issuer: server.issuer, exchanges: structuredClone(server.record.exchanges) } };
 }
 
 /** The adapter's word on whether its client could take part in the case; an adapter that throws here has said nothing. */

@@ -150,6 +150,11 @@ export interface Evidence {
   /** Servers the script started besides the scenario's own, in order. */
   otherServers: readonly { url: string; era: Era; personalities: readonly string[]; exchanges: readonly WireExchange[]; issuedSessions: readonly string[] }[];
   issuedSessions: readonly string[];
+  /**
+   * The OAuth authorization server behind the case's server (servers/authorization/), when it is a protected resource:
+   * what the client (and the suite's user agent, on its behalf) sent it. A lane of its own, never MCP traffic.
+   */
+  authorization?: { issuer: string; exchanges: readonly WireExchange[] };
   /** The revisions the client declares it speaks over the case's transport (its adapter's, from its public API). */
   clientRevisions: readonly Revision[];
   toolRuns: readonly ToolRun[];

@@ -6,6 +6,8 @@ import { ReferenceConnection } from './connection.ts';
 import { EraCache, type Era } from './era-cache.ts';
 import { ConnectionClosedError, ConnectTimeoutError, HttpStatusError, JsonRpcError, ProtocolError, UnsupportedRevisionError } from './errors.ts';
 import { HttpSseSession } from './http-sse-session.ts';
+import type { Via } from './http.ts';
+import { Authorizer } from './oauth.ts';
 import { isInitializeRejection, LegacySession, type HandshakeOptions } from './legacy-session.ts';
 import { ModernSession } from './modern-session.ts';
 import { probe } from './probe.ts';
@@ -58,6 +60,8 @@ export class ReferenceClient implements ClientUnderTest {
   /** Tool name → idempotentHint, per server URL. */
   private readonly idempotentTools = new Map<string, Map<string, boolean>>();
   private readonly sessionMemory: { last?: string } = {};
+  /** Per server URL: the authorization with it (oauth.ts), when the client was given headless authorization. */
+  private readonly authorizers = new Map<string, Authorizer>();
   private readonly connections = new Set<ReferenceConnection>();
   private readonly connecting = new Set<AbortController>();
   private readonly background = new Tasks();
@@ -67,6 +71,17 @@ export class ReferenceClient implements ClientUnderTest {
     this.rules = options.rules ?? SPEC_RULES;
     this.config = { legacyRevisions: LEGACY_REVISIONS, modernRevisions: MODERN_REVISIONS, ...DEFAULT_CONFIG, ...options.config };
     this.eras = new EraCache(this.rules.cacheEraPerOrigin);
+  }
+
+  /**
+   * What the requests to `target` go through: with headless authorization, the instance's Authorizer for that server
+   * (its tokens kept across connections), else the agent.
+   */
+  private via(target: ServerTarget, options: ConnectOptions): Via {
+    if (options.authorization === undefined || isStdioTarget(target)) return this.agent;
+    let authorizer = this.authorizers.get(target);
+    if (authorizer === undefined) this.authorizers.set(target, (authorizer = new Authorizer(this.agent, this.rules, options.authorization, target)));
+    return authorizer;
   }
 
   /** The era cached for a URL's origin (for tests and reports). */
@@ -81,7 +96,7 @@ export class ReferenceClient implements ClientUnderTest {
     this.connecting.add(attempt);
     // A resumed session continues the ids its earlier connections used: an id is never used twice within a session.
     let id = this.rules.continueIdsOnResume ? Math.max(0, (options.resume?.nextRequestId ?? 1) - 1) : 0;
-    const ctx: SessionContext = { agent: this.agent, rules: this.rules, config: this.config, nextId: () => ++id, lastId: () => id, sessionMemory: this.sessionMemory, handlers: options.handlers ?? {}, listen: options.listen === true, timeoutMs: options.timeoutMs };
+    const ctx: SessionContext = { agent: this.via(target, options), rules: this.rules, config: this.config, nextId: () => ++id, lastId: () => id, sessionMemory: this.sessionMemory, handlers: options.handlers ?? {}, listen: options.listen === true, timeoutMs: options.timeoutMs };
     // A client that gives up without aborting lets the handshake run on: its late requests still go out.
     const negotiationSignal = this.rules.abortConnectOnGiveUp ? attempt.signal : new AbortController().signal;
     // A session the negotiation yields after connect gave up is dropped, never leaked.

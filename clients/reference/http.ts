@@ -25,8 +25,18 @@ export interface HttpAnswer {
   body: Body;
 }
 
+/** What sends a client's requests to an MCP server when it is authorized: oauth.ts `Authorizer`, over the agent. */
+export interface Sender {
+  send(req: HttpRequest): Promise<HttpAnswer>;
+}
+
+/** The client's agent, or the Sender its requests to an authorized server go through. */
+export type Via = Agent | Sender;
+
 /** Sends one request. A failure without an HTTP answer is a ConnectionDropped; an abort rethrows the signal's reason. */
-export async function send(agent: Agent, req: HttpRequest): Promise<HttpAnswer> {
+export async function send(via: Via, req: HttpRequest): Promise<HttpAnswer> {
+  if (isSender(via)) return via.send(req);
+  const agent = via;
   if (req.signal.aborted) throw req.signal.reason;
   try {
     const response = await request(req.url, {
@@ -45,6 +55,10 @@ export async function send(agent: Agent, req: HttpRequest): Promise<HttpAnswer> 
     if (req.signal.aborted) throw req.signal.reason;
     throw new ConnectionDropped(`${req.method} ${req.url}: the connection broke without an answer (${describe(error)})`, { cause: error });
   }
+}
+
+function isSender(via: Via): via is Sender {
+  return typeof (via as Partial<Sender>).send === 'function';
 }
 
 export function describe(error: unknown): string {

@@ -42,6 +42,8 @@ export async function probe(ctx: SessionContext, options: ProbeOptions): Promise
       if (!isOk(http)) {
         const error = await statusError('server/discover', http, options.signal);
         if (isFailureStatus(http.status)) {
+          // A probe's 401 its authorizer passed on (a broken variant): a challenge taken for a legacy answer.
+          if (http.status === 401 && !rules.authorizeTheProbe) return { era: 'legacy', reason: 'the probe was answered 401, taken as a legacy answer' };
           if (rules.surfaceProbeFailures) throw error;
           return { era: 'legacy', reason: `the probe failed (${error.message}), taken as a legacy answer` };
         }

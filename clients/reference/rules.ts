@@ -86,6 +86,14 @@ export interface ReferenceRules {
   boundSessionRecovery: boolean;
   noFallbackAfterAnsweredInitialize: boolean;
   connectGivesUpAtOnce: boolean;
+  // — authorization (OAuth 2.1, oauth.ts) —
+  authorizeOn401: boolean;
+  retryInSessionAfterAuthorization: boolean;
+  oneRenewalForAll: boolean;
+  boundAuthorizationRetries: boolean;
+  tokenInHeaderOnly: boolean;
+  tokenOnlyToItsServer: boolean;
+  authorizeTheProbe: boolean;
 }
 
 export type RuleName = keyof ReferenceRules;
@@ -101,6 +109,7 @@ const T = 'basic/transports.mdx';
 const STDIO = `${T} › stdio; 2026-07-28 basic/transports/stdio.mdx`;
 const STDIO_SHUTDOWN = 'basic/lifecycle.mdx › Shutdown › stdio; 2026-07-28 basic/transports/stdio.mdx › Shutdown';
 const T26 = '2026-07-28 basic/transports/streamable-http.mdx';
+const AUTH = 'basic/authorization.mdx (2025-06-18, 2025-11-25); 2026-07-28 basic/authorization/index.mdx';
 
 export const RULES: Record<RuleName, RuleDoc> = {
   sendInitializedNotification: {
@@ -390,6 +399,34 @@ export const RULES: Record<RuleName, RuleDoc> = {
   connectGivesUpAtOnce: {
     does: 'stdio: a connect that gives up (its timeout) rejects then and there; the server it launched is shut down in the background with the graces of close() (stdin, SIGTERM, SIGKILL), never waited for first',
     source: `basic/lifecycle.mdx › Timeouts (stop waiting; prevent hung connections); ${STDIO_SHUTDOWN} (SIGTERM when the server does not exit after its stdin closed)`,
+  },
+  authorizeOn401: {
+    does: 'given headless authorization (ConnectOptions.authorization), a 401 with a Bearer challenge is answered by getting a token — a refresh when it holds a refresh token, else the authorization: Protected Resource Metadata from the challenge\'s resource_metadata, else the well-known paths (path-based, then root); authorization-server metadata (RFC 8414, then OpenID discovery); PKCE S256 refused unless advertised; registration (given credentials, a Client ID Metadata Document, dynamic registration); `resource` in the authorization and the token request — and by sending the request again',
+    source: `${AUTH} › Authorization Server Discovery, Authorization Flow Steps, Resource Parameter Implementation (MUST); Error Handling (401: authorization required or token invalid)`,
+  },
+  retryInSessionAfterAuthorization: {
+    does: 'the request refused 401 is sent again as it was, in the session it belonged to (its Mcp-Session-Id, its negotiated version): a new token is no new session, and no new initialize',
+    source: `${AUTH} › Access Token Usage (authorization in every request of the same logical session); ${T} › Session Management (a new session only on 404)`,
+  },
+  oneRenewalForAll: {
+    does: 'the requests refused with the same token share one renewal (one refresh): a request sent with a token already replaced takes the new one, and a rotated refresh token is used once',
+    source: `${AUTH} › Security Considerations › Token Theft (authorization servers rotate refresh tokens for public clients; OAuth 2.1 §4.3.1: a used refresh token is invalid)`,
+  },
+  boundAuthorizationRetries: {
+    does: 'a request refused 401 again with the token just obtained is not renewed again: the 401 reaches the caller as an error (no authorization loop)',
+    source: `2025-11-25 ${AUTH} › Step-Up Authorization Flow (clients SHOULD implement retry limits); seed 003`,
+  },
+  tokenInHeaderOnly: {
+    does: 'the access token travels in the Authorization header of every request, never in the query string',
+    source: `${AUTH} › Access Token Usage › Token Requirements (MUST use the Authorization header; MUST NOT put tokens in the URI query string)`,
+  },
+  tokenOnlyToItsServer: {
+    does: 'the access token goes only to the MCP server it was issued for: never to the authorization server (metadata, registration, token requests) or another origin',
+    source: `${AUTH} › Access Token Usage › Token Handling and Security Considerations › Token Audience Binding (tokens are for their resource alone; token theft)`,
+  },
+  authorizeTheProbe: {
+    does: '2026-07-28: a 401 to the server/discover probe is a challenge like any other: the client authorizes and probes again, never taking the server for a legacy one',
+    source: `2026-07-28 basic/versioning.mdx and ${T26} › Backward Compatibility (a 401 says nothing of the era); ${AUTH} › Error Handling`,
   },
 };
 

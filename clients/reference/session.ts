@@ -1,7 +1,7 @@
 // What every transport session of the reference client offers the connection above it, and what they share.
-import type { Agent } from 'undici';
 import type { ClientHandlers, ConnectionInfo } from '../adapter.ts';
 import { RequestTimeoutError } from './errors.ts';
+import type { Via } from './http.ts';
 import type { Params } from './protocol.ts';
 import type { ReferenceRules } from './rules.ts';
 import { Deadline } from './timers.ts';
@@ -27,7 +27,8 @@ export const DEFAULT_CONFIG: Omit<ClientConfig, 'legacyRevisions' | 'modernRevis
 
 /** What a session gets from the client instance and the connection it belongs to. */
 export interface SessionContext {
-  readonly agent: Agent;
+  /** What the session's HTTP requests go through: the client's agent, or its authorizer for the server (oauth.ts). */
+  readonly agent: Via;
   readonly rules: ReferenceRules;
   readonly config: ClientConfig;
   /** The connection's JSON-RPC ids: unique across the connection, whatever session or transport it uses. */

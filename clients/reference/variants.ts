@@ -42,6 +42,65 @@ export const RULES_AWAITING_SCENARIOS: readonly RuleName[] = [];
 /** The revisions from which `MCP-Protocol-Version` is required. */
 const WITH_VERSION_HEADER = ['2025-06-18', '2025-11-25'] as const satisfies readonly Revision[];
 
+/** The revisions with sessions and authorization (suites/authorization/support.ts SESSION_REVISIONS). */
+const WITH_SESSIONS = ['2025-06-18', '2025-11-25'] as const satisfies readonly Revision[];
+
+/** The authorization variants, in a block of their own. */
+const AUTHORIZATION_VARIANTS: readonly VariantSpec[] = [
+  {
+    name: 'broken-never-authorizes',
+    rule: 'authorizeOn401',
+    description: 'Reference client given headless authorization that never answers a 401 challenge by authorizing: every request to a protected server is refused',
+    breaks: ['authorization/token-expiry-keeps-session', 'authorization/one-renewal-in-flight', 'authorization/no-authorization-loop', 'authorization/token-only-where-it-belongs', 'authorization/probe-challenge-not-legacy'],
+  },
+  {
+    name: 'broken-new-session-on-renewal',
+    rule: 'retryInSessionAfterAuthorization',
+    description: 'Reference client that takes a 401 in a session for the loss of the session: after a new token it initializes a new session, where a call that is not idempotent is not sent again',
+    breaks: ['authorization/token-expiry-keeps-session', 'authorization/one-renewal-in-flight', 'authorization/no-authorization-loop', 'authorization/token-only-where-it-belongs'],
+    only: {
+      'authorization/one-renewal-in-flight': { at: WITH_SESSIONS, why: 'only a session can be taken for lost (2026-07-28 has none)' },
+      'authorization/no-authorization-loop': { at: WITH_SESSIONS, why: 'only a session can be taken for lost (2026-07-28 has none)' },
+      'authorization/token-only-where-it-belongs': { at: WITH_SESSIONS, why: 'only a session can be taken for lost (2026-07-28 has none)' },
+    },
+  },
+  {
+    name: 'broken-renews-per-request',
+    rule: 'oneRenewalForAll',
+    description: 'Reference client that refreshes once for every request refused with the same expired token, spending a rotated refresh token more than once',
+    breaks: ['authorization/one-renewal-in-flight'],
+  },
+  {
+    name: 'broken-endless-authorization',
+    rule: 'boundAuthorizationRetries',
+    description: 'Reference client that renews its token and sends the request again each time it is refused 401, however often (up to 20 times)',
+    breaks: ['authorization/no-authorization-loop'],
+  },
+  {
+    name: 'broken-token-in-query',
+    rule: 'tokenInHeaderOnly',
+    description: 'Reference client that also puts its access token in the query string (access_token=…)',
+    breaks: ['authorization/token-only-where-it-belongs'],
+  },
+  {
+    name: 'broken-token-to-authorization-server',
+    rule: 'tokenOnlyToItsServer',
+    description: 'Reference client that sends its access token as a Bearer token to the authorization server too (metadata, registration, token requests), where the token endpoint refuses it',
+    breaks: ['authorization/token-only-where-it-belongs', 'authorization/token-expiry-keeps-session', 'authorization/one-renewal-in-flight', 'authorization/no-authorization-loop'],
+  },
+  {
+    name: 'broken-probe-401-is-legacy',
+    rule: 'authorizeTheProbe',
+    description: 'Reference client that takes a 401 to its server/discover probe for a legacy server: it falls back to initialize (pinned to 2026-07-28, it gives up)',
+    breaks: ['authorization/probe-challenge-not-legacy', 'authorization/one-renewal-in-flight', 'authorization/no-authorization-loop', 'authorization/token-only-where-it-belongs'],
+    only: {
+      'authorization/one-renewal-in-flight': { at: M, why: 'the probe exists only at 2026-07-28' },
+      'authorization/no-authorization-loop': { at: M, why: 'the probe exists only at 2026-07-28' },
+      'authorization/token-only-where-it-belongs': { at: M, why: 'the probe exists only at 2026-07-28' },
+    },
+  },
+];
+
 export const VARIANT_SPECS: readonly VariantSpec[] = [
   // — handshake —
   {
@@ -618,4 +677,6 @@ export const VARIANT_SPECS: readonly VariantSpec[] = [
     description: "Reference client whose stdio connect, giving up, closes the server's stdin and waits for it to exit before it rejects, with no signal: a server that ignores EOF holds the connect (and dispose) for as long as it runs",
     breaks: ['stdio/never-initialize'],
   },
+  // — issue 29: the lifecycle around authorization (suites/authorization/) —
+  ...AUTHORIZATION_VARIANTS,
 ];
