@@ -17,7 +17,7 @@ import { DEFAULT_MATRIX_FILE, entryPackage, readMatrixFile } from './matrix-file
 import { cellKey, evidenceText, parseResults, type Cell, type MatrixResults } from '../../results/results.ts';
 import { INCOMPLETE_EXIT } from './run.ts';
 import { MATRIX_ENV, selectEntries } from './settings.ts';
-import { finished, heldRunEnv, leftAfterHarnessDied, markedProcesses, runBoundMs, startMatrix, until, writeHeldClient, type HeldOptions, type Run, type Starter } from './testdata/round-trip.ts';
+import { finished, heldRunEnv, leftAfterHarnessDied, markedProcesses, runBoundMs, startCommand, startMatrix, until, writeHeldClient, type HeldOptions, type Run, type Starter } from './testdata/round-trip.ts';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
 const NODE = process.execPath;
@@ -336,4 +336,17 @@ describe('a matrix whose harness dies leaves no process behind', { timeout: 0 },
       expect(await leftAfterHarnessDied(run), `processes of the run left after ${signal}`).toEqual([]);
     });
   }
+
+  test('SIGKILL of `run` (no vitest: the harness is the command itself): its stdio server ends within the bound too', async () => {
+    const dir = join(work, 'orphans-run');
+    mkdirSync(dir, { recursive: true });
+    const options: HeldOptions = { name: 'held-run', hold: '@2025-06-18', holdFile: join(dir, 'hold'), heldFile: join(dir, 'held'), at: 'connect', callTool: 'slow' };
+    writeFileSync(options.holdFile, '');
+    const run = startCommand(starter, ['run', '--adapter', writeHeldClient(starter, options), '--scenario', 'stdio/shutdown-sequence', '--revision', '2025-06-18']);
+    runs.push(run);
+    await until('the held case with its server running', () => existsSync(options.heldFile) && markedProcesses(run.marker).some((line) => line.includes('--era 2025-06-18')), run, runBoundMs());
+    run.child.kill('SIGKILL');
+    expect((await finished(run, runBoundMs())).signal).toBe('SIGKILL');
+    expect(await leftAfterHarnessDied(run), 'processes of the run left after SIGKILL').toEqual([]);
+  });
 });

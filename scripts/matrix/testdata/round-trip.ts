@@ -45,9 +45,12 @@ export interface HeldOptions {
   callTool?: string;
 }
 
-/** The held client's module: a factory the matrix file's `options` (HeldOptions) are given to. */
-export function writeHeldClient(starter: Starter): string {
-  const path = join(starter.moduleDir, 'held-client.mjs');
+/**
+ * The held client's module: a factory the matrix file's `options` (HeldOptions) are given to, or, for `run --adapter`
+ * (which gives none), `baked` ones.
+ */
+export function writeHeldClient(starter: Starter, baked?: HeldOptions): string {
+  const path = join(starter.moduleDir, baked === undefined ? 'held-client.mjs' : `held-client-${baked.name}.mjs`);
   mkdirSync(starter.moduleDir, { recursive: true });
   writeFileSync(
     path,
@@ -60,7 +63,7 @@ const held = (options) => {
   return new Promise(() => {});
 };
 
-export default (options) => ({
+export default (options = ${JSON.stringify(baked ?? null)}) => ({
   ...reference,
   name: options.name,
   description: 'the reference client, holding its cases ' + JSON.stringify(options.hold) + ' while ' + options.holdFile + ' exists',
@@ -100,9 +103,12 @@ export interface Run {
 }
 
 /** Starts `matrix <args>` the starter's way, its process tree marked. Not waited for. */
-export function startMatrix(starter: Starter, args: readonly string[]): Run {
+export const startMatrix = (starter: Starter, args: readonly string[]): Run => startCommand(starter, ['matrix', ...args]);
+
+/** Starts the command line (`<command> <args>`) the starter's way, its process tree marked. Not waited for. */
+export function startCommand(starter: Starter, args: readonly string[]): Run {
   const mark = randomUUID();
-  const child = spawn(starter.command, [...starter.args, 'matrix', ...args], { cwd: starter.cwd, stdio: ['ignore', 'pipe', 'pipe'], env: { ...starter.env, [TREE_MARKER]: mark } });
+  const child = spawn(starter.command, [...starter.args, ...args], { cwd: starter.cwd, stdio: ['ignore', 'pipe', 'pipe'], env: { ...starter.env, [TREE_MARKER]: mark } });
   let stdout = '';
   let stderr = '';
   child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
