@@ -1,9 +1,12 @@
 // The matrix runner end to end: the matrix file's checks, `mcp-client-conformance matrix` writing all four reports,
 // the nightly CI path (vitest shards with blob reports, merged) giving the same verdicts as one run, and a run
 // interrupted (SIGINT), with a test worker killed, or with its main process killed keeping every finished cell,
-// marked incomplete, then completed by `matrix --resume`. No test bounds a run by the clock: a run is waited for
-// (each of its cases is bounded by the time policy), and a child process is bounded only relative to the first run
-// measured in this file.
+// marked incomplete, then completed by `matrix --resume`; and a `matrix` or `run` whose process dies (SIGKILL,
+// SIGINT) leaving no process of its tree behind. No test bounds a run by the clock: a run is waited for (each of its
+// cases is bounded by the time policy), a child process is bounded only relative to the first run measured in this
+// file or by the time policy's bounds (testdata/round-trip.ts), and what a test acts on is observed state (the
+// journal, a held case's file, /proc). The same round trip from the checkout's dist/ and the installed package:
+// scripts/package.test.ts › one matrix, wherever it is started.
 import { spawn, spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
