@@ -2,7 +2,8 @@
 // of the matrix file across the suites, one test file per suite, in parallel across the cores.
 import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
-import { COMPILED, MODULE_EXTENSION, moduleFile } from './config/layout.ts';
+import { join } from 'node:path';
+import { CODE_ROOT, COMPILED, MODULE_EXTENSION, moduleFile } from './config/layout.ts';
 import { basePolicy } from './config/settings.ts';
 import { ATTEMPT_GROWTH, MAX_ATTEMPTS } from './config/time.ts';
 
@@ -25,7 +26,11 @@ export default defineConfig({
     // Scenarios mostly wait on sockets, but a CPU-starved client misses the scenarios' timing bounds: as many at once
     // in each suite file as `npm test` runs (measured stable there).
     maxConcurrency: 8,
-    reporters: [moduleFile('./scripts/matrix/reporter.ts')],
+    // An absolute path: vitest imports a reporter named by a relative one from the working directory, not from `root`,
+    // so `npx mcp-client-conformance matrix` in the checkout ran dist/'s tests under the sources' reporter (another
+    // layout: no suite recognised, an empty plan, a run always "complete"), and a consumer project with a file there
+    // would have had its own.
+    reporters: [join(CODE_ROOT, moduleFile('scripts/matrix/reporter.ts'))],
     // Installed, the package's folder is not the user's to write in: no results cache there (it only orders the files).
     ...(COMPILED ? { cache: false, fsModuleCache: false } : {}),
   },

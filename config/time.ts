@@ -93,3 +93,11 @@ export const QUIET_MACHINE = { idleShare: 0.4, stallShareOfReact: 0.1 } as const
 /** How many times a case inconclusive for lack of time runs in all, each time with bounds twice as large. */
 export const MAX_ATTEMPTS = 3;
 export const ATTEMPT_GROWTH = 2;
+
+/**
+ * How soon every process the suite started has ended after the harness that started it died, however it died (a
+ * SIGKILL too): each learns it at once from the kernel, as the harness's end of what links them closes with it (a
+ * stdio server's side channel, a line-protocol program's stdin, a test worker's IPC channel, vitest's watchdog's), and only
+ * has to exit; what a loaded machine may take to schedule that is the room of one operation.
+ */
+export const orphanBoundMs = (time: TimePolicy): number => time.ms.operation;

@@ -9,6 +9,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSyn
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { NO_PYTHON } from '../clients/process/testdata/support.ts';
 import { basePolicy } from '../config/settings.ts';
@@ -16,6 +17,7 @@ import { SCENARIOS } from '../suites/index.ts';
 import { binTargets, RUNTIME_ASSETS } from './build.ts';
 import { parseResults } from '../results/results.ts';
 import { childEnv, described, exec, installConsumer, npm, npmCrash, pack, type Output, type Tarball } from './testdata/consumer.ts';
+import { heldRunEnv, interruptAndResume, type Starter } from './matrix/testdata/round-trip.ts';
 
 const { operation } = basePolicy().ms;
 const ROOT = join(import.meta.dirname, '..');
@@ -264,6 +266,23 @@ describe('the installed matrix', () => {
     expect(verdicts('ai-sdk-mcp')).toEqual(revisionsOf(SCENARIO).map(() => 'error'));
     expect(results.clients.find((client) => client.name === 'ai-sdk-mcp')!.loadError).toMatch(/@ai-sdk\/mcp is not installed/);
   }, 0);
+});
+
+// The matrix planned, journaled, marked incomplete and resumed the same way whichever way it is started, and nothing
+// of a run left running once its command died (scripts/matrix/testdata/round-trip.ts): from the sources (`npm run
+// matrix`), through the checkout's built bin (`npx mcp-client-conformance matrix` there, as the README shows it), and
+// from the installed package. Each is SIGINTed, resumed and SIGKILLed, then resumed to the end.
+describe('one matrix, wherever it is started', () => {
+  const starters: Record<string, () => Starter> = {
+    'the sources': () => ({ name: 'sources', command: process.execPath, args: [join(ROOT, 'scripts', 'cli.ts')], cwd: ROOT, env: heldRunEnv(childEnv()), api: pathToFileURL(join(ROOT, 'api', 'index.ts')).href, moduleDir: join(tmp, 'round-trips', 'sources') }),
+    "the checkout's built bin": () => ({ name: 'checkout-bin', command: join(ROOT, MANIFEST.bin[MANIFEST.name]!), args: [], cwd: ROOT, env: heldRunEnv(childEnv()), api: pathToFileURL(join(ROOT, 'dist', 'api', 'index.js')).href, moduleDir: join(tmp, 'round-trips', 'checkout-bin') }),
+    'the installed package': () => ({ name: 'installed', command: join(project, 'node_modules', '.bin', MANIFEST.name), args: [], cwd: project, env: heldRunEnv(childEnv()), api: MANIFEST.name, moduleDir: join(project, 'adapters') }),
+  };
+  for (const [from, starter] of Object.entries(starters)) {
+    test(`from ${from}: SIGINT marks the run incomplete (exit 130, the --resume line), a killed --resume leaves no process, --resume completes it (exit 0)`, async () => {
+      await interruptAndResume(starter(), join(tmp, 'round-trips'), cliBound);
+    }, 0);
+  }
 });
 
 describe.concurrent("the project's own tests and types", () => {

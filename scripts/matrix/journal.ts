@@ -49,10 +49,13 @@ export interface SavedRun {
 
 /**
  * Reads a reports folder: results.json (the last save) and the journal (every cell the reporter saw, also after that
- * save). A line cut short by a killed process is skipped. Undefined when the folder holds neither.
+ * save). A line cut short by a killed process is skipped. Undefined when the folder holds neither. What the run covers
+ * is the journal's first line when there is one: it names the matrix file absolutely, as the run was started, where
+ * results.json names it relative to the suite's code (`root`), which only the same layout reads back the same.
  */
 export function readSaved(dir: string, root: string): SavedRun | undefined {
   let start: RunStart | undefined;
+  let journalStart: RunStart | undefined;
   const clients = new Map<string, ClientInfo>();
   const cells = new Map<string, Cell>();
   let durationMs = 0;
@@ -83,9 +86,10 @@ export function readSaved(dir: string, root: string): SavedRun | undefined {
       continue;
     }
     // The first start says what the run covers; a resume appends its own, the same.
-    if (entry.start) start ??= entry.start;
+    if (entry.start) journalStart ??= entry.start;
     else if (entry.client) keepClient(clients, entry.client);
     else if (entry.cell) cells.set(cellKey(entry.cell), entry.cell);
   }
+  start = journalStart ?? start;
   return start && { start, clients, cells, durationMs };
 }

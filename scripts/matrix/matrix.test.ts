@@ -1,13 +1,17 @@
 // The matrix runner end to end: the matrix file's checks, `mcp-client-conformance matrix` writing all four reports,
 // the nightly CI path (vitest shards with blob reports, merged) giving the same verdicts as one run, and a run
 // interrupted (SIGINT), with a test worker killed, or with its main process killed keeping every finished cell,
-// marked incomplete, then completed by `matrix --resume`. No test bounds a run by the clock: a run is waited for
-// (each of its cases is bounded by the time policy), and a child process is bounded only relative to the first run
-// measured in this file.
+// marked incomplete, then completed by `matrix --resume`; and a `matrix` or `run` whose process dies (SIGKILL,
+// SIGINT) leaving no process of its tree behind. No test bounds a run by the clock: a run is waited for (each of its
+// cases is bounded by the time policy), a child process is bounded only relative to the first run measured in this
+// file or by the time policy's bounds (testdata/round-trip.ts), and what a test acts on is observed state (the
+// journal, a held case's file, /proc). The same round trip from the checkout's dist/ and the installed package:
+// scripts/package.test.ts › one matrix, wherever it is started.
 import { spawn, spawnSync, type SpawnSyncReturns } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { SETTINGS_ENV } from '../../config/settings.ts';
@@ -16,6 +20,7 @@ import { DEFAULT_MATRIX_FILE, entryPackage, readMatrixFile } from './matrix-file
 import { cellKey, evidenceText, parseResults, type Cell, type MatrixResults } from '../../results/results.ts';
 import { INCOMPLETE_EXIT } from './run.ts';
 import { MATRIX_ENV, selectEntries } from './settings.ts';
+import { finished, heldRunEnv, leftAfterHarnessDied, markedProcesses, runBoundMs, startCommand, startMatrix, until, writeHeldClient, type HeldOptions, type Run, type Starter } from './testdata/round-trip.ts';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
 const NODE = process.execPath;
@@ -304,5 +309,47 @@ describe('an interrupted matrix run', { timeout: 0 }, () => {
     expect(finished(complete)).toEqual(['2024-11-05 pass', '2025-03-26 pass', `${heldAt} pass`, '2025-11-25 pass']);
     expect(complete.run).toMatchObject({ complete: true, missingCells: 0 });
     for (const cell of seen) expect(complete.cells.find((c) => cellKey(c) === cellKey(cell))).toEqual(cell);
+  });
+});
+
+describe('a matrix whose harness dies leaves no process behind', { timeout: 0 }, () => {
+  // One stdio case held once its server runs a call of the fixture's slow tool (30 s), on a server that ignores stdin's
+  // EOF and SIGTERM (stdio/shutdown-sequence): only its client or the harness would end it, and both are gone. Every
+  // process of the run carries a marker in its environment.
+  const starter: Starter = { name: 'sources', command: NODE, args: [CLI], cwd: ROOT, env: heldRunEnv(process.env), api: pathToFileURL(join(ROOT, 'api', 'index.ts')).href, moduleDir: join(work, 'orphans') };
+  const runs: Run[] = [];
+  afterEach(() => {
+    for (const run of runs.splice(0)) if (!run.ended()) run.child.kill('SIGKILL');
+  });
+
+  for (const signal of ['SIGKILL', 'SIGINT'] as const) {
+    test(`${signal} of the command: the test workers, vitest's watchdog and the stdio servers all end within the policy's bound`, async () => {
+      const dir = join(work, `orphans-${signal}`);
+      const options: HeldOptions = { name: 'held', hold: '@2025-06-18', holdFile: join(dir, 'hold'), heldFile: join(dir, 'held'), at: 'connect', callTool: 'slow' };
+      mkdirSync(dir, { recursive: true });
+      writeFileSync(options.holdFile, '');
+      const config = writeMatrix(`orphans-${signal}.json`, [{ name: 'held', adapter: writeHeldClient(starter), options }]);
+      const run = startMatrix(starter, ['--config', config, '--scenario', 'stdio/shutdown-sequence', '--out', join(dir, 'reports')]);
+      runs.push(run);
+      const stdioServer = (line: string) => line.includes('--era 2025-06-18');
+      await until('the held case with its server running', () => existsSync(options.heldFile) && markedProcesses(run.marker).some(stdioServer), run, runBoundMs());
+      run.child.kill(signal);
+      const exit = await finished(run, runBoundMs());
+      expect(signal === 'SIGKILL' ? exit.signal : exit.code).toBe(signal === 'SIGKILL' ? 'SIGKILL' : 130);
+      expect(await leftAfterHarnessDied(run), `processes of the run left after ${signal}`).toEqual([]);
+    });
+  }
+
+  test('SIGKILL of `run` (no vitest: the harness is the command itself): its stdio server ends within the bound too', async () => {
+    const dir = join(work, 'orphans-run');
+    mkdirSync(dir, { recursive: true });
+    const options: HeldOptions = { name: 'held-run', hold: '@2025-06-18', holdFile: join(dir, 'hold'), heldFile: join(dir, 'held'), at: 'connect', callTool: 'slow' };
+    writeFileSync(options.holdFile, '');
+    const run = startCommand(starter, ['run', '--adapter', writeHeldClient(starter, options), '--scenario', 'stdio/shutdown-sequence', '--revision', '2025-06-18']);
+    runs.push(run);
+    await until('the held case with its server running', () => existsSync(options.heldFile) && markedProcesses(run.marker).some((line) => line.includes('--era 2025-06-18')), run, runBoundMs());
+    run.child.kill('SIGKILL');
+    expect((await finished(run, runBoundMs())).signal).toBe('SIGKILL');
+    expect(await leftAfterHarnessDied(run), 'processes of the run left after SIGKILL').toEqual([]);
   });
 });

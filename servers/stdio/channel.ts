@@ -35,14 +35,33 @@ export class ProgramChannel {
     socket.setEncoding('utf8');
     socket.on('data', (text: string) => this.receive(text));
     // No harness (gone, or never there): serve without reporting.
-    const lost = () => {
+    const lost = (error?: NodeJS.ErrnoException) => {
+      const wasConnected = this.connected;
       this.connected = false;
       this.socket = undefined;
       this.queue.length = 0;
       this.settleWelcome(undefined);
+      // It was there and went (its end of the socket closes with it, however it ended), or it is gone already: the
+      // socket's file is left but nobody listens (a harness that was killed), or the file was removed (one closed).
+      if (wasConnected || error?.code === 'ECONNREFUSED' || error?.code === 'ENOENT') this.harnessGone();
     };
     socket.on('error', lost);
-    socket.on('close', lost);
+    socket.on('close', () => lost());
+  }
+
+  private readonly goneHandlers: (() => void)[] = [];
+  private gone = false;
+
+  /** Calls `handler` once the harness that named this channel is gone (never for a program run without one). */
+  onHarnessGone(handler: () => void): void {
+    this.goneHandlers.push(handler);
+    if (this.gone) handler();
+  }
+
+  private harnessGone(): void {
+    if (this.gone) return;
+    this.gone = true;
+    for (const handler of this.goneHandlers) handler();
   }
 
   /** Whether events reach a harness (or may still: the socket is connecting). */

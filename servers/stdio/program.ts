@@ -23,11 +23,19 @@ function runWrapper(programFile: string, channel: ProgramChannel, io: ProgramIo,
   });
 }
 
+/** The program's exit code when it ends because the harness is gone (no one reads it: its client may be gone too). */
+export const HARNESS_GONE_EXIT = 70;
+
 export async function main(programFile: string): Promise<void> {
   const { era, personalities, channel: channelArg } = parseProgramArgs(process.argv.slice(2));
   const channel = new ProgramChannel(process.env[STDIO_CHANNEL_ENV] ?? channelArg);
   const wrapper = personalities.find((p) => p.name === 'wrapper');
   const io = new ProgramIo(channel, personalities);
+  // The harness is gone (a test worker or a CLI that ended, a SIGKILL included): nobody will judge this process or
+  // clean it up, and its client may be gone too, or never close stdin, so it ends now, whatever its personality says
+  // about EOF or signals. The channel is the one link to the harness every launch has: the client, not the harness,
+  // is its parent (so no parent to watch), and the kernel closes the harness's end at once (so nothing to poll).
+  channel.onHarnessGone(() => process.exit(HARNESS_GONE_EXIT));
   io.watchSignals();
   // A slow start counts from here: the moment the record says the process started (its hello), on the same clock.
   const helloAt = machineNow();
