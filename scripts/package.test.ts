@@ -201,7 +201,10 @@ describe.concurrent('the installed CLI', () => {
   test.skipIf(!tooOld)(`on a Node older than ${minimum} (${systemNode}, ${systemVersion ?? 'absent'}), the CLI says which it needs and exits 2`, async () => {
     const old = await exec(systemNode, [join(project, 'node_modules', MANIFEST.name, MANIFEST.bin[MANIFEST.name]!), '--version'], { cwd: project, timeoutMs: cliBound });
     expect(old.code, described('--version on an old Node', old)).toBe(2);
-    expect(old.stderr.trim()).toBe(`mcp-client-conformance: needs Node ${minimum} or later; this is Node ${systemVersion}`);
+    expect(old.stderr.trim()).toBe(
+      `mcp-client-conformance: needs Node ${minimum} or later; this is Node ${systemVersion} (${systemNode}). ` +
+        'Install Node 24 (https://nodejs.org, or: nvm install 24), or pin it in your project: npm install --save-dev node@24, then npx mcp-client-conformance runs on it',
+    );
   }, 0);
 
   test('run against a module adapter of the project: the table, results.json and JUnit XML', async () => {
