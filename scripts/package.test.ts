@@ -166,7 +166,11 @@ describe('the tarball', () => {
     expect(tarball.files).toContain('dist/matrix.json');
   });
 
-  test('carries the templates init writes', () => {
+  test("carries the repository's package.json without prepare (a build of sources it does not hold), and the templates init writes", () => {
+    const manifest = JSON.parse(readFileSync(join(packageDir, 'package.json'), 'utf8')) as { scripts?: Record<string, string> };
+    expect(manifest.scripts?.prepare).toBeUndefined();
+    expect(readFileSync(join(ROOT, 'package.json'), 'utf8')).toContain('"prepare": ');
+    expect(existsSync(join(ROOT, '.package.json.packing'))).toBe(false);
     for (const language of LANGUAGES) expect(programFiles(language).filter(({ from }) => !tarball.files.includes(`dist/${relative(ROOT, from)}`))).toEqual([]);
   });
 
