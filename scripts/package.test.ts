@@ -277,6 +277,10 @@ describe.concurrent('init in a fresh project', () => {
     for (const path of ['conformance/my-adapter.mts', 'conformance/baseline.json', '.github/workflows/mcp-conformance.yml']) expect(existsSync(join(dir, path)), path).toBe(true);
     expect(readFileSync(join(dir, 'conformance', 'my-adapter.mts'), 'utf8')).toContain(`from '${MANIFEST.name}/adapter'`);
     expect(readFileSync(join(dir, '.github', 'workflows', 'mcp-conformance.yml'), 'utf8')).toContain('adapter: conformance/my-adapter.mts');
+    // It type-checks against the package's declarations, as the project's own tsc would check it.
+    const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+    const typed = await exec(process.execPath, [tsc, '--noEmit', '--strict', '--skipLibCheck', '--module', 'nodenext', 'conformance/my-adapter.mts'], { cwd: dir, timeoutMs: cliBound });
+    expect(typed.code, described('tsc conformance/my-adapter.mts', typed)).toBe(0);
     const run = await cliIn(['run', '--adapter', 'conformance/my-adapter.mts', '--scenario', SCENARIO, '--baseline', 'conformance/baseline.json', '--quiet']);
     expect(run.code, described('run --adapter conformance/my-adapter.mts', run)).toBe(0);
     expect(run.stdout).toMatch(/[1-9]\d* pass, 0 fail, 0 warn, 0 inconclusive/);

@@ -62,9 +62,9 @@ export function workflow(language: Language, dir: string, baseline: string): str
     '    steps:',
     ...indent([
       '- uses: actions/checkout@v4',
-      '- uses: actions/setup-node@v4',
-      "  with: { node-version: '24' }",
-      '- run: npm ci                            # your repository, with mcp-client-conformance and your client',
+      // The Action sets up its own Node and runs the suite from its own checkout: the repository's npm install is
+      // needed only where the adapter imports the client from it.
+      ...(language === 'node' ? ['- uses: actions/setup-node@v4', "  with: { node-version: '24' }", '- run: npm ci                            # your repository: your client, which the adapter imports'] : []),
       ...buildSteps(language, dir),
       `- uses: OWNER/mcp-client-conformance@v${PACKAGE_VERSION}   # OWNER: where the suite's repository is (its README, "Use it in your CI")`,
       '  with:',
