@@ -2,8 +2,8 @@
 // `npm test` (MCP_CONFORMANCE_ADAPTER, MCP_CONFORMANCE_ADAPTER_COMMAND): a built-in name, a module, or a program
 // that speaks the line protocol (docs/line-protocol.md). Every problem is an AdapterLoadError with one line that
 // says what is wrong and where.
-import { existsSync, statSync } from 'node:fs';
-import { dirname, isAbsolute, resolve } from 'node:path';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { basename, dirname, extname, isAbsolute, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { basePolicy, readSettings, SETTINGS_ENV, SettingsError } from '../config/settings.ts';
 import { REVISIONS } from '../protocol/revisions.ts';
@@ -218,6 +218,60 @@ function firstLine(error: unknown): string {
   return `${error.name}: ${error.message.split('\n')[0]}`;
 }
 
+let quieted = false;
+/**
+ * Node warns "Failed to load the ES module … set "type": "module" …" on stderr before the SyntaxError of a module it
+ * took for CommonJS; the load error says the same with what to do (moduleKindHint), so that warning is left out and
+ * the failure stays one line. Node prints warnings from a listener of its own: every other warning still reaches it.
+ */
+function quietModuleKindWarning(): void {
+  if (quieted) return;
+  quieted = true;
+  const printers = process.listeners('warning');
+  process.removeAllListeners('warning');
+  process.on('warning', (warning) => {
+    if (!warning.message.startsWith('Failed to load the ES module')) for (const print of printers) print(warning);
+  });
+}
+
+/** The package.json nearest to a file (the one that decides whether Node loads a `.js` or `.ts` as CommonJS or ESM). */
+function nearestManifest(file: string): { path: string; type: unknown } | undefined {
+  for (let dir = dirname(file); ; dir = dirname(dir)) {
+    const path = join(dir, 'package.json');
+    if (existsSync(path)) {
+      try {
+        return { path, type: (JSON.parse(readFileSync(path, 'utf8')) as { type?: unknown }).type };
+      } catch {
+        return { path, type: undefined };
+      }
+    }
+    if (dirname(dir) === dir) return undefined;
+  }
+}
+
+/**
+ * What to do when a module failed to load for being taken as the wrong kind: ES module syntax in a `.ts`/`.js` file
+ * that Node loads as CommonJS (the package.json of an `npm init -y` project says "type": "commonjs"), or `require` in
+ * one it loads as an ES module. Empty for every other failure.
+ */
+function moduleKindHint(spec: string, path: string, error: unknown): string {
+  const message = error instanceof Error ? error.message : '';
+  const extension = extname(path);
+  if (extension !== '.ts' && extension !== '.js') return '';
+  const base = basename(path, extension);
+  const manifest = nearestManifest(path);
+  const where = manifest === undefined ? 'no package.json above it' : `${manifest.path} ${manifest.type === undefined ? 'has no "type"' : `has "type": ${JSON.stringify(manifest.type)}`}`;
+  if (/Cannot use import statement outside a module|Unexpected token 'export'|Cannot use 'import\.meta' outside a module/.test(message)) {
+    const renamed = extension === '.ts' ? `${base}.mts` : `${base}.mjs`;
+    return ` (Node loads ${spec} as CommonJS: ${where}); rename it to ${renamed}, an ES module whatever the package.json says (\`mcp-client-conformance init\` writes my-adapter.mts), or set "type": "module" in ${manifest?.path ?? 'a package.json beside it'}`;
+  }
+  if (/(require|module|exports) is not defined in ES module scope/.test(message)) {
+    const renamed = extension === '.ts' ? `${base}.cts` : `${base}.cjs`;
+    return ` (Node loads ${spec} as an ES module: ${where}); rename it to ${renamed} to keep CommonJS, or use import and export`;
+  }
+  return '';
+}
+
 function isThenable(value: unknown): value is PromiseLike<unknown> {
   return (typeof value === 'object' || typeof value === 'function') && value !== null && typeof (value as { then?: unknown }).then === 'function';
 }
@@ -227,9 +281,10 @@ async function loadModule(spec: string, options: LoadOptions): Promise<ClientAda
   if (!existsSync(path) || !statSync(path).isFile()) throw new AdapterLoadError(`adapter module ${spec} not found (looked for ${path})`);
   let module: Record<string, unknown>;
   try {
+    quietModuleKindWarning();
     module = (await import(pathToFileURL(path).href)) as Record<string, unknown>;
   } catch (error) {
-    throw new AdapterLoadError(`adapter module ${spec} failed to load: ${firstLine(error)}`);
+    throw new AdapterLoadError(`adapter module ${spec} failed to load: ${firstLine(error)}${moduleKindHint(spec, path, error)}`);
   }
   const where = `adapter module ${spec}`;
   const exported = module.adapter !== undefined ? 'adapter' : module.default !== undefined ? 'default' : module.processAdapter !== undefined ? 'processAdapter' : undefined;

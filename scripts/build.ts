@@ -36,6 +36,12 @@ export const RUNTIME_ASSETS = [
   'clients/drivers/java',
   'clients/drivers/go',
   'clients/drivers/rust',
+  // What `init` writes into a client's repository (clients/template/templates.ts; the libraries are the drivers' above).
+  'clients/template/node',
+  'clients/template/python',
+  'clients/template/go',
+  'clients/template/rust',
+  'clients/template/java',
 ] as const;
 
 /** The matrix file: its module paths name sources (`./clients/sdk-v1.ts`), which the package has compiled. */

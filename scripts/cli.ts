@@ -6,6 +6,7 @@ import { PACKAGE_VERSION } from '../api/package.ts';
 import { adapters } from './commands/adapters.ts';
 import { USAGE_EXIT, UsageError, parseCommandArgs, type Command } from './commands/command.ts';
 import { compare } from './commands/compare.ts';
+import { init } from './commands/init.ts';
 import { list } from './commands/list.ts';
 import { matrix } from './commands/matrix.ts';
 import { run } from './commands/run.ts';
@@ -13,7 +14,7 @@ import { serve } from './commands/serve.ts';
 import { serveStdio } from './commands/serve-stdio.ts';
 import { setupClients } from './commands/setup-clients.ts';
 
-const COMMANDS = [list, adapters, run, matrix, compare, serve, serveStdio, setupClients] as unknown as readonly Command[];
+const COMMANDS = [init, list, adapters, run, matrix, compare, serve, serveStdio, setupClients] as unknown as readonly Command[];
 
 const USAGE = `usage: mcp-client-conformance <command> [options]
        mcp-client-conformance <command> --help      the options of one command

@@ -10,6 +10,12 @@ const older = (a: number[], b: number[]) => {
   return false;
 };
 if (minimum !== undefined && older(running, minimum)) {
-  console.error(`mcp-client-conformance: needs Node ${wanted.replace('>=', '')} or later; this is Node ${process.versions.node}`);
+  // The remedy, in the same line: a newer Node on the machine, or the `node` package pinned in the project (npx and npm
+  // scripts put node_modules/.bin first on PATH, so the bin's `#!/usr/bin/env node` then finds it: how this
+  // repository itself runs on Node 24 where the machine's is older).
+  console.error(
+    `mcp-client-conformance: needs Node ${wanted.replace('>=', '')} or later; this is Node ${process.versions.node} (${process.execPath}). ` +
+      'Install Node 24 (https://nodejs.org, or: nvm install 24), or pin it in your project: npm install --save-dev node@24, then npx mcp-client-conformance runs on it',
+  );
   process.exit(2);
 }

@@ -5,13 +5,14 @@
 // project's TypeScript against the package's declarations. And the checkout the package was packed from: the build
 // left its bins executable, so `npx mcp-client-conformance` runs there as the README says.
 import { spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { NO_PYTHON } from '../clients/process/testdata/support.ts';
+import { LANGUAGES, programFiles } from '../clients/template/templates.ts';
 import { basePolicy } from '../config/settings.ts';
 import { SCENARIOS } from '../suites/index.ts';
 import { binTargets, RUNTIME_ASSETS } from './build.ts';
@@ -167,6 +168,14 @@ describe('the tarball', () => {
     expect(tarball.files).toContain('dist/matrix.json');
   });
 
+  test("carries the repository's package.json without prepare (a build of sources it does not hold), and the templates init writes", () => {
+    const manifest = JSON.parse(readFileSync(join(packageDir, 'package.json'), 'utf8')) as { scripts?: Record<string, string> };
+    expect(manifest.scripts?.prepare).toBeUndefined();
+    expect(readFileSync(join(ROOT, 'package.json'), 'utf8')).toContain('"prepare": ');
+    expect(existsSync(join(ROOT, '.package.json.packing'))).toBe(false);
+    for (const language of LANGUAGES) expect(programFiles(language).filter(({ from }) => !tarball.files.includes(`dist/${relative(ROOT, from)}`))).toEqual([]);
+  });
+
   test('installs offline into a fresh project, with the bin linked and starting with its shebang', () => {
     expect(installed.code).toBe(0);
     const bin = join(project, 'node_modules', '.bin', MANIFEST.name);
@@ -198,7 +207,10 @@ describe.concurrent('the installed CLI', () => {
   test.skipIf(!tooOld)(`on a Node older than ${minimum} (${systemNode}, ${systemVersion ?? 'absent'}), the CLI says which it needs and exits 2`, async () => {
     const old = await exec(systemNode, [join(project, 'node_modules', MANIFEST.name, MANIFEST.bin[MANIFEST.name]!), '--version'], { cwd: project, timeoutMs: cliBound });
     expect(old.code, described('--version on an old Node', old)).toBe(2);
-    expect(old.stderr.trim()).toBe(`mcp-client-conformance: needs Node ${minimum} or later; this is Node ${systemVersion}`);
+    expect(old.stderr.trim()).toBe(
+      `mcp-client-conformance: needs Node ${minimum} or later; this is Node ${systemVersion} (${systemNode}). ` +
+        'Install Node 24 (https://nodejs.org, or: nvm install 24), or pin it in your project: npm install --save-dev node@24, then npx mcp-client-conformance runs on it',
+    );
   }, 0);
 
   test('run against a module adapter of the project: the table, results.json and JUnit XML', async () => {
@@ -241,6 +253,53 @@ describe.concurrent('the installed CLI', () => {
     expect(gated.code, described('run --baseline baselines/broken.json', gated)).toBe(0);
     expect(gated.stdout).toMatch(/0 pass, [1-9]\d* fail/);
   }, 0);
+});
+
+// `init` in a fresh project of each kind (sharing the consumer project's installation): a CommonJS one as `npm init -y`
+// makes it, and an ES module one. The adapter it writes is `.mts`, an ES module in both, and runs to a first verdict
+// against the baseline it writes.
+describe.concurrent('init in a fresh project', () => {
+  const fresh = (name: string, manifest: object) => {
+    const dir = join(tmp, name);
+    mkdirSync(dir);
+    writeFileSync(join(dir, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
+    symlinkSync(join(project, 'node_modules'), join(dir, 'node_modules'));
+    return (args: readonly string[]) => exec(join(dir, 'node_modules', '.bin', MANIFEST.name), args, { cwd: dir, timeoutMs: cliBound });
+  };
+  const kinds = [
+    ['CommonJS (npm init -y)', 'init-commonjs', { name: 'init-commonjs', version: '1.0.0', main: 'index.js', type: 'commonjs' }],
+    ['ES module', 'init-esm', { name: 'init-esm', version: '1.0.0', type: 'module' }],
+  ] as const;
+
+  test.for(kinds)('%s: writes the adapter, a baseline and a workflow, and the adapter runs to a verdict', { timeout: 0 }, async ([, name, manifest]) => {
+    const cliIn = fresh(name, manifest);
+    const init = await cliIn(['init']);
+    expect(init.code, described('init', init)).toBe(0);
+    const dir = join(tmp, name);
+    for (const path of ['conformance/my-adapter.mts', 'conformance/baseline.json', '.github/workflows/mcp-conformance.yml']) expect(existsSync(join(dir, path)), path).toBe(true);
+    expect(readFileSync(join(dir, 'conformance', 'my-adapter.mts'), 'utf8')).toContain(`from '${MANIFEST.name}/adapter'`);
+    expect(readFileSync(join(dir, '.github', 'workflows', 'mcp-conformance.yml'), 'utf8')).toContain('adapter: conformance/my-adapter.mts');
+    // It type-checks against the package's declarations, as the project's own tsc would check it.
+    const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+    const typed = await exec(process.execPath, [tsc, '--noEmit', '--strict', '--skipLibCheck', '--module', 'nodenext', 'conformance/my-adapter.mts'], { cwd: dir, timeoutMs: cliBound });
+    expect(typed.code, described('tsc conformance/my-adapter.mts', typed)).toBe(0);
+    const run = await cliIn(['run', '--adapter', 'conformance/my-adapter.mts', '--scenario', SCENARIO, '--baseline', 'conformance/baseline.json', '--quiet']);
+    expect(run.code, described('run --adapter conformance/my-adapter.mts', run)).toBe(0);
+    expect(run.stdout).toMatch(/[1-9]\d* pass, 0 fail, 0 warn, 0 inconclusive/);
+    const again = await cliIn(['init']);
+    expect(again.code, described('init again', again)).toBe(2);
+    expect(again.stderr).toMatch(/^mcp-client-conformance: init: conformance\/my-adapter\.mts, conformance\/baseline\.json, \.github\/workflows\/mcp-conformance\.yml are there already; --force overwrites\n$/);
+  });
+
+  test('a Go repository gets the Go program, its line-protocol library beside it, and a workflow that builds it', { timeout: 0 }, async () => {
+    const cliIn = fresh('init-go', { name: 'init-go', version: '1.0.0', type: 'commonjs' });
+    writeFileSync(join(tmp, 'init-go', 'go.mod'), 'module example.com/client\n');
+    const init = await cliIn(['init']);
+    expect(init.code, described('init', init)).toBe(0);
+    expect(init.stdout).toContain('init: go (go.mod is there)');
+    for (const path of ['conformance/main.go', 'conformance/go.mod', 'conformance/lineproto/lineproto.go']) expect(existsSync(join(tmp, 'init-go', path)), path).toBe(true);
+    expect(readFileSync(join(tmp, 'init-go', '.github', 'workflows', 'mcp-conformance.yml'), 'utf8')).toContain('adapter-command: conformance/my-client');
+  });
 });
 
 describe('the installed matrix', () => {

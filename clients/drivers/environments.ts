@@ -9,6 +9,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { CODE_ROOT } from '../../config/layout.ts';
+import { PROGRAM_TEMPLATES, programFiles, writeProgram } from '../template/templates.ts';
 
 /** Where the environments are made: MCP_CONFORMANCE_CLIENTS_DIR, else `.clients/` at the top of the suite (read when asked). */
 export const clientsDir = (): string => resolve(process.env.MCP_CONFORMANCE_CLIENTS_DIR ?? join(CODE_ROOT, '.clients'));
@@ -33,6 +34,8 @@ export interface ClientEnvironment {
   inputs: string[];
   /** The commands that make it, in order, into `dir`. */
   steps(dir: string): SetupStep[];
+  /** Writes what the steps build from into `dir` first (a template's program, as `init` writes it). */
+  prepare?(dir: string): void;
 }
 
 /** A Python virtual environment with exactly the hashed requirements of its lock file, nothing else. */
@@ -88,6 +91,26 @@ function java(): ClientEnvironment {
   };
 }
 
+/**
+ * A template's program (clients/template/templates.ts) written into `<dir>/program` exactly as `init` writes it into a
+ * client's repository, and built there by the command the template documents: what `npm test` runs through the suite
+ * (clients/template/templates.test.ts). Its dependencies come from the language's own registry and cache, as the
+ * drivers' do.
+ */
+function template(language: 'go' | 'rust' | 'java', tool: string, build: SetupStep['args']): ClientEnvironment {
+  return {
+    name: `template/${language}`,
+    language,
+    tool,
+    inputs: programFiles(language).map((file) => file.from),
+    prepare: (dir) => void writeProgram(language, join(dir, 'program')),
+    steps: (dir) => [{ command: tool, args: build, cwd: join(dir, 'program') }],
+  };
+}
+
+/** The command line that runs a template environment's program (`run --adapter-command`). */
+export const templateCommand = (environment: ClientEnvironment): string => PROGRAM_TEMPLATES[environment.language].run(join(environmentDir(environment), 'program'));
+
 export const ENVIRONMENTS: readonly ClientEnvironment[] = [
   python('mcp-1'),
   python('mcp-2'),
@@ -100,6 +123,9 @@ export const ENVIRONMENTS: readonly ClientEnvironment[] = [
   go('mcp-go-0', ['mcpgo']),
   rust(),
   java(),
+  template('go', 'go', ['build', '-mod=readonly', '-trimpath', '-o', 'my-client', '.']),
+  template('rust', 'cargo', ['build', '--locked']),
+  template('java', 'mvn', ['-q', '-B', 'package', '-DskipTests']),
 ];
 
 export function findEnvironment(name: string): ClientEnvironment | undefined {

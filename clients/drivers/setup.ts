@@ -39,6 +39,7 @@ export async function setUp(environment: ClientEnvironment, options: { force?: b
   // Made from scratch: nothing of an earlier, different build is kept.
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
+  environment.prepare?.(dir);
   for (const step of environment.steps(dir)) {
     log(`  ${step.command.split('/').at(-1)} ${step.args.join(' ')}`);
     const { code, output } = await runStep(step);

@@ -3,9 +3,9 @@
 // behind when the command line is interrupted.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { readdirSync, readFileSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
-import { relative } from 'node:path';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { basePolicy, readSettings } from '../../config/settings.ts';
 import { SCENARIOS } from '../../suites/index.ts';
@@ -138,6 +138,13 @@ describe('run against an adapter from elsewhere', () => {
   );
 });
 
+// A project of `npm init -y` (CommonJS: "type": "commonjs") with an adapter written with import and export in a .ts
+// file: Node loads it as CommonJS. Made here, since the repository's type-check would take it for CommonJS too.
+const commonjs = mkdtempSync(join(tmpdir(), 'mcp-commonjs-'));
+writeFileSync(join(commonjs, 'package.json'), JSON.stringify({ name: 'a-commonjs-project', version: '1.0.0', type: 'commonjs' }));
+writeFileSync(join(commonjs, 'adapter.ts'), "import { client } from 'my-client';\n\nexport default client;\n");
+afterAll(() => rmSync(commonjs, { recursive: true, force: true }));
+
 describe('each bad input is one line on stderr and exit code 2', () => {
   const modules = './clients/process/testdata/modules';
   test.concurrent.for([
@@ -161,6 +168,12 @@ describe('each bad input is one line on stderr and exit code 2', () => {
       { MCP_CONFORMANCE_HELLO_TIMEOUT_MS: String(time.ms.react) },
       // An override is scaled like every base (MCP_CONFORMANCE_TIME_SCALE, if the tests run with one).
       `client "${NODE} ${rel(MISBEHAVING)} --no-hello" printed no hello within ${basePolicy(readSettings({ ...process.env, MCP_CONFORMANCE_HELLO_TIMEOUT_MS: String(time.ms.react) })).ms.hello} ms (does it flush stdout after each line?)`,
+    ],
+    [
+      'a .ts module with import and export in a CommonJS project',
+      ['--adapter', join(commonjs, 'adapter.ts')],
+      {},
+      `adapter module ${join(commonjs, 'adapter.ts')} failed to load: SyntaxError: Cannot use import statement outside a module (Node loads ${join(commonjs, 'adapter.ts')} as CommonJS: ${join(commonjs, 'package.json')} has "type": "commonjs"); rename it to adapter.mts, an ES module whatever the package.json says (\`mcp-client-conformance init\` writes my-adapter.mts), or set "type": "module" in ${join(commonjs, 'package.json')}`,
     ],
     ['a program that does not exist', ['--adapter-command', 'no-such-program-anywhere'], {}, 'cannot start client "no-such-program-anywhere": spawn no-such-program-anywhere ENOENT'],
     ['both --adapter and --adapter-command', ['--adapter', 'reference', '--adapter-command', 'python3 x.py'], {}, 'give --adapter or --adapter-command, not both'],
