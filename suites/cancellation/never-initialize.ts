@@ -1,10 +1,11 @@
 import { CLOCK_SLACK_MS, type TimePolicy } from '../../config/time.ts';
 import { L } from '../../protocol/revisions.ts';
 import { slowResponses } from '../../servers/personalities/slow-responses.ts';
-import { check, checkInTime, clientCompleted, precondition, timeRanOut, unexercised } from '../checks.ts';
+import { check, clientCompleted, precondition, unexercised } from '../checks.ts';
 import { connectingOf, connectObserved } from '../connecting.ts';
 import { answerAt } from '../negotiation/support.ts';
 import { describeOutcome, holdsWithin, type Outcome } from '../outcome.ts';
+import { checkInTime, timeRanOut } from '../deadlines.ts';
 import { defineScenario, type Evidence } from '../scenario.ts';
 import type { WireExchange } from '../../servers/wire-record.ts';
 import { cancellation, timeouts } from '../spec.ts';
