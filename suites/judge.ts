@@ -55,6 +55,9 @@ export function judgeCase(scenario: Scenario, record: CaseRecord, strict = false
   checks = judgedAgainstLoad(checks, time, load, firstReactMs === undefined ? undefined : { firstReactMs, atFirst: (first) => scenario.judge({ ...evidence, time: first }) });
   checks = keptFromByClient(checks, record);
   if (record.interrupted !== undefined) checks.unshift(precondition(CLIENT_RUNNING, overStdio ? onStdio(scenario.source.spec, revision) : scenario.source.spec, false, record.interrupted, [], { lasting: true }));
+  // Each finding cites its own transport's section: a judge shared with an HTTP scenario (a twin) that cites Streamable
+  // HTTP or HTTP+SSE is, in a stdio case, the stdio transport's rule in the same words (spec.ts onStdio).
+  if (overStdio) checks = checks.map((c) => ({ ...c, spec: onStdio(c.spec, revision) }));
   checks = cappedAt(checks, scenario.source.spec.level);
   let verdict = verdictOf(checks, strict);
   let reason = reasonOf(checks, verdict);

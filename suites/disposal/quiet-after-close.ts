@@ -120,7 +120,7 @@ export const quietAfterClose = defineScenario({
     return [
       precondition(
         'close-reached',
-        shutdown(revision, 'after shutdown nothing more is sent', 'SHOULD'),
+        shutdownFor(evidence)(revision, 'after shutdown nothing more is sent', 'SHOULD'),
         closeFromSeq !== undefined && !kept.keptForTheCall,
         closeFromSeq === undefined
           ? 'the script did not reach close() with the slow call running on the server'
