@@ -512,6 +512,26 @@ describe('a gap no load can explain', () => {
   });
 });
 
+describe('a stdio connect given up whose close hangs on a server ignoring EOF', () => {
+  test('is reported as that close, citing the stdio shutdown sequence, and judged at once when no load explains the missing SIGTERM', async () => {
+    const { BROKEN_ADAPTERS } = await import('../clients/index.ts');
+    const { judgeCase } = await import('./judge.ts');
+    const waitsOnExit = BROKEN_ADAPTERS.find((v) => v.name === 'broken-connect-waits-on-exit')!;
+    const scenario = (await import('./index.ts')).SCENARIOS.find((s) => s.id === 'stdio/never-initialize')!;
+    const result = await runScenario(scenario, waitsOnExit, '2025-11-25', { time: provisionally(timePolicy(), true) });
+    const record = result.record!;
+    const judged = (stalledMs: number) => judgeCase(scenario, { ...record, evidence: { ...record.evidence, machine: { idleShare: 0, stalledMs } } });
+    const quiet = judged(0);
+    const gaveUp = quiet.checks.find((c) => c.name === 'connect-gives-up')!;
+    expect(gaveUp, explain(result)).toMatchObject({ outcome: 'fail', detail: expect.stringMatching(/^its close hung/) });
+    expect(gaveUp.spec.url).toMatch(/basic\/lifecycle#stdio$/);
+    expect(gaveUp.detail).not.toContain('never gave up its connect');
+    expect(quiet.moreTimeMayChange).toBe(false);
+    // A machine that held this process up for longer than the missing SIGTERM's lateness: time ran out, run again.
+    expect(judged(record.evidence.time.ms.operation).moreTimeMayChange).toBe(true);
+  });
+});
+
 describe('the level cap', () => {
   test('no scenario is sourced at MAY: its level caps every check, so none of them could fail', async () => {
     const { SCENARIOS } = await import('./index.ts');
