@@ -611,6 +611,12 @@ export const VARIANT_SPECS: readonly VariantSpec[] = [
     breaks: ['retry/no-fallback-after-unsupported-answer'],
   },
   {
+    name: 'broken-no-request-timeout',
+    rule: 'applyRequestTimeout',
+    description: 'Reference client with no request timeout at all: it ignores the timeout an operation is given, so a server that never answers holds the call for ever',
+    breaks: ['cancellation/silent-server', 'cancellation/timeout-cancels', 'cancellation/progress-resets-timeout', 'json-responses/timeout-cancels', 'stdio/timeout-cancels', 'stdio/progress-resets-timeout'],
+  },
+  {
     name: 'broken-connect-waits-on-exit',
     rule: 'connectGivesUpAtOnce',
     description: "Reference client whose stdio connect, giving up, closes the server's stdin and waits for it to exit before it rejects, with no signal: a server that ignores EOF holds the connect (and dispose) for as long as it runs",
