@@ -49,6 +49,22 @@ export function closeBoundMs(time: TimePolicy, clientTimeoutMs: number): number 
   return Math.max(time.ms.operation, clientTimeoutMs + 4 * time.ms.react);
 }
 
+/**
+ * How long a stdio client is told to wait at each step of its shutdown (ConnectOptions.shutdownGraceMs): after closing
+ * the server's stdin, and after SIGTERM. Two reaction times: a server that exits on EOF has done so long before.
+ */
+export function stdioShutdownGraceMs(time: TimePolicy): number {
+  return 2 * time.ms.react;
+}
+
+/**
+ * The bound on one close(): an operation's, and over stdio two graces more, for a shutdown that waits after closing
+ * stdin and after SIGTERM (a client with fixed graces of its own, as the official SDKs' 2 s, fits at scale 1).
+ */
+export function stdioCloseBoundMs(time: TimePolicy, overStdio: boolean): number {
+  return time.ms.operation + (overStdio ? 2 * stdioShutdownGraceMs(time) : 0);
+}
+
 /** How much larger than its measured start-up a client's start-up bound is: room for a slower moment under load. */
 export const STARTUP_HEADROOM = 2;
 

@@ -4,11 +4,11 @@
 // slower of the two kept; config/time.ts turns it into the `startup` bound. Per transport: over stdio the connect
 // includes launching the server (a process that loads its SDK), so stdio cases are sized by a stdio connect.
 import type { ClientAdapter, ClientUnderTest, Negotiation, Transport } from '../clients/adapter.ts';
-import type { TimePolicy } from '../config/time.ts';
+import { stdioShutdownGraceMs, type TimePolicy } from '../config/time.ts';
 import { REVISIONS, isModern, type Revision } from '../protocol/revisions.ts';
 import { startReferenceServer } from '../servers/server.ts';
 import { startStdioServer } from '../servers/stdio/harness.ts';
-import { stdioShutdownGraceMs } from './scenario.ts';
+
 
 /** Runs measured: the slower one counts. */
 const RUNS = 2;

@@ -3,9 +3,9 @@
 // the runner's own rules give the checks, the verdict and its reason. Pure: no I/O, no clock, no server. The runner,
 // the self-test's doctored proofs and `--rejudge` (a saved run judged again, api/index.ts) all call `judgeCase`, so
 // what the proofs test is the assembly the matrix uses.
-import { provisionally, type TimePolicy } from '../config/time.ts';
-import { check, checkInTime, precondition, promptAtFirstBound } from './checks.ts';
-import { describeLoad, latenessLoadExplains, machineWasQuiet } from './outcome.ts';
+import type { TimePolicy } from '../config/time.ts';
+import { check, precondition } from './checks.ts';
+import { checkInTime, judgedAgainstLoad, moreTimeMayChange } from './deadlines.ts';
 import { transportOf } from './plan.ts';
 import { schemaCheck } from './schema.ts';
 import { onStdio, shutdown, stdioShutdown } from './spec.ts';
@@ -22,6 +22,8 @@ export interface Judgement {
   checks: Check[];
   verdict: Verdict;
   reason?: string;
+  /** Larger bounds could change the verdict (deadlines.ts moreTimeMayChange): the runner runs the case again exactly then. */
+  moreTimeMayChange: boolean;
 }
 
 /** A record with nothing found at clean-up and nothing said by the adapter: how a doctored proof judges bare evidence. */
@@ -47,12 +49,15 @@ export function judgeCase(scenario: Scenario, record: CaseRecord, strict = false
   const { machine: load, ...asLeft } = evidence;
   let checks = completedCleanly(judged(scenario, asLeft), ending, revision, time, shutdownRule);
   checks.push(...ending.findings);
-  if (record.firstReactMs !== undefined && record.firstReactMs < time.ms.react && load !== undefined) {
-    const first: TimePolicy = { ...provisionally(time, false), ms: { ...time.ms, react: record.firstReactMs } };
-    checks = promptAtFirstBound(checks, scenario.judge({ ...evidence, time: first }), machineWasQuiet(load, first), describeLoad(load), record.firstReactMs, latenessLoadExplains(load, first));
-  }
+  // Lateness with the machine's load at hand (deadlines.ts): what no load explains is the client's at once, and on a
+  // rerun promptness is the first run's bound.
+  const { firstReactMs } = record;
+  checks = judgedAgainstLoad(checks, time, load, firstReactMs === undefined ? undefined : { firstReactMs, atFirst: (first) => scenario.judge({ ...evidence, time: first }) });
   checks = keptFromByClient(checks, record);
   if (record.interrupted !== undefined) checks.unshift(precondition(CLIENT_RUNNING, overStdio ? onStdio(scenario.source.spec, revision) : scenario.source.spec, false, record.interrupted, [], { lasting: true }));
+  // Each finding cites its own transport's section: a judge shared with an HTTP scenario (a twin) that cites Streamable
+  // HTTP or HTTP+SSE is, in a stdio case, the stdio transport's rule in the same words (spec.ts onStdio).
+  if (overStdio) checks = checks.map((c) => ({ ...c, spec: onStdio(c.spec, revision) }));
   checks = cappedAt(checks, scenario.source.spec.level);
   let verdict = verdictOf(checks, strict);
   let reason = reasonOf(checks, verdict);
@@ -65,7 +70,7 @@ export function judgeCase(scenario: Scenario, record: CaseRecord, strict = false
   } else if (verdict === 'inconclusive' && evidence.clientError !== undefined) {
     reason = `${reason ?? 'not judged'} (the client failed: ${evidence.clientError})`;
   }
-  return { checks, verdict, ...(reason !== undefined ? { reason } : {}) };
+  return { checks, verdict, ...(reason !== undefined ? { reason } : {}), moreTimeMayChange: moreTimeMayChange(verdict, checks) };
 }
 
 /**
@@ -94,7 +99,7 @@ function completedCleanly(checks: Check[], ending: Ending, revision: Evidence['r
   if (problems.length === 0) return checks;
   const detail = `close() or dispose() did not end cleanly: ${problems.join('; ')}`;
   const rule = shutdownRule(revision, 'the client ends its connections and releases what it holds when told to (close() and dispose() settle)', 'MUST');
-  // A close that only ran out of its bound is a deadline missed (checkInTime): on a provisional run, time ran out.
+  // A close that only ran out of its bound is a deadline missed (deadlines.ts checkInTime): on a provisional run, time ran out.
   const failed = (spec: Check['spec'], text: string): Check => (ending.onlyHangs ? checkInTime(time, CLIENT_COMPLETED, spec, 'late', text) : check(CLIENT_COMPLETED, spec, false, text));
   const index = checks.findIndex((c) => c.name === CLIENT_COMPLETED);
   if (index === -1) return [failed(rule, detail), ...checks];

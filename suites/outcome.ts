@@ -5,10 +5,10 @@
 // (its handler running, aborted).
 import { readFileSync } from 'node:fs';
 import { cpus } from 'node:os';
-import { ATTEMPT_GROWTH, MAX_ATTEMPTS, QUIET_MACHINE, type TimePolicy } from '../config/time.ts';
+import type { TimePolicy } from '../config/time.ts';
 import type { FixtureState, ToolRun } from '../servers/fixtures.ts';
 import type { ExchangeRecord, WireExchange } from '../servers/wire-record.ts';
-import { check, checkInTime, type InTime } from './checks.ts';
+import { checkInTime } from './deadlines.ts';
 import type { Check, DoctoredProof, Evidence, MachineLoad, SpecRef } from './scenario.ts';
 
 // — what a client threw —
@@ -170,23 +170,6 @@ export function watchMachine(): { stop(): MachineLoad } {
   };
 }
 
-/** Whether a client that was late on this machine was late by itself (config/time.ts QUIET_MACHINE), or may have been held up by the machine. */
-export function machineWasQuiet(load: MachineLoad, time: TimePolicy): boolean {
-  return load.idleShare >= QUIET_MACHINE.idleShare && load.stalledMs <= time.ms.react * QUIET_MACHINE.stallShareOfReact;
-}
-
-/**
- * The most lateness a busy machine could account for: the longest this process was held up, stretched as far as the
- * suite stretches a case's bounds for load over its reruns (ATTEMPT_GROWTH per attempt), plus the hold-up a quiet
- * machine may show anyway (QUIET_MACHINE). A client later than that was late by itself, whatever the load.
- */
-export function latenessLoadExplains(load: MachineLoad, time: TimePolicy): number {
-  return load.stalledMs * ATTEMPT_GROWTH ** (MAX_ATTEMPTS - 1) + time.ms.react * QUIET_MACHINE.stallShareOfReact;
-}
-
-/** The load in a few words, for a check's detail. */
-export const describeLoad = (load: MachineLoad): string => `${Math.round(load.idleShare * 100)}% of the CPUs idle, this process held up ${load.stalledMs} ms at most`;
-
 const elapsed = (since: number) => Math.round(performance.now() - since);
 
 function textOf(value: unknown): string {
@@ -217,15 +200,6 @@ export function describeOutcome(outcome: Outcome | undefined, what: string): str
 /** Rejected (an error reached the caller) within `ms` of the moment of interest. */
 export function rejectedWithin(outcome: Outcome | undefined, ms: number): boolean {
   return outcome?.state === 'rejected' && outcome.afterMs <= ms;
-}
-
-/**
- * The same as a deadline (checks.ts `checkInTime`): rejected within `ms`; resolved (or not observed): broken whatever
- * the time; still pending, or rejected after `ms`: late.
- */
-export function rejectedInTime(outcome: Outcome | undefined, ms: number): InTime {
-  if (outcome === undefined || outcome.state === 'resolved') return false;
-  return rejectedWithin(outcome, ms) || 'late';
 }
 
 // — the server side of an operation —

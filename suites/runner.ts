@@ -15,14 +15,14 @@ import type { Revision } from '../protocol/revisions.ts';
 import { startReferenceServer } from '../servers/server.ts';
 import { isAlive, startStdioServer, type StdioReferenceServer } from '../servers/stdio/harness.ts';
 import { basePolicy, settings } from '../config/settings.ts';
-import { ATTEMPT_GROWTH, CLOCK_SLACK_MS, MAX_ATTEMPTS, provisionally, scaledBy, type TimePolicy } from '../config/time.ts';
+import { ATTEMPT_GROWTH, CLOCK_SLACK_MS, MAX_ATTEMPTS, provisionally, scaledBy, stdioCloseBoundMs, stdioShutdownGraceMs, type TimePolicy } from '../config/time.ts';
 import { calibrate } from './calibration.ts';
-import { check, timeMayCure } from './checks.ts';
+import { check } from './checks.ts';
 import { judgeCase } from './judge.ts';
 import { ClientHung, ClientMisbehaved, describeError, describeValue, watchMachine } from './outcome.ts';
 import { transportOf } from './plan.ts';
 import { shutdown, stdioShutdown } from './spec.ts';
-import { stdioCloseBoundMs, stdioShutdownGraceMs, type Attempt, type CaseRecord, type Check, type Ending, type Evidence, type Scenario, type ScenarioContext, type ScenarioResult, type ServerSetup } from './scenario.ts';
+import { type Attempt, type CaseRecord, type Check, type Ending, type Evidence, type Scenario, type ScenarioContext, type ScenarioResult, type ServerSetup } from './scenario.ts';
 
 export { CLIENT_COMPLETED, CLIENT_RUNNING } from './judge.ts';
 
@@ -35,7 +35,7 @@ export interface RunOptions {
   operationTimeoutMs?: number;
   /** Names the case for the adapter (logs, out-of-process clients); default `scenario@revision`. */
   caseId?: string;
-  /** The react bound of the case's first run, when this is a rerun with larger bounds (runCase): promptness is judged by it (checks.ts `promptAtFirstBound`). */
+  /** The react bound of the case's first run, when this is a rerun with larger bounds (runCase): promptness is judged by it (deadlines.ts `promptAtFirstBound`). */
   firstReactMs?: number;
 }
 
@@ -205,10 +205,15 @@ export function bounded<T>(operation: Promise<T>, what: string, timeoutMs: numbe
 }
 
 export async function runScenario(scenario: Scenario, adapter: ClientAdapter, revision: Revision, options: RunOptions = {}): Promise<ScenarioResult> {
+  return (await runJudged(scenario, adapter, revision, options)).result;
+}
+
+/** One run of a case, with the judge's word on whether larger bounds could change its verdict (runCase reads it). */
+async function runJudged(scenario: Scenario, adapter: ClientAdapter, revision: Revision, options: RunOptions): Promise<{ result: ScenarioResult; moreTimeMayChange: boolean }> {
   const started = performance.now();
   const identity = { scenarioId: scenario.id, adapter: adapter.name, revision };
   const reason = notApplicable(scenario, adapter, revision);
-  if (reason) return { ...identity, verdict: 'n/a', reason, checks: [], durationMs: 0 };
+  if (reason) return { result: { ...identity, verdict: 'n/a', reason, checks: [], durationMs: 0 }, moreTimeMayChange: false };
 
   const base = options.time ?? basePolicy();
   const time: TimePolicy = options.operationTimeoutMs === undefined ? base : { ...base, ms: { ...base.ms, operation: options.operationTimeoutMs } };
@@ -386,8 +391,8 @@ export async function runScenario(scenario: Scenario, adapter: ClientAdapter, re
     ...(interrupted !== undefined ? { interrupted } : {}),
     ...(options.firstReactMs !== undefined ? { firstReactMs: options.firstReactMs } : {}),
   };
-  const { checks, verdict, reason: why } = judgeCase(scenario, record, options.strict);
-  return {
+  const { checks, verdict, reason: why, moreTimeMayChange } = judgeCase(scenario, record, options.strict);
+  const result: ScenarioResult = {
     ...identity,
     verdict,
     ...(why !== undefined ? { reason: why } : {}),
@@ -396,6 +401,7 @@ export async function runScenario(scenario: Scenario, adapter: ClientAdapter, re
     record,
     durationMs: performance.now() - started,
   };
+  return { result, moreTimeMayChange };
 }
 
 /** The authorization server a personality of the case's server runs (servers/authorization/), as the evidence's lane of its own. */
@@ -415,12 +421,12 @@ function askInterrupted(adapter: ClientAdapter, caseId: string): string | undefi
 }
 
 /**
- * Runs a case as the suites do: with the client's calibrated time policy (suites/calibration.ts), and, while it comes
- * out inconclusive for a reason that more time may cure, again with bounds twice as large, at most MAX_ATTEMPTS runs
- * in all. The result is the last run's, with the earlier runs in `attempts`. Every run but the last is provisional
- * (a deadline missed there is inconclusive, checks.ts `checkInTime`), so lateness is judged only with the largest
- * bounds. A case inconclusive for a lasting reason (checks.ts `timeMayCure`: the client process is dead, the adapter
- * cannot drive the rule) is not run again: more time cannot change it.
+ * Runs a case as the suites do: with the client's calibrated time policy (suites/calibration.ts), and, while the judge
+ * says larger bounds could change its verdict (deadlines.ts `moreTimeMayChange`: inconclusive because time ran out,
+ * nothing lasting keeping it so), again with bounds twice as large, at most MAX_ATTEMPTS runs in all. The result is the
+ * last run's, with the earlier runs in `attempts`. Every run but the last is provisional (a deadline missed there is
+ * inconclusive, deadlines.ts `checkInTime`, unless no load explains it), so lateness is judged firmly with the largest
+ * bounds. A pass, a fail or a warn is never run again: no time can change what the client did.
  */
 export async function runCase(scenario: Scenario, adapter: ClientAdapter, revision: Revision, options: Omit<RunOptions, 'time'> & { time?: TimePolicy } = {}): Promise<ScenarioResult> {
   if (notApplicable(scenario, adapter, revision)) return runScenario(scenario, adapter, revision, options);
@@ -430,8 +436,8 @@ export async function runCase(scenario: Scenario, adapter: ClientAdapter, revisi
   for (let attempt = 1; ; attempt++) {
     const caseId = attempt === 1 ? `${scenario.id}@${revision}` : `${scenario.id}@${revision}#${attempt}`;
     // Every run but the last is provisional: a deadline it misses is "time ran out", for the next run to judge.
-    const result = await runScenario(scenario, adapter, revision, { ...options, time: provisionally(time, attempt < MAX_ATTEMPTS), caseId, ...(attempt > 1 ? { firstReactMs: firstReact } : {}) });
-    const again = result.verdict === 'inconclusive' && attempt < MAX_ATTEMPTS && timeMayCure(result.checks);
+    const { result, moreTimeMayChange } = await runJudged(scenario, adapter, revision, { ...options, time: provisionally(time, attempt < MAX_ATTEMPTS), caseId, ...(attempt > 1 ? { firstReactMs: firstReact } : {}) });
+    const again = moreTimeMayChange && attempt < MAX_ATTEMPTS;
     if (!again) return attempts.length > 0 ? { ...result, attempts } : result;
     attempts.push({ verdict: result.verdict, ...(result.reason !== undefined ? { reason: result.reason } : {}), scale: time.scale });
     time = scaledBy(time, ATTEMPT_GROWTH);

@@ -35,22 +35,6 @@ export interface StdioServerSetup {
   personalities?: StdioPersonality[];
 }
 
-/**
- * How long a stdio client is told to wait at each step of its shutdown (ConnectOptions.shutdownGraceMs): after closing
- * the server's stdin, and after SIGTERM. Two reaction times: a server that exits on EOF has done so long before.
- */
-export function stdioShutdownGraceMs(time: TimePolicy): number {
-  return 2 * time.ms.react;
-}
-
-/**
- * The bound on one close(): an operation's, and over stdio two graces more, for a shutdown that waits after closing
- * stdin and after SIGTERM (a client with fixed graces of its own, as the official SDKs' 2 s, fits at scale 1).
- */
-export function stdioCloseBoundMs(time: TimePolicy, overStdio: boolean): number {
-  return time.ms.operation + (overStdio ? 2 * stdioShutdownGraceMs(time) : 0);
-}
-
 export interface Scenario<State = unknown> {
   /** Stable `suite/name`. */
   id: string;
@@ -249,7 +233,7 @@ export interface Check {
    * of its shape never meets (`shape`: the case is n/a); absent, the suite could not set the case up (checks.ts UnmetBy).
    */
   unmetBy?: 'client' | 'shape';
-  /** How far past its deadline a late rule held, when the judge measured it (checks.ts checkInTime): lateness no load could explain is judged firmly. */
+  /** How far past its deadline a late rule held, when the judge measured it (deadlines.ts checkInTime): lateness no load could explain is judged firmly, at once. */
   lateByMs?: number;
   /** Inconclusive for a reason more time cannot change (the client process is dead, the adapter contract cannot drive the rule): runCase does not run the case again for it. */
   lasting?: true;

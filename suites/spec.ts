@@ -132,10 +132,14 @@ export function stdioShutdown(revision: Revision, section: string, level: Level)
   return spec(specUrl(revision, 'basic/lifecycle', 'stdio'), `Lifecycle › Shutdown › stdio: ${section}`, level);
 }
 
-/** Whether a citation is of an HTTP transport's section: Streamable HTTP (its page, or the legacy transports page's), HTTP with SSE. */
+/**
+ * Whether a citation is of an HTTP transport's section: Streamable HTTP (its page, or a section of the legacy transports
+ * page other than stdio's), HTTP with SSE. The transports page's opening (no section: JSON-RPC messages are UTF-8) is
+ * every transport's.
+ */
 export function citesHttpTransport(ref: SpecRef): boolean {
   const page = ref.url.replace(/^https:\/\/modelcontextprotocol\.io\/specification\/[^/]+\//, '');
-  return page.startsWith('basic/transports/streamable-http') || (/^basic\/transports(#|$)/.test(page) && page !== 'basic/transports#stdio') || /Streamable HTTP|HTTP with SSE/.test(ref.section);
+  return page.startsWith('basic/transports/streamable-http') || (/^basic\/transports#/.test(page) && page !== 'basic/transports#stdio') || /Streamable HTTP|HTTP with SSE/.test(ref.section);
 }
 
 /**

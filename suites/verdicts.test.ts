@@ -5,8 +5,9 @@ import { handshakeOrder } from './negotiation/handshake-order.ts';
 import { deleteIssuedSession } from './disposal/delete-issued-session.ts';
 import { timePolicy, provisionally } from '../config/time.ts';
 import { referenceClient } from '../clients/reference/index.ts';
-import { checkInTime, clientCompleted, precondition, promptAtFirstBound, timeMayCure } from './checks.ts';
-import { machineWasQuiet, watchMachine } from './outcome.ts';
+import { clientCompleted, precondition } from './checks.ts';
+import { watchMachine } from './outcome.ts';
+import { checkInTime, machineWasQuiet, promptAtFirstBound, timeMayCure } from './deadlines.ts';
 import { progressResetsTimeout } from './cancellation/progress-resets-timeout.ts';
 import { sdkV1StreamableHttp } from '../clients/sdk-v1.ts';
 import { legacyNotification } from './cancellation/legacy-notification.ts';
@@ -457,8 +458,77 @@ describe('a gap no load can explain', () => {
     const lastWrite = (p: NonNullable<Evidence['stdio']>['processes'][number]) => p.stdout.filter((chunk) => chunk.at <= p.stdinEofAt!).at(-1)!.at;
     // Closed and signalled at once, a moment after the last answer: no wait, whatever the load.
     expect(waited((p) => ({ eof: lastWrite(p) + 1, term: lastWrite(p) + 1 }))).toMatchObject({ outcome: 'fail', detail: expect.stringContaining('so no wait at all') });
-    // Both seen in one turn long after the answer (a server held up): the client may have waited; time ran out.
-    expect(waited((p) => ({ eof: lastWrite(p) + 4 * wait, term: lastWrite(p) + 4 * wait }))).toMatchObject({ outcome: 'inconclusive' });
+    // Both seen in one turn long after the answer (a server held up): the client may have waited; time ran out — for
+    // the scenario's judge, which never reads the load, and says how short of a wait the gap fell.
+    const oneTurn = (p: NonNullable<Evidence['stdio']>['processes'][number]) => ({ eof: lastWrite(p) + 4 * wait, term: lastWrite(p) + 4 * wait });
+    expect(waited(oneTurn)).toMatchObject({ outcome: 'inconclusive', lateByMs: wait });
+  });
+
+  test('judged with the load: a 0 ms gap on a machine that held nothing up fails at once (no rerun); one a held-up machine explains runs again', async () => {
+    const { judgeCase } = await import('./judge.ts');
+    const result = await runScenario(stdioShutdownSequence, referenceClient, '2025-11-25');
+    expect(result.verdict, explain(result)).toBe('pass');
+    const record = result.record!;
+    const provisional = provisionally(record.evidence.time, true);
+    const wait = sigtermWaitMs(provisional);
+    const processes = record.evidence.stdio!.processes.map((p) => {
+      if (p.stdinEofAt === undefined) return p;
+      // Stdin closed and SIGTERM seen in one turn, long after the last answer: a 0 ms gap.
+      const at = p.stdout.filter((chunk) => chunk.at <= p.stdinEofAt!).at(-1)!.at + 4 * wait;
+      return { ...p, stdinEofAt: at, signals: p.signals.map((signal) => (signal.signal === 'SIGTERM' ? { ...signal, at } : signal)) };
+    });
+    const judged = (stalledMs: number) =>
+      judgeCase(stdioShutdownSequence, { ...record, evidence: { ...record.evidence, time: provisional, machine: { idleShare: 0, stalledMs }, stdio: { ...record.evidence.stdio!, processes } } });
+    const quiet = judged(0);
+    expect(quiet.checks.find((c) => c.name === 'waited-before-sigterm')).toMatchObject({ outcome: 'fail', detail: expect.stringContaining("more than the") });
+    expect(quiet.verdict).toBe('warn');
+    expect(quiet.moreTimeMayChange).toBe(false);
+    // This process held up for as long as the wait: the server may have been too, so time ran out and the case runs again.
+    const busy = judged(wait);
+    expect(busy.checks.find((c) => c.name === 'waited-before-sigterm')).toMatchObject({ outcome: 'inconclusive' });
+    expect(busy.moreTimeMayChange).toBe(true);
+  });
+
+  test('a close with a fixed bound of its own past the scenario’s (a 5 s timeout whatever it is told) is late on any machine: failed on the first run, not run again', async () => {
+    const { judgeCase } = await import('./judge.ts');
+    const { closeWithHungDelete, bounds } = await import('./disposal/close-with-hung-delete.ts');
+    const result = await runScenario(closeWithHungDelete, referenceClient, '2025-11-25');
+    expect(result.verdict, explain(result)).toBe('pass');
+    const record = result.record!;
+    const provisional = provisionally(record.evidence.time, true);
+    const { settleMs } = bounds(provisional);
+    const closedAfter = (afterMs: number, stalledMs: number) =>
+      judgeCase(closeWithHungDelete, {
+        ...record,
+        evidence: { ...record.evidence, time: provisional, machine: { idleShare: 0, stalledMs }, observed: { ...record.evidence.observed, close: { state: 'resolved', afterMs } } },
+      });
+    const fixed = closedAfter(Math.max(5_000, settleMs + 4 * provisional.ms.react), 20);
+    expect(fixed.checks.find((c) => c.name === 'close-settled')).toMatchObject({ outcome: 'fail' });
+    expect(fixed.moreTimeMayChange).toBe(false);
+    // Just past the bound, on a machine that held this process up: the machine's doing maybe, so it runs again.
+    const justPast = closedAfter(settleMs + 10, 20);
+    expect(justPast.checks.find((c) => c.name === 'close-settled')).toMatchObject({ outcome: 'inconclusive' });
+    expect(justPast.moreTimeMayChange).toBe(true);
+  });
+});
+
+describe('a stdio connect given up whose close hangs on a server ignoring EOF', () => {
+  test('is reported as that close, citing the stdio shutdown sequence, and judged at once when no load explains the missing SIGTERM', async () => {
+    const { BROKEN_ADAPTERS } = await import('../clients/index.ts');
+    const { judgeCase } = await import('./judge.ts');
+    const waitsOnExit = BROKEN_ADAPTERS.find((v) => v.name === 'broken-connect-waits-on-exit')!;
+    const scenario = (await import('./index.ts')).SCENARIOS.find((s) => s.id === 'stdio/never-initialize')!;
+    const result = await runScenario(scenario, waitsOnExit, '2025-11-25', { time: provisionally(timePolicy(), true) });
+    const record = result.record!;
+    const judged = (stalledMs: number) => judgeCase(scenario, { ...record, evidence: { ...record.evidence, machine: { idleShare: 0, stalledMs } } });
+    const quiet = judged(0);
+    const gaveUp = quiet.checks.find((c) => c.name === 'connect-gives-up')!;
+    expect(gaveUp, explain(result)).toMatchObject({ outcome: 'fail', detail: expect.stringMatching(/^its close hung/) });
+    expect(gaveUp.spec.url).toMatch(/basic\/lifecycle#stdio$/);
+    expect(gaveUp.detail).not.toContain('never gave up its connect');
+    expect(quiet.moreTimeMayChange).toBe(false);
+    // A machine that held this process up for longer than the missing SIGTERM's lateness: time ran out, run again.
+    expect(judged(record.evidence.time.ms.operation).moreTimeMayChange).toBe(true);
   });
 });
 

@@ -7,7 +7,7 @@ import { SSE_PATH } from '../servers/eras/http-sse.ts';
 import { MCP_PATH } from '../servers/eras/streamable-http.ts';
 import type { StdioExchange } from '../servers/stdio/record.ts';
 import type { ExchangeRecord, JsonRpcMessage, SentMessage, ServerMessage, WireExchange } from '../servers/wire-record.ts';
-import type { InTime } from './checks.ts';
+import type { InTime } from './deadlines.ts';
 import type { Evidence } from './scenario.ts';
 
 /** Every JSON-RPC message the client sent, in arrival order, with its exchange. */

@@ -95,8 +95,9 @@ export class ReferenceConnection implements ClientConnection {
     const controller = new AbortController();
     const call = new Call(method, params, idempotent, controller.signal);
     const entry: InFlight = { call, controller };
+    // A client with no request timeout at all ignores the one it is given: a silent server holds the call for ever.
     const deadline =
-      options.timeoutMs === undefined ? undefined : new Deadline(options.timeoutMs, () => new RequestTimeoutError(`${method} timed out after ${options.timeoutMs} ms`));
+      options.timeoutMs === undefined || !this.rules.applyRequestTimeout ? undefined : new Deadline(options.timeoutMs, () => new RequestTimeoutError(`${method} timed out after ${options.timeoutMs} ms`));
     // Progress restarting the clock with no maximum: the one thing the spec asks not to do.
     if (deadline !== undefined && !this.rules.enforceMaximumTimeout) call.onProgress = () => deadline.restart();
     const onCallerAbort = () => controller.abort(callerSignal?.reason ?? new RequestCancelledError(`${method} was cancelled`));

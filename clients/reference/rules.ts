@@ -53,6 +53,7 @@ export interface ReferenceRules {
   settleOnCancel: boolean;
   cancelOnlyTheAbortedCall: boolean;
   enforceMaximumTimeout: boolean;
+  applyRequestTimeout: boolean;
   // — HTTP+SSE (2024-11-05) fallback —
   fallbackOnlyOn400404405: boolean;
   fallbackOnlyBeforeInitialize: boolean;
@@ -283,6 +284,10 @@ export const RULES: Record<RuleName, RuleDoc> = {
   enforceMaximumTimeout: {
     does: 'timeoutMs bounds the whole request: progress notifications never extend it',
     source: 'basic/utilities/cancellation.mdx › Timeouts (SHOULD enforce a maximum timeout regardless of progress)',
+  },
+  applyRequestTimeout: {
+    does: 'a request given a timeout (timeoutMs) is given up at it, whatever the server sends or never sends: a silent server never holds a call',
+    source: 'basic/lifecycle.mdx › Timeouts (SHOULD establish timeouts for all sent requests); issue 28',
   },
   fallbackOnlyOn400404405: {
     does: 'falls back to HTTP+SSE only when the initialize POST is answered 400, 404 or 405 (never 401/403), and not when that answer is a modern error or a JSON-RPC answer to the initialize',

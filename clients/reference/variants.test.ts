@@ -455,6 +455,20 @@ const ON_THE_WIRE: Record<RuleName, () => Promise<void>> = {
     const intervalMs = Math.round(timeoutMs / 5);
     expect(await connection.callTool('progress', { steps: 10, intervalMs }, { timeoutMs })).toMatchObject({ content: [{ text: 'completed 10/10' }] });
   },
+  async applyRequestTimeout() {
+    // The server holds the call far past its timeout: the broken client is still waiting when the timeout has long passed.
+    const server = await serve('2025-11-25', [slowResponses({ method: 'tools/call', ms: 10_000, count: 1 })]);
+    const connection = await broken('applyRequestTimeout').connect(server.url, CONNECT);
+    const timeoutMs = POLICY.ms.react;
+    let settled = false;
+    void connection.callTool('echo', { text: 'hello' }, { timeoutMs }).then(
+      () => (settled = true),
+      () => (settled = true),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 3 * timeoutMs));
+    expect(settled).toBe(false);
+    await connection.close();
+  },
   async fallbackOnlyOn400404405() {
     const server = await serve('2025-11-25', [authErrors({ status: 401 })]);
     await rejection(broken('fallbackOnlyOn400404405').connect(server.url, CONNECT));

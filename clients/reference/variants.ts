@@ -258,19 +258,17 @@ export const VARIANT_SPECS: readonly VariantSpec[] = [
       'resume/negotiated-version-after-expiry',
       'retry/session-reestablished',
       'retry/stale-404-after-replacement',
+      // It starts no replacement session, so none can be lost: it never reaches the rule by its own doing (replacement-started).
+      'retry/replacement-session-lost',
     ],
-    unreached: {
-      'retry/replacement-session-lost': { at: S, why: 'it starts no replacement session, so none can be lost' },
-    },
   },
   {
     name: 'broken-reinitializes-with-dead-id',
     rule: 'reinitializeWithoutSessionId',
     description: 'Reference client whose replacement initialize still carries the dead session id',
-    breaks: ['resume/expired-404', 'resume/expired-400-session-message', 'resume/negotiated-version-after-expiry', 'retry/session-reestablished', 'retry/stale-404-after-replacement'],
-    unreached: {
-      'retry/replacement-session-lost': { at: S, why: 'its replacement initialize carries the dead id and is refused: no replacement session starts, so none can be lost' },
-    },
+    // Its replacement initialize carries the dead id and is refused: no replacement session starts, so none can be lost
+    // (replacement-session-lost fails replacement-started).
+    breaks: ['resume/expired-404', 'resume/expired-400-session-message', 'resume/negotiated-version-after-expiry', 'retry/session-reestablished', 'retry/stale-404-after-replacement', 'retry/replacement-session-lost'],
   },
   {
     name: 'broken-ignores-400-session-loss',
@@ -670,6 +668,12 @@ export const VARIANT_SPECS: readonly VariantSpec[] = [
     rule: 'noFallbackAfterAnsweredInitialize',
     description: 'Reference client that DELETEs the session an initialize answer naming an unsupported revision issued, and on a 404/405 to that DELETE falls back to HTTP+SSE (a GET of the URL)',
     breaks: ['retry/no-fallback-after-unsupported-answer'],
+  },
+  {
+    name: 'broken-no-request-timeout',
+    rule: 'applyRequestTimeout',
+    description: 'Reference client with no request timeout at all: it ignores the timeout an operation is given, so a server that never answers holds the call for ever',
+    breaks: ['cancellation/silent-server', 'cancellation/timeout-cancels', 'cancellation/progress-resets-timeout', 'json-responses/timeout-cancels', 'stdio/timeout-cancels', 'stdio/progress-resets-timeout'],
   },
   {
     name: 'broken-connect-waits-on-exit',

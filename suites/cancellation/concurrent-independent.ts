@@ -1,8 +1,9 @@
 import type { TimePolicy } from '../../config/time.ts';
 import { isModern, L_AND_M } from '../../protocol/revisions.ts';
 import type { WireExchange } from '../../servers/wire-record.ts';
-import { check, checkInTime, clientCompleted, precondition } from '../checks.ts';
-import { describeOutcome, holdsWithin, inFlightMs, outcomeOf, rejectedInTime, runWithin, startCall, Watched, type Outcome } from '../outcome.ts';
+import { check, clientCompleted, precondition } from '../checks.ts';
+import { describeOutcome, holdsWithin, inFlightMs, outcomeOf, runWithin, startCall, Watched, type Outcome } from '../outcome.ts';
+import { checkInTime, rejectedInTime } from '../deadlines.ts';
 import { defineScenario, type Evidence } from '../scenario.ts';
 import { cancellation, requestIds } from '../spec.ts';
 import { cancelNotifications, idOf, idsReusedInSession, label, labels, requests, sameSession, withRefusedAttemptSharingId, withThrowawaySession } from '../wire.ts';

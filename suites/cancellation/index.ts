@@ -5,6 +5,7 @@ import { legacyNotification } from './legacy-notification.ts';
 import { modernClosesStream } from './modern-closes-stream.ts';
 import { neverInitialize } from './never-initialize.ts';
 import { progressResetsTimeout } from './progress-resets-timeout.ts';
+import { silentServer } from './silent-server.ts';
 import { timeoutCancels } from './timeout-cancels.ts';
 
 /** In catalogue order (../shared/docs/scenarios.md › cancellation). */
@@ -13,6 +14,7 @@ export const CANCELLATION: readonly Scenario[] = [
   neverInitialize,
   modernClosesStream,
   timeoutCancels,
+  silentServer,
   lateResponseIgnored,
   progressResetsTimeout,
   concurrentIndependent,

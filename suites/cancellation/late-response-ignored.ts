@@ -1,8 +1,9 @@
 import type { TimePolicy } from '../../config/time.ts';
 import { L } from '../../protocol/revisions.ts';
 import type { WireExchange } from '../../servers/wire-record.ts';
-import { check, checkInTime, clientCompleted, precondition } from '../checks.ts';
-import { describeOutcome, holdsWithin, outcomeOf, rejectedInTime, startCall } from '../outcome.ts';
+import { check, clientCompleted, precondition } from '../checks.ts';
+import { describeOutcome, holdsWithin, outcomeOf, startCall } from '../outcome.ts';
+import { checkInTime, rejectedInTime } from '../deadlines.ts';
 import { defineScenario, type Evidence } from '../scenario.ts';
 import { cancellation } from '../spec.ts';
 import { answerOf, cancelNotifications, carrying, idOf, label, labels, requests, sameSession, sessionEndedAt, sessionKey, toolCallExchanges } from '../wire.ts';

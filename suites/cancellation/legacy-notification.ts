@@ -1,8 +1,9 @@
 import { HEADERS } from '../../protocol/http.ts';
 import { isHttpSse, L } from '../../protocol/revisions.ts';
 import type { WireExchange } from '../../servers/wire-record.ts';
-import { check, checkIf, checkInTime, clientCompleted } from '../checks.ts';
+import { check, checkIf, clientCompleted } from '../checks.ts';
 import { HANDLER_ABORTED_PROOF, handlerAborted } from '../outcome.ts';
+import { checkInTime } from '../deadlines.ts';
 import { defineScenario, type Evidence } from '../scenario.ts';
 import { cancellation, cancelOnTheWire, handlerSeesCancel, sessionManagement, transports } from '../spec.ts';
 import { answerOf, cancelNotifications, idOf, label, labels, requests, sameSession, toolCallExchanges, wireCancelOf } from '../wire.ts';

@@ -1,6 +1,7 @@
 import { M } from '../../protocol/revisions.ts';
-import { check, checkInTime, clientCompleted } from '../checks.ts';
+import { check, clientCompleted } from '../checks.ts';
 import { handlerAborted, type Outcome } from '../outcome.ts';
+import { checkInTime } from '../deadlines.ts';
 import { defineScenario, type Evidence } from '../scenario.ts';
 import { cancellation, sendingMessages, transports } from '../spec.ts';
 import { cancelNotifications, label, labels, toolCallExchanges } from '../wire.ts';

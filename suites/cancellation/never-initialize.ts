@@ -1,13 +1,14 @@
 import { CLOCK_SLACK_MS, type TimePolicy } from '../../config/time.ts';
 import { L } from '../../protocol/revisions.ts';
 import { slowResponses } from '../../servers/personalities/slow-responses.ts';
-import { check, checkInTime, clientCompleted, precondition, timeRanOut, unexercised } from '../checks.ts';
+import { check, clientCompleted, precondition, unexercised } from '../checks.ts';
 import { connectingOf, connectObserved } from '../connecting.ts';
 import { answerAt } from '../negotiation/support.ts';
 import { describeOutcome, holdsWithin, type Outcome } from '../outcome.ts';
+import { checkInTime, timeRanOut } from '../deadlines.ts';
 import { defineScenario, type Evidence } from '../scenario.ts';
 import type { WireExchange } from '../../servers/wire-record.ts';
-import { cancellation, timeouts } from '../spec.ts';
+import { cancellation, stdioShutdown, timeouts } from '../spec.ts';
 import { cancelNotifications, carrying, idOf, label, labels, noted } from '../wire.ts';
 
 /** The connect's timeout, and how long the server holds initialize. */
@@ -34,7 +35,18 @@ function closeOfGivenUpConnect(evidence: Evidence, held: WireExchange | undefine
   const since = `${Math.round(eofAt - held.startedAt)} ms after it wrote the initialize`;
   const signals = server.signals.filter((s) => s.at >= eofAt);
   const then = signals.length > 0 ? `signalled it ${signals.map((s) => `${s.signal} ${Math.round(s.at - eofAt)} ms later`).join(', ')}` : 'sent it no signal';
-  return { closedStdin: `it closed the server's stdin ${since}`, hung: `its close hung: the server, ignoring EOF during its slow start, was still running (the client ${then})` };
+  // No SIGTERM at all while the runner waited: it was due a grace after stdin closed, so the client was late by the
+  // rest of the wait (deadlines.ts: more than the load explains fails at once, no rerun).
+  const startedAt = evidence.observed.connectStartedAt as number | undefined;
+  const connect = connectingOf(evidence).outcome;
+  const grace = evidence.stdio?.shutdownGraceMs;
+  const lateByMs =
+    !signals.some((s) => s.signal === 'SIGTERM') && startedAt !== undefined && connect !== undefined && grace !== undefined ? startedAt + connect.afterMs - eofAt - grace : undefined;
+  return {
+    closedStdin: `it closed the server's stdin ${since}`,
+    hung: `its close hung: the server, ignoring EOF during its slow start, was still running (the client ${then}${lateByMs !== undefined && lateByMs > 0 ? `, though SIGTERM was due ${grace} ms after stdin closed` : ''})`,
+    ...(lateByMs !== undefined && lateByMs > 0 ? { lateByMs } : {}),
+  };
 }
 
 /**
@@ -127,18 +139,20 @@ export const neverInitialize = defineScenario({
             [...initializes, ...cancels.map((c) => c.exchange)],
           ),
       // A connect that never settles hangs its caller, whatever it did on the wire: late on a provisional run (a slow
-      // shutdown within the client's graces settles in larger bounds), a fail on the last.
+      // shutdown within the client's graces settles in larger bounds), a fail on the last. One that gave up and hung in
+      // the close of the server it launched broke the stdio shutdown sequence: it is reported as that close, citing it.
       checkInTime(
         evidence.time,
         'connect-gives-up',
-        gaveUp,
+        closing !== undefined ? stdioShutdown(revision, 'a connect given up ends the server it launched (close stdin, wait, SIGTERM, wait, SIGKILL) and settles: a server ignoring EOF never holds it', 'SHOULD') : gaveUp,
         connect?.state === 'rejected' ? true : connect?.state === 'resolved' ? false : 'late',
         connect?.hung !== true
           ? describeOutcome(connect, `${connecting}, under ${bound},`)
           : closing !== undefined
-            ? `the client gave up its connect (${closing.closedStdin}) but never settled it: ${closing.hung}; ${describeOutcome(connect, 'the connect')}`
+            ? `${closing.hung}: the client gave up its connect (${closing.closedStdin}) but never settled it; ${describeOutcome(connect, 'the connect')}`
             : `the client never gave up its connect: ${describeOutcome(connect, 'it')}`,
         initializes,
+        closing?.lateByMs,
       ),
     ];
   },

@@ -4,8 +4,9 @@ import type { ClientConnection } from '../../clients/adapter.ts';
 import type { ToolRun } from '../../servers/fixtures.ts';
 import type { Personality } from '../../servers/personality.ts';
 import type { ExchangeRecord, WireExchange, WireRecord } from '../../servers/wire-record.ts';
-import { checkInTime, precondition } from '../checks.ts';
-import { describeOutcome, holdsWithin, inFlightMs, outcomeOf, rejectedInTime, runWithin, startCall, type Outcome } from '../outcome.ts';
+import { precondition } from '../checks.ts';
+import { describeOutcome, holdsWithin, inFlightMs, outcomeOf, runWithin, startCall, type Outcome } from '../outcome.ts';
+import { checkInTime, rejectedInTime } from '../deadlines.ts';
 import type { Check, Evidence, ScenarioContext, SpecRef } from '../scenario.ts';
 
 export interface AnswersAfterCancel extends Personality {

@@ -1,7 +1,8 @@
 import type { TimePolicy } from '../../config/time.ts';
 import { isHttpSse, isModern, L_AND_M } from '../../protocol/revisions.ts';
-import { checkIf, checkInTime, clientCompleted, precondition } from '../checks.ts';
-import { describeOutcome, holdsWithin, inFlightMs, outcomeOf, rejectedInTime, Watched } from '../outcome.ts';
+import { checkIf, clientCompleted, precondition } from '../checks.ts';
+import { describeOutcome, holdsWithin, inFlightMs, outcomeOf, Watched } from '../outcome.ts';
+import { checkInTime, rejectedInTime } from '../deadlines.ts';
 import { defineScenario, type Evidence } from '../scenario.ts';
 import { cancellation, stdio, timeouts } from '../spec.ts';
 import { label, labels, toolCallExchanges, wireCancelOf } from '../wire.ts';

@@ -1,6 +1,7 @@
 import { isModern, L_AND_M } from '../../protocol/revisions.ts';
-import { checkInTime, clientCompleted, precondition } from '../checks.ts';
-import { describeOutcome, handlerAborted, holdsWithin, inFlightMs, outcomeOf, rejectedInTime, runWithin, startCall, type Outcome } from '../outcome.ts';
+import { clientCompleted, precondition } from '../checks.ts';
+import { describeOutcome, handlerAborted, holdsWithin, inFlightMs, outcomeOf, runWithin, startCall, type Outcome } from '../outcome.ts';
+import { checkInTime, rejectedInTime } from '../deadlines.ts';
 import { defineScenario, type Evidence } from '../scenario.ts';
 import { cancelOnTheWire, handlerSeesCancel, shutdown, shutdownFor } from '../spec.ts';
 import { toolCallExchanges, wireCancelOf } from '../wire.ts';

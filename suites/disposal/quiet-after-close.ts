@@ -3,8 +3,9 @@ import { delete405 } from '../../servers/personalities/delete-405.ts';
 import type { Personality } from '../../servers/personality.ts';
 import { StdioRecord } from '../../servers/stdio/record.ts';
 import type { ExchangeRecord, WireExchange } from '../../servers/wire-record.ts';
-import { check, checkInTime, clientCompleted, precondition } from '../checks.ts';
+import { check, clientCompleted, precondition } from '../checks.ts';
 import { holdsWithin, inFlightMs, ordinaryRejection, startCall } from '../outcome.ts';
+import { checkInTime } from '../deadlines.ts';
 import { defineScenario, type Evidence } from '../scenario.ts';
 import { shutdown, shutdownFor } from '../spec.ts';
 import { after, callsTool, idOf, labels, seqNow } from '../wire.ts';
@@ -119,7 +120,7 @@ export const quietAfterClose = defineScenario({
     return [
       precondition(
         'close-reached',
-        shutdown(revision, 'after shutdown nothing more is sent', 'SHOULD'),
+        shutdownFor(evidence)(revision, 'after shutdown nothing more is sent', 'SHOULD'),
         closeFromSeq !== undefined && !kept.keptForTheCall,
         closeFromSeq === undefined
           ? 'the script did not reach close() with the slow call running on the server'

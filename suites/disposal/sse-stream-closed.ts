@@ -1,6 +1,7 @@
 import type { WireExchange } from '../../servers/wire-record.ts';
-import { checkInTime, clientCompleted, precondition } from '../checks.ts';
+import { clientCompleted, precondition } from '../checks.ts';
 import { holdsWithin } from '../outcome.ts';
+import { checkInTime } from '../deadlines.ts';
 import { defineScenario, type Evidence } from '../scenario.ts';
 import { shutdown, transports } from '../spec.ts';
 import { label, seqNow } from '../wire.ts';

@@ -1,5 +1,6 @@
 import { isHttpSse, L } from '../../protocol/revisions.ts';
-import { check, checkIf, checkInTime, clientCompleted } from '../checks.ts';
+import { check, checkIf, clientCompleted } from '../checks.ts';
+import { checkInTime } from '../deadlines.ts';
 import type { Scenario } from '../scenario.ts';
 import { lifecycle } from '../spec.ts';
 import { initializeAnsweredAt, isRequest, labels, sentMessages } from '../wire.ts';

@@ -3,13 +3,15 @@
 // new session after the 404 and retries the call there (idempotent_count, annotated idempotentHint: true; a call, since
 // a listing may be answered from the client's cache and never meet a 404); that retry meets a 404 too. The call must then come to an
 // end (reject): a client that keeps re-initializing and retrying, or waits for a session that never comes, hangs its
-// caller for ever.
+// caller for ever. A client that starts no new session after the 404 never reaches that rule by its own doing: it
+// broke the MUST before it (replacement-started), and that failure stands (judged at the scenario's SHOULD).
 import { STREAMABLE_REVISIONS } from '../../protocol/revisions.ts';
 import { FIXTURE_TOOLS } from '../../servers/fixtures.ts';
 import { expiringSessions, type ExpiringSessions } from '../../servers/personalities/expiring-sessions.ts';
 import type { WireExchange } from '../../servers/wire-record.ts';
-import { checkInTime, clientCompleted, precondition } from '../checks.ts';
+import { check, clientCompleted, precondition, unexercised } from '../checks.ts';
 import { describeOutcome, outcomeOf, settle, type Outcome } from '../outcome.ts';
+import { checkInTime } from '../deadlines.ts';
 import { defineScenario, type Evidence } from '../scenario.ts';
 import { newSessionAfter404, timeouts } from '../spec.ts';
 import { carrying, label, labels, sessionOf } from '../wire.ts';
@@ -30,13 +32,17 @@ const CALLS = ['afterLoss', 'later'] as const;
 /** A 404 to a request carrying a session id: the session met its end. */
 const lostOn = (exchange: WireExchange) => exchange.status === 404 && sessionOf(exchange) !== undefined && exchange.requestMessages.some((m) => m.method !== undefined && m.id !== undefined);
 
-/** The first session lost, the first replacement (a session first used after that 404) lost too, and the initializes sent after the first loss. */
+/**
+ * The first session lost, the first replacement (a session first used after that 404) lost too, the initializes sent
+ * after the first loss, and the first of them that started a new session (no session id, answered).
+ */
 function losses(evidence: Evidence) {
   const { exchanges } = evidence;
   const first = exchanges.find(lostOn);
   const replacement = first ? exchanges.find((e) => e.seq > first.seq && lostOn(e) && sessionOf(e) !== sessionOf(first) && !exchanges.some((x) => x.seq < first.seq && sessionOf(x) === sessionOf(e))) : undefined;
   const reinitializes = first ? carrying(exchanges, 'initialize').filter((e) => e.seq > first.seq) : [];
-  return { first, replacement, reinitializes };
+  const started = reinitializes.find((e) => sessionOf(e) === undefined && e.status !== undefined && e.status >= 200 && e.status < 300);
+  return { first, replacement, reinitializes, started };
 }
 
 export const replacementSessionLost = defineScenario<{ expiring: ExpiringSessions }>({
@@ -67,7 +73,7 @@ export const replacementSessionLost = defineScenario<{ expiring: ExpiringSession
   },
   judge(evidence) {
     const { revision, time } = evidence;
-    const { first, replacement, reinitializes } = losses(evidence);
+    const { first, replacement, reinitializes, started } = losses(evidence);
     const rule = timeouts(revision, 'a call whose replacement session is lost too comes to an end (it rejects): no endless re-initialize and retry, no wait for ever, so no hung call and no exhausted server', 'SHOULD');
     const watched = CALLS.map((key) => ({ key, outcome: outcomeOf(evidence, key) })).filter((c): c is { key: (typeof CALLS)[number]; outcome: Outcome } => c.outcome !== undefined);
     const hung = watched.filter((c) => c.outcome.state === 'pending');
@@ -85,9 +91,24 @@ export const replacementSessionLost = defineScenario<{ expiring: ExpiringSession
             ? `after ${label(first)} no request on a new session met a 404: the client started no replacement session, or sent nothing on it (${said}; ${sessions})`
             : `${label(first)} ended the session, and ${label(replacement)} the replacement`,
         [...(first ? [first] : []), ...(replacement ? [replacement] : [])],
-        // A client that never started (or used) a replacement kept itself from the rule: resume/expired-404 judges that.
+        // A client that never started (or used) a replacement kept itself from the rule: replacement-started says how.
         first ? { by: 'client' } : {},
       ),
+      // The step before the rule: after the 404 the client starts a new session (within the call, or at the next one).
+      // One that never does keeps itself from the rule by breaking that MUST first, and that failure stands.
+      first === undefined
+        ? unexercised('replacement-started', newSessionAfter404(revision), 'no session ended under the client')
+        : check(
+            'replacement-started',
+            newSessionAfter404(revision),
+            started !== undefined,
+            started !== undefined
+              ? `after ${label(first)} the client started a new session with ${label(started)}`
+              : reinitializes.length > 0
+                ? `after ${label(first)} every initialize the client sent carried a session id or was refused (${labels(reinitializes, 3)}): no new session started (${said})`
+                : `after ${label(first)} the client sent no initialize: no new session started (${said})`,
+            [first, ...(started ? [started] : reinitializes.slice(0, 3))],
+          ),
       clientCompleted(evidence, newSessionAfter404(revision)),
       checkInTime(
         time,

@@ -3,7 +3,8 @@
 // elicitation as {} or { form: {} } (form only); the server sends it a URL mode request during a call. Handing that
 // to the form handler would accept a URL the user never saw, with the form's content.
 import { FIXTURE_TOOLS } from '../../servers/fixtures.ts';
-import { checkInTime, clientCompleted, precondition } from '../checks.ts';
+import { clientCompleted, precondition } from '../checks.ts';
+import { checkInTime } from '../deadlines.ts';
 import { defineScenario, type Evidence } from '../scenario.ts';
 import { clientFeature, messages } from '../spec.ts';
 import { label, labels } from '../wire.ts';

@@ -5,7 +5,8 @@
 import type { ClientHandlers } from '../../clients/adapter.ts';
 import { L, type Revision } from '../../protocol/revisions.ts';
 import { FIXTURE_TOOLS, type ServerRequestMethod } from '../../servers/fixtures.ts';
-import { check, checkInTime, clientCompleted, precondition } from '../checks.ts';
+import { check, clientCompleted, precondition } from '../checks.ts';
+import { checkInTime } from '../deadlines.ts';
 import { defineScenario, type Evidence, type Scenario } from '../scenario.ts';
 import { clientFeature, messages } from '../spec.ts';
 import { labels, requests } from '../wire.ts';

@@ -1,7 +1,8 @@
 import { L } from '../../protocol/revisions.ts';
 import { FIXTURE_TOOLS } from '../../servers/fixtures.ts';
 import type { WireExchange } from '../../servers/wire-record.ts';
-import { checkIf, checkInTime, clientCompleted, precondition } from '../checks.ts';
+import { checkIf, clientCompleted, precondition } from '../checks.ts';
+import { checkInTime } from '../deadlines.ts';
 import { defineScenario, type Check, type DoctoredProof, type Evidence } from '../scenario.ts';
 import { ping } from '../spec.ts';
 import { label, labels } from '../wire.ts';

@@ -4,7 +4,8 @@
 import { isStreamable, L, type Revision } from '../../protocol/revisions.ts';
 import { HEADERS } from '../../protocol/http.ts';
 import { FIXTURE_TOOLS, type ServerRequestMethod } from '../../servers/fixtures.ts';
-import { checkIf, checkInTime, clientCompleted, precondition } from '../checks.ts';
+import { checkIf, clientCompleted, precondition } from '../checks.ts';
+import { checkInTime } from '../deadlines.ts';
 import { defineScenario, type Check, type DoctoredProof, type Evidence } from '../scenario.ts';
 import { clientFeature, messages, transports } from '../spec.ts';
 import { label, labels, sessionOf } from '../wire.ts';

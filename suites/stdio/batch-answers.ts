@@ -8,8 +8,9 @@
 // line for a malformed one (no error answer to it, no cancellation or re-sending of the batched calls before close).
 import { stdoutLines, type StdioProcess } from '../../servers/stdio/record.ts';
 import type { SentMessage, WireExchange } from '../../servers/wire-record.ts';
-import { check, checkInTime, clientCompleted, precondition, unexercised, type InTime } from '../checks.ts';
+import { check, clientCompleted, precondition, unexercised } from '../checks.ts';
 import { describeOutcome, isOutcome, Watched, type Outcome } from '../outcome.ts';
+import { checkInTime, type InTime } from '../deadlines.ts';
 import { defineScenario, type Evidence, type StdioEvidence } from '../scenario.ts';
 import { batching, stdio } from '../spec.ts';
 import { isStdioLine, label, labels, requests } from '../wire.ts';

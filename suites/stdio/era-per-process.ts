@@ -8,7 +8,8 @@
 // And the calls share one process (a process per call would make every call a first contact).
 import { isModern, MODERN_REVISION, type Revision } from '../../protocol/revisions.ts';
 import type { WireExchange } from '../../servers/wire-record.ts';
-import { checkIf, checkInTime, clientCompleted, unexercised } from '../checks.ts';
+import { checkIf, clientCompleted, unexercised } from '../checks.ts';
+import { checkInTime } from '../deadlines.ts';
 import { defineScenario, type Check, type Evidence, type SpecRef } from '../scenario.ts';
 import { statelessness, versioning } from '../spec.ts';
 import { carrying, labels } from '../wire.ts';

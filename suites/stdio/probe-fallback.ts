@@ -8,7 +8,8 @@ import type { TimePolicy } from '../../config/time.ts';
 import type { Revision } from '../../protocol/revisions.ts';
 import type { StdioPersonalityName } from '../../servers/stdio/personalities.ts';
 import type { WireExchange } from '../../servers/wire-record.ts';
-import { checkInTime, clientCompleted, unexercised } from '../checks.ts';
+import { clientCompleted, unexercised } from '../checks.ts';
+import { checkInTime } from '../deadlines.ts';
 import { defineScenario, type Check, type DoctoredProof, type Evidence, type Scenario } from '../scenario.ts';
 import { labels } from '../wire.ts';
 import {

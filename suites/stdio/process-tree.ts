@@ -4,9 +4,10 @@
 // in mcp-searxng#60 and google-docs-mcp#112). Here the launcher is the `wrapper` personality (it dies of a signal,
 // never forwarding it), in front of a server that ignores stdin EOF, so only a signal ends it: after close() no
 // process of the tree may be left.
+import { stdioShutdownGraceMs } from '../../config/time.ts';
 import { L_AND_M } from '../../protocol/revisions.ts';
 import { checkIf, clientCompleted, precondition } from '../checks.ts';
-import { defineScenario, stdioShutdownGraceMs, type Check, type Evidence } from '../scenario.ts';
+import { defineScenario, type Check, type Evidence } from '../scenario.ts';
 import { stdioShutdown } from '../spec.ts';
 import { CLOSE_CALLED, closeNotReached, processesGone, processName } from './processes.ts';
 import { serverRecorded, serverRecordedProof } from './support.ts';

@@ -13,9 +13,10 @@
 import { L, L_AND_M, type Revision } from '../../protocol/revisions.ts';
 import type { StdioPersonalityName } from '../../servers/stdio/personalities.ts';
 import { stdoutLines } from '../../servers/stdio/record.ts';
-import { checkInTime, clientCompleted, precondition, unexercised } from '../checks.ts';
+import { clientCompleted, precondition, unexercised } from '../checks.ts';
 import { firstOperation, markOf, nothingSince } from '../connecting.ts';
 import { describeOutcome } from '../outcome.ts';
+import { checkInTime } from '../deadlines.ts';
 import { defineScenario, type Evidence, type Scenario, type StdioEvidence } from '../scenario.ts';
 import { stdio } from '../spec.ts';
 import { idOf, toolCallExchanges } from '../wire.ts';

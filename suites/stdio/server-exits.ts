@@ -11,8 +11,9 @@
 // own shutdown, so the restart is judged (SHOULD) for the crash only. Every level is SHOULD: no revision says MUST.
 import { isModern, L_AND_M, type Revision } from '../../protocol/revisions.ts';
 import type { StdioProcessState } from '../../servers/stdio/harness.ts';
-import { checkInTime, clientCompleted, precondition, unexercised, type InTime } from '../checks.ts';
-import { describeOutcome, holdsWithin, inFlightMs, isOutcome, rejectedInTime, Watched, type Outcome } from '../outcome.ts';
+import { clientCompleted, precondition, unexercised } from '../checks.ts';
+import { describeOutcome, holdsWithin, inFlightMs, isOutcome, Watched, type Outcome } from '../outcome.ts';
+import { checkInTime, rejectedInTime, type InTime } from '../deadlines.ts';
 import { defineScenario, type Evidence, type Scenario } from '../scenario.ts';
 import { stdio, stdioShutdown, timeouts } from '../spec.ts';
 import { callsTool, isStdioLine } from '../wire.ts';

@@ -6,17 +6,20 @@
 //
 // The gaps are measured on the server's side. A loaded server reads its EOF and a signal late, possibly in one turn
 // of its event loop: a gap shorter than the bound is "time ran out" ('late') until the last run, whose larger bounds
-// give a correct client's waits room; a gap that cannot come from load fails at once. An order reversed by less than
+// give a correct client's waits room; a gap that cannot come from load fails at once: one shorter than the wait by more
+// than the machine's load explains (a 0 ms gap on a machine that held nothing up), or one at most that long after the
+// server's last answer. An order reversed by less than
 // the bound is not the record's to tell: stdin-closed-first leaves it to waited-before-sigterm, which fails such a gap.
 // The script calls close() once the call is done; a client that failed before that is judged by client-completed, not
 // by a shutdown the script never asked for.
 // A server that exits on EOF by itself is not judged here: under load it may take longer than the client's grace
 // to go, so a signal to it proves nothing, and a signal too soon is what waited-before-sigterm already catches.
-import type { TimePolicy } from '../../config/time.ts';
+import { stdioShutdownGraceMs, type TimePolicy } from '../../config/time.ts';
 import { isModern, L_AND_M, type Revision } from '../../protocol/revisions.ts';
 import type { StdioProcessState } from '../../servers/stdio/harness.ts';
-import { checkIf, checkInTime, clientCompleted, precondition, unexercised, type InTime } from '../checks.ts';
-import { defineScenario, stdioShutdownGraceMs, type Check, type Evidence, type SpecRef } from '../scenario.ts';
+import { checkIf, clientCompleted, precondition, unexercised } from '../checks.ts';
+import { checkInTime, type InTime } from '../deadlines.ts';
+import { defineScenario, type Check, type Evidence, type SpecRef } from '../scenario.ts';
 import { stdioShutdown } from '../spec.ts';
 import { CLOSE_CALLED, closeNotReached, ms, processesGone, processName, serverProcesses } from './processes.ts';
 import { serverRecorded, serverRecordedProof } from './support.ts';
@@ -36,12 +39,20 @@ export const sigkillWaitMs = (time: TimePolicy): number => Math.round(time.ms.re
 interface Finding {
   held: InTime | 'unclear';
   detail: string;
+  /** A late one: how much shorter than a wait its gap was (what a held-up server would have to explain). */
+  shortByMs?: number;
 }
 
 function combined(findings: readonly Finding[]): InTime | 'unclear' {
   if (findings.some((f) => f.held === false)) return false;
   if (findings.some((f) => f.held === 'late')) return 'late';
   return findings.some((f) => f.held === 'unclear') ? 'unclear' : true;
+}
+
+/** How late the rule was: the largest shortfall among the late findings (one no load explains is enough to break it). */
+function shortfall(findings: readonly Finding[]): number | undefined {
+  const late = findings.filter((f) => f.held === 'late');
+  return late.length > 0 && late.every((f) => f.shortByMs !== undefined) ? Math.max(...late.map((f) => f.shortByMs!)) : undefined;
 }
 
 /** The findings that decided: the ones that did not hold, else all. */
@@ -90,7 +101,9 @@ function waitedForSigterm(p: StdioProcessState, wait: number): Finding {
   const atMost = lastWrite === undefined ? Infinity : term.at - lastWrite;
   const held: InTime = gap >= wait ? true : gap > -wait && atMost >= wait ? 'late' : false;
   const bound = atMost < wait && gap > -wait ? `; at most ${ms(atMost)} after its last answer, so no wait at all` : '';
-  return { held, detail: `${name}: SIGTERM ${gap >= 0 ? `${ms(gap)} after` : `${ms(-gap)} before`} its stdin closed (a wait is at least ${ms(wait)})${bound}` };
+  // Late: the server would have had to be held up for the wait's shortfall (all of it, for a 0 ms gap) to see a waiting
+  // client so; more than the machine's load explains is no wait (deadlines.ts judgedAgainstLoad).
+  return { held, detail: `${name}: SIGTERM ${gap >= 0 ? `${ms(gap)} after` : `${ms(-gap)} before`} its stdin closed (a wait is at least ${ms(wait)})${bound}`, ...(held === 'late' ? { shortByMs: wait - gap } : {}) };
 }
 
 /** SIGKILL (its death, unannounced) came after SIGTERM and a wait. */
@@ -102,7 +115,7 @@ function killedAfterSigterm(p: StdioProcessState, wait: number): Finding {
   const term = p.signals.filter((s) => s.signal === 'SIGTERM' && s.at <= exit.at).at(-1);
   if (term === undefined) return { held: false, detail: `${name} was killed (SIGKILL, seen at ${ms(exit.at)}) without SIGTERM before it` };
   const gap = exit.at - term.at;
-  return { held: gap >= wait ? true : 'late', detail: `${name}: SIGKILL ${ms(gap)} after SIGTERM (a wait is at least ${ms(wait)})` };
+  return { held: gap >= wait ? true : 'late', detail: `${name}: SIGKILL ${ms(gap)} after SIGTERM (a wait is at least ${ms(wait)})`, ...(gap < wait ? { shortByMs: wait - gap } : {}) };
 }
 
 const spec = (revision: Revision, legacy: string, modern: string) => stdioShutdown(revision, isModern(revision) ? modern : legacy, 'SHOULD');
@@ -134,7 +147,7 @@ export const stdioShutdownSequence = defineScenario({
       if (none !== undefined) return unexercised(name, ruleSpec, none);
       const findings = servers.map(finding);
       const held = combined(findings);
-      return held === 'unclear' ? unexercised(name, ruleSpec, described(findings)) : checkInTime(time, name, ruleSpec, held, described(findings));
+      return held === 'unclear' ? unexercised(name, ruleSpec, described(findings)) : checkInTime(time, name, ruleSpec, held, described(findings), [], shortfall(findings));
     };
     const byItself = servers.filter((p) => p.exit !== undefined && !p.exit.inferred && p.exit.signal === null);
     const alive = (evidence.stdio?.processes ?? []).filter((p) => p.alive);

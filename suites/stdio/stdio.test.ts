@@ -13,7 +13,7 @@ import { failOnLeakedHandles } from '../leaks.ts';
 import { handshakeOrder } from '../negotiation/handshake-order.ts';
 import { plannedCases, transportOf, transportOfScenarioId } from '../plan.ts';
 import { CLEANUP_CHECKS, notApplicable, runCase, runScenario } from '../runner.ts';
-import { defineScenario, stdioShutdownGraceMs } from '../scenario.ts';
+import { defineScenario } from '../scenario.ts';
 import { stdioHandshake } from './handshake.ts';
 import { STDIO } from './index.ts';
 import { SCENARIOS } from '../index.ts';
@@ -22,7 +22,7 @@ import { stdioMergedWrites, stdioSplitWrites, stdioUtf8Split } from './reading.t
 import { stdioCloseStdoutAndExit, stdioCrashMidCall } from './server-exits.ts';
 import { BROKEN_ADAPTERS } from '../../clients/index.ts';
 import { basePolicy } from '../../config/settings.ts';
-import { provisionally } from '../../config/time.ts';
+import { provisionally, stdioShutdownGraceMs } from '../../config/time.ts';
 import { STDERR_FLOOD_BYTES } from '../../servers/stdio/personalities.ts';
 import type { Evidence, ScenarioResult } from '../scenario.ts';
 import { stdioProcessTree } from './process-tree.ts';
