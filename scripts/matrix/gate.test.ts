@@ -1,7 +1,9 @@
 // What makes a comparison or a matrix run fail CI, on small synthetic results files: a regression or a lost cell
 // fails (exit 1) unless the lost cells are allowed, an incomplete run is never a pass (exit 3), a cell the suite could
 // not judge is listed and fails nothing, cells outside the current run's selection are not lost; `--fail-on` counts
-// the run's own verdicts.
+// the run's own verdicts; a client row that judged nothing is said and exits 4; a reports folder that cannot be written
+// is exit 2 before the run.
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,6 +11,9 @@ import { afterAll, describe, expect, test } from 'vitest';
 import { compare, comparisonExitCode, renderComparisonMarkdown, renderComparisonText, runCompare } from './compare.ts';
 import { RESULTS_FORMAT, RESULTS_FORMAT_VERSION, selects, type Cell, type CellVerdict, type ClientInfo, type MatrixResults } from '../../results/results.ts';
 import { failingCells, failOnLines, parseFailOn } from './run.ts';
+import { notJudgedRows } from './gate.ts';
+
+const CLI = join(import.meta.dirname, '..', 'cli.ts');
 
 const REVISIONS = ['2025-06-18', '2025-11-25'] as const;
 const SCENARIOS = ['negotiation/handshake-order', 'negotiation/version-per-revision', 'disposal/delete-issued-session'];
@@ -214,5 +219,45 @@ describe('matrix --fail-on', () => {
     expect(failingCells(results, ['error'])).toHaveLength(1 + 6);
     expect(failOnLines(failingCells(results, ['fail', 'error']), ['fail', 'error'])).toEqual(['--fail-on fail,error: 8 cells of 3 clients', '  alpha: fail 1', '  beta: error 1', '  skipped: error 6']);
     expect(failingCells(run(['alpha']), ['fail', 'warn', 'error'])).toEqual([]);
+  });
+});
+
+describe('a client row that judged nothing', () => {
+  test('is one whose every cell is n/a, inconclusive or an error: said in one line each; a row with one verdict, or skipped on purpose, is not', () => {
+    const results = run(['judged', 'narrow', 'killed', 'broken', 'skipped']);
+    const mark = (client: string, verdict: (cell: Cell, index: number) => CellVerdict, reason?: string) =>
+      results.cells.filter((c) => c.client === client).forEach((c, index) => Object.assign(c, { verdict: verdict(c, index) }, reason !== undefined ? { reason } : {}));
+    mark('judged', (_, index) => (index === 0 ? 'fail' : 'inconclusive'), 'time ran out');
+    mark('narrow', () => 'n/a', 'narrow does not speak it');
+    mark('killed', (_, index) => (index === 0 ? 'n/a' : 'inconclusive'), 'client-running: the client process was killed');
+    mark('broken', () => 'error', 'Cannot find module ./gone.ts');
+    mark('skipped', () => 'error', 'skipped: needs a Docker engine');
+    results.clients.find((c) => c.name === 'broken')!.loadError = 'Cannot find module ./gone.ts\n  at …';
+    results.clients.find((c) => c.name === 'skipped')!.loadError = 'skipped: needs a Docker engine';
+    expect(notJudgedRows(results)).toEqual([
+      'nothing was judged: no scenario applies to narrow (6 cases n/a): check the revisions, features and transports it declares',
+      'nothing was judged: none of the 5 cases that applied to killed got a verdict, the suite could not judge them (each: client-running: the client process was killed)',
+      'nothing was judged of broken: it did not load (Cannot find module ./gone.ts)',
+    ]);
+    expect(notJudgedRows(run(ALL))).toEqual([]);
+  });
+
+  const work = mkdtempSync(join(tmpdir(), 'matrix-gate-cli-'));
+  afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+  test('matrix: a complete run with such a row exits 4, saying which; a reports folder that cannot be written is exit 2 before the run', () => {
+    // A saved run judged again (no client run): its n/a and error cells stay as they are.
+    const saved = run(['narrow', 'skipped'], Object.fromEntries(SCENARIOS.flatMap((scenario) => REVISIONS.flatMap((revision) => [[`narrow ${scenario}@${revision}`, 'n/a'], [`skipped ${scenario}@${revision}`, 'error']]))));
+    saved.clients.find((c) => c.name === 'skipped')!.loadError = 'skipped: needs a Docker engine';
+    const path = join(work, 'saved.json');
+    writeFileSync(path, JSON.stringify(saved));
+    const matrix = (...args: string[]) => spawnSync(process.execPath, [CLI, 'matrix', ...args], { encoding: 'utf8' });
+    const rejudged = matrix('--rejudge', path, '--out', join(work, 'reports'));
+    expect(rejudged.status, rejudged.stderr).toBe(4);
+    expect(rejudged.stderr.split('\n').filter((line) => line.includes('nothing was judged'))).toEqual(['mcp-client-conformance: nothing was judged: no scenario applies to narrow (6 cases n/a): check the revisions, features and transports it declares']);
+    writeFileSync(join(work, 'file'), '');
+    const unwritable = matrix('--rejudge', path, '--out', join(work, 'file', 'reports'));
+    expect(unwritable.status).toBe(2);
+    expect(unwritable.stderr).toBe(`mcp-client-conformance: --out ${join(work, 'file', 'reports')} cannot be written: ${join(work, 'file')} is a file, not a folder\n`);
   });
 });
