@@ -4,12 +4,12 @@
 // the run's own verdicts; a client row that judged nothing is said and exits 4; a reports folder that cannot be written
 // is exit 2 before the run.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 import { compare, comparisonExitCode, renderComparisonMarkdown, renderComparisonText, runCompare } from './compare.ts';
-import { RESULTS_FORMAT, RESULTS_FORMAT_VERSION, selects, type Cell, type CellVerdict, type ClientInfo, type MatrixResults } from '../../results/results.ts';
+import { RESULTS_FORMAT, RESULTS_FORMAT_VERSION, selects, type Cell, type CellCheck, type CellVerdict, type ClientInfo, type MatrixResults } from '../../results/results.ts';
 import { failingCells, failOnLines, parseFailOn } from './run.ts';
 import { notJudgedRows } from './gate.ts';
 
@@ -168,6 +168,47 @@ describe('what fails and what does not', () => {
   });
 });
 
+describe('newly failing checks: judged firmly in both runs; MAY findings apart', () => {
+  const URL = 'https://modelcontextprotocol.io/specification/2025-06-18/basic/lifecycle';
+  const check = (name: string, outcome: CellCheck['outcome'], level: CellCheck['level'] = 'MUST', precondition = false): CellCheck => ({ name, outcome, level, section: 's', url: URL, detail: `${name} ${outcome}`, exchanges: [], ...(precondition ? { precondition: true as const } : {}) }) as CellCheck;
+  /** A run whose one fail cell of alpha has these checks. */
+  const failing = (checks: CellCheck[]) => {
+    const results = run(['alpha'], { 'alpha negotiation/handshake-order@2025-06-18': 'fail' });
+    results.cells.find((c) => c.verdict === 'fail')!.checks = checks;
+    return results;
+  };
+
+  test('two identical runs but for the MAY findings (timers-released, connections-released): no newly failing check, the findings listed apart, exit 0', () => {
+    const before = failing([check('initialized-sent', 'fail'), check('timers-released', 'fail', 'MAY')]);
+    const after = failing([check('initialized-sent', 'fail'), check('connections-released', 'fail', 'MAY')]);
+    const comparison = compare(before, after);
+    expect(comparison.newlyFailingChecks).toEqual([]);
+    expect(comparison.mayFindings).toEqual([{ client: 'alpha', scenario: 'negotiation/handshake-order', revision: '2025-06-18', appeared: ['connections-released'], gone: ['timers-released'] }]);
+    expect(comparisonExitCode(comparison)).toBe(0);
+    const text = renderComparisonText(comparison, after);
+    expect(text.split('\n')[0]).toBe('matrix comparison: no regressions');
+    expect(text).not.toContain('Newly failing checks');
+    expect(text).toContain('\nMAY findings that differ (1 cell): informational, never a regression (they may vary between identical runs)\n');
+    expect(text).toContain('\n  alpha:\n    connections-released appeared in 1 cell: negotiation/handshake-order @ 2025-06-18\n    timers-released gone from 1 cell: negotiation/handshake-order @ 2025-06-18\n');
+    // A pass cell that gains a MAY finding is listed the same way, and is no regression.
+    const passing = run(['alpha']);
+    const withFinding = structuredClone(passing);
+    withFinding.cells[0]!.checks = [check('timers-released', 'fail', 'MAY')];
+    expect(compare(passing, withFinding)).toMatchObject({ regressions: [], newlyFailingChecks: [], mayFindings: [{ appeared: ['timers-released'], gone: [] }] });
+  });
+
+  test('a check newly fails only when it passed before: not when it was absent, inconclusive or an unmet precondition, nor a MAY check', () => {
+    const now = failing([check('initialized-sent', 'fail'), check('absent-before', 'fail'), check('inconclusive-before', 'fail'), check('precondition', 'fail', 'MUST', true), check('passed-before', 'fail'), check('should-passed-before', 'fail', 'SHOULD')]);
+    const then = failing([check('initialized-sent', 'fail'), check('inconclusive-before', 'inconclusive'), check('precondition', 'pass', 'MUST', true), check('passed-before', 'pass'), check('should-passed-before', 'pass', 'SHOULD')]);
+    expect(compare(then, now).newlyFailingChecks).toEqual([expect.objectContaining({ from: 'fail', to: 'fail', newlyFailedChecks: ['passed-before', 'should-passed-before'] })]);
+    // A regression names only the checks that passed before too.
+    const passed = run(['alpha']);
+    passed.cells.find((c) => c.scenario === 'negotiation/handshake-order' && c.revision === '2025-06-18')!.checks = [check('initialized-sent', 'pass')];
+    const regressed = failing([check('initialized-sent', 'fail'), check('timers-released', 'fail', 'MAY'), check('new-check', 'fail')]);
+    expect(compare(passed, regressed).regressions).toEqual([expect.objectContaining({ from: 'pass', to: 'fail', newlyFailedChecks: ['initialized-sent'] })]);
+  });
+});
+
 describe('runCompare', () => {
   const work = mkdtempSync(join(tmpdir(), 'matrix-gate-'));
   afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -193,6 +234,20 @@ describe('runCompare', () => {
     expect(await compareFiles([old, lost, '--allow-lost', 'alpha', '--allow-lost', 'gam*'])).toMatchObject({ code: 0 });
     const cut = write('cut.json', without(previous, (c) => c.scenario.startsWith('disposal/'), true));
     expect(await compareFiles([old, cut, '--allow-lost', '*'])).toMatchObject({ code: 3 });
+  });
+
+  test('--markdown: a path that cannot be written is exit 2 before anything is read; one that fails at the end is exit 5, the comparison printed', async () => {
+    const old = write('markdown-old.json', previous);
+    writeFileSync(join(work, 'a-file'), '');
+    const blocked = join(work, 'a-file', 'comparison.md');
+    expect(await compareFiles([join(work, 'absent.json'), old, '--markdown', blocked])).toEqual({ code: 2, out: '', err: `mcp-client-conformance compare: --markdown ${blocked} cannot be written: ${join(work, 'a-file')} is a file, not a folder\n` });
+    // A link to a folder that is gone: the path checks out (its folder is there), the write through it fails.
+    const link = join(work, 'dangling.md');
+    symlinkSync(join(work, 'gone', 'comparison.md'), link);
+    const lost = await compareFiles([old, write('markdown-lost.json', run(['alpha', 'beta'])), '--markdown', link]);
+    expect(lost.code).toBe(5);
+    expect(lost.out).toMatch(/^matrix comparison: 6 lost cells\n/);
+    expect(lost.err).toMatch(new RegExp(`^mcp-client-conformance compare: --markdown ${link.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} could not be written: ENOENT: [^\n]+\n$`));
   });
 
   test('an empty --allow-lost is bad usage (exit 2), not a silent allow-nothing', async () => {

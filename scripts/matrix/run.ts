@@ -187,6 +187,8 @@ async function finished(outDir: string, options: MatrixOptions, cwd: string): Pr
   const failing = failingCells(results, verdicts);
   if (failing.length > 0) console.error(`mcp-client-conformance: ${failOnLines(failing, verdicts).join('\n')}`);
   if (!results.run.complete) return INCOMPLETE_EXIT;
+  // The comparison is printed; its Markdown file could not be written (said in one line).
+  if (compared === EXIT_CODES.notWritten) return compared;
   const unjudged = notJudgedRows(results);
   for (const line of unjudged) console.error(`mcp-client-conformance: ${line}`);
   if (compared !== 0 || failing.length > 0) return EXIT_CODES.failed;
