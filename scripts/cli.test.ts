@@ -10,7 +10,10 @@ import { pathToFileURL } from 'node:url';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { Agent, request } from 'undici';
 import { afterAll, afterEach, describe, expect, test } from 'vitest';
+import { EXIT_CODES } from '../api/exit-codes.ts';
 import { SETTINGS_ENV } from '../config/settings.ts';
+import { TIME_BASES } from '../config/time.ts';
+import { PROGRESS_LINE_EVERY_MS } from './commands/run.ts';
 
 const CLI = join(import.meta.dirname, 'cli.ts');
 const REFERENCE = pathToFileURL(join(import.meta.dirname, '..', 'clients', 'reference', 'index.ts')).href;
@@ -346,6 +349,31 @@ describe('a gate that cannot be fooled and loses nothing', { timeout: 0 }, () =>
       expect.stringMatching(new RegExp(`^mcp-client-conformance: --write-baseline ${escape(baseline)} could not be written: E[A-Z]+: [^,]+, \\S+ '${escape(folder)}[^']*'$`)),
     ]);
     expect(run.stderr).not.toMatch(/\n\s+at /);
+  });
+});
+
+describe('the docs say what the code does', () => {
+  const ROOT = join(import.meta.dirname, '..');
+  const read = (file: string) => readFileSync(join(ROOT, file), 'utf8').replace(/\s+/g, ' ');
+
+  test('the progress interval in a log and the hello bound, from the constants that set them', () => {
+    expect(read('README.md')).toContain(`a plain line every ${PROGRESS_LINE_EVERY_MS / 1000} s in a CI log`);
+    expect(read('README.md')).toContain(`\`hello\` ${TIME_BASES.hello / 1000} s`);
+    const protocol = read('docs/line-protocol.md');
+    expect(protocol).toContain(`the time policy's hello bound: ${TIME_BASES.hello / 1000} s at scale 1`);
+    expect(protocol).toContain(`printed no hello within ${TIME_BASES.hello} ms\` at scale 1`);
+  });
+
+  test("every exit code of run is in the README's table and in run --help, with what it means", async () => {
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    const help = (await finished(start(['run', '--help']))).stdout;
+    const runCodes = [EXIT_CODES.ok, EXIT_CODES.failed, EXIT_CODES.usage, EXIT_CODES.notJudged, EXIT_CODES.notWritten];
+    for (const code of runCodes) {
+      expect(readme, `exit ${code}`).toMatch(new RegExp(`^\\| \\*\\*${code}\\*\\* \\| `, 'm'));
+      expect(help, `exit ${code}`).toMatch(new RegExp(`^  ${code} +\\S`, 'm'));
+    }
+    expect(readme).toContain(`| **${EXIT_CODES.sigint}/${EXIT_CODES.sigterm}** |`);
+    expect(help).toMatch(new RegExp(`^  ${EXIT_CODES.sigint}, ${EXIT_CODES.sigterm} +interrupted`, 'm'));
   });
 });
 
