@@ -35,6 +35,7 @@ import { bounded, runCase } from '../suites/runner.ts';
 import type { Scenario, ScenarioResult, Verdict } from '../suites/scenario.ts';
 import { EXIT_CODES, judgedSomething } from './exit-codes.ts';
 import { checkWritable } from './output-paths.ts';
+import { comparedWith } from './test-helpers.ts';
 import { PACKAGE_VERSION } from './package.ts';
 
 // ── the contract and the results, for your own code ──────────────────────────────────────────────────────────────
@@ -226,8 +227,7 @@ export async function openConformance(options: ConformanceOptions): Promise<Conf
       if (scenario === undefined) throw new SelectionError(`no scenario ${id}`);
       const result = await runCase(scenario, adapter, revision, { strict, ...(operationTimeoutMs !== undefined ? { operationTimeoutMs } : {}) });
       if (baseline === undefined) return { result };
-      const differences = baselineDifferences(result, baseline.baseline, { strict, rewrite });
-      return { result, comparison: { status: caseStatus(result, differences), differences } };
+      return comparedWith(result, baseline.baseline, { strict, rewrite });
     },
     baselineProblems: () => (baseline === undefined ? [] : baselineProblems(baseline.baseline, runs)),
     close,
