@@ -223,7 +223,7 @@ export const run = defineCommand({
     let signalled: NodeJS.Signals | undefined;
     const interrupt = (signal: NodeJS.Signals) => {
       signalled = signal;
-      process.once(signal, () => process.exit(signal === 'SIGINT' ? 130 : 143));
+      process.once(signal, () => process.exit(signal === 'SIGINT' ? EXIT_CODES.sigint : EXIT_CODES.sigterm));
       controller.abort(`interrupted by ${signal}`);
     };
 
@@ -284,14 +284,14 @@ export const run = defineCommand({
     console.log(table(results));
     // Each file is attempted whatever became of another; each one lost is one line, and the exit code says so.
     const notWritten = [
-      ...(json !== undefined ? [['--json', json, write(json, `${JSON.stringify(resultsFile(outcome), null, 1)}\n`)] as const] : []),
-      ...(junit !== undefined ? [['--junit', junit, write(junit, junitReport(outcome))] as const] : []),
-      ...(outcome.notWritten !== undefined ? [['--write-baseline', outcome.notWritten.path, outcome.notWritten.reason] as const] : []),
-    ].flatMap(([option, path, why]) => (why !== undefined ? [`${option} ${path} could not be written: ${why}`] : []));
-    for (const line of notWritten) console.error(`mcp-client-conformance: ${line}`);
+      { option: '--json', path: json, why: json === undefined ? undefined : write(json, `${JSON.stringify(resultsFile(outcome), null, 1)}\n`) },
+      { option: '--junit', path: junit, why: junit === undefined ? undefined : write(junit, junitReport(outcome)) },
+      { option: '--write-baseline', path: outcome.notWritten?.path, why: outcome.notWritten?.reason },
+    ].filter((file) => file.why !== undefined);
+    for (const { option, path, why } of notWritten) console.error(`mcp-client-conformance: ${option} ${path} could not be written: ${why}`);
     if (signalled !== undefined) {
-      const code = signalled === 'SIGINT' ? 130 : 143;
-      const lost = new Set(notWritten.map((line) => line.split(' ')[1]));
+      const code = signalled === 'SIGINT' ? EXIT_CODES.sigint : EXIT_CODES.sigterm;
+      const lost = new Set(notWritten.map((file) => file.path));
       const files = [json, junit].filter((file) => file !== undefined && !lost.has(file));
       console.error(`mcp-client-conformance: interrupted by ${signalled} after ${results.length} of ${outcome.planned} cases; the table above has the ones that finished${files.length > 0 ? ` (and ${files.join(', ')}, marked incomplete)` : ''}${written !== undefined ? `; no baseline written` : ''}`);
       // The cases dropped may still hold sockets and timers: the process ends here.
