@@ -26,7 +26,7 @@ exit code: 0 when judged and nothing failed (an inconclusive case, which the sui
 does not fail), 1 when a scenario failed or a result does not match the baseline (run), a cell regressed or was lost
 (matrix --compare, compare) or has a verdict --fail-on names (matrix), 2 on bad usage or bad input (an output path
 that cannot be written included), 3 when a matrix run ended incomplete (matrix --resume completes it), 4 when nothing
-was judged (run: no case got a pass, fail or warn; matrix: a client's row), 5 when an output file could not be written
+was judged (run: no case got a pass, fail or warn; matrix: the row of a client that loaded), 5 when an output file could not be written
 at the end (the table is printed, the other files written), 130 or 143 when interrupted by SIGINT or SIGTERM; each
 command's --help says which it uses and which comes first`;
 

@@ -45,8 +45,8 @@ export const matrix = defineCommand({
       '',
       'exit code: 0 done, 1 regressions or lost cells against --compare or a cell --fail-on counts, 2 bad usage or',
       'bad input (a reports folder that cannot be written included), 3 an incomplete run, whatever else (--resume',
-      `completes it), ${EXIT_CODES.notJudged} a client whose row judged nothing (no cell of pass, fail or warn: it did not load, or every`,
-      'cell n/a or inconclusive; an entry the matrix file skips does not count), after 1; 130 or 143 interrupted',
+      `completes it), ${EXIT_CODES.notJudged} a client that loaded but whose row judged nothing (no cell of pass, fail or warn: every`,
+      'cell n/a or inconclusive; a client that did not load is --fail-on error\'s), after 1; 130 or 143 interrupted',
     ].join('\n'),
   async run(values) {
     // The reports folder, checked before the run: a run of an hour must not end on a folder it cannot write.

@@ -76,7 +76,7 @@ export function failOnLines(cells: readonly Cell[], verdicts: readonly CellVerdi
  * Exit code: 0 done (nothing regressed or lost against --compare, no cell --fail-on counts), 1 a regression or a lost
  * cell against --compare, or a cell --fail-on counts, 2 bad input or a run that wrote no results, 3 a run that ended
  * incomplete (whatever else: --resume completes it, and the gates say their last word then), 4 a complete run with a
- * client row that judged nothing (notJudgedRows; after 1). A run interrupted by SIGINT or SIGTERM exits 130 or 143 (the
+ * client that loaded but whose row judged nothing (notJudgedRows; after 1). A run interrupted by SIGINT or SIGTERM exits 130 or 143 (the
  * reporter).
  */
 export async function runMatrix(options: MatrixOptions, cwd = process.env.INIT_CWD ?? process.cwd()): Promise<number> {
