@@ -9,7 +9,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterAll, describe, expect, test } from 'vitest';
 import { referenceClient } from '../clients/reference/index.ts';
 import { failOnLeakedHandles } from '../suites/leaks.ts';
-import { BaselineError, junitReport, listScenarios, NEW_ENTRY_REASON, planCases, resultsFile, runConformance, SelectionError, type Baseline, type ClientAdapter } from './index.ts';
+import { BaselineError, EXIT_CODES, exitCodeOf, junitReport, listScenarios, NEW_ENTRY_REASON, OutputPathError, planCases, resultsFile, runConformance, SelectionError, type Baseline, type ClientAdapter } from './index.ts';
 
 failOnLeakedHandles();
 
@@ -112,9 +112,39 @@ describe('runConformance', { timeout: 0 }, () => {
   test('aborted, a run returns with the cases that finished, marked incomplete with the reason', async () => {
     const controller = new AbortController();
     const run = await runConformance({ ...HANDSHAKE, adapter: 'reference', concurrency: 1, signal: controller.signal, onResult: () => controller.abort('stopped by the test') });
-    expect(run).toMatchObject({ complete: false, planned: 2, interruption: 'stopped by the test', ok: false });
+    expect(run).toMatchObject({ complete: false, planned: 2, interruption: 'stopped by the test', gate: 'incomplete', ok: false });
+    expect(exitCodeOf(run)).toBe(EXIT_CODES.incomplete);
     expect(run.results).toHaveLength(1);
     expect(resultsFile(run).run).toMatchObject({ complete: false, plannedCells: 2, missingCells: 1, interruption: 'stopped by the test' });
+  });
+
+  test('a run that judged nothing (every case n/a or inconclusive) is not a pass: gate not-judged, exit code 4', async () => {
+    const dead: ClientAdapter = { ...referenceClient, name: 'dead-client', revisions: ['2025-06-18'], interrupted: () => 'the client process exited with code 1 before this case' };
+    const unjudged = await runConformance({ ...HANDSHAKE, adapter: dead });
+    expect(unjudged.results.map((o) => o.result.verdict)).toEqual(['inconclusive', 'n/a']);
+    expect(unjudged).toMatchObject({ complete: true, gate: 'not-judged', ok: false });
+    expect(exitCodeOf(unjudged)).toBe(EXIT_CODES.notJudged);
+    // So with a baseline that expects nothing of it, and so when nothing applies at all.
+    expect(exitCodeOf(await runConformance({ ...HANDSHAKE, adapter: dead, baseline: { adapter: 'dead-client', format: 2, known: [] } }))).toBe(EXIT_CODES.notJudged);
+    const nothing = await runConformance({ ...HANDSHAKE, adapter: { ...referenceClient, name: 'speaks-nothing', revisions: [] } });
+    expect(nothing).toMatchObject({ gate: 'not-judged', counts: { 'n/a': 2 } });
+    const judged = await runConformance({ ...HANDSHAKE, adapter: { ...referenceClient, interrupted: (caseId) => (caseId.includes('2025-11-25') ? 'gone' : undefined) } });
+    expect(judged).toMatchObject({ gate: 'passed', ok: true, counts: { pass: 1, inconclusive: 1 } });
+    expect(exitCodeOf(judged)).toBe(EXIT_CODES.ok);
+  });
+
+  test('a baseline to write where no file can be: an OutputPathError before the run; a folder gone by the end: the run whole, notWritten says why', async () => {
+    const file = join(work, 'a-file');
+    writeFileSync(file, '');
+    const client = adapterModule('never-run');
+    await expect(runConformance({ ...HANDSHAKE, adapter: client.path, writeBaseline: join(file, 'baseline.json') })).rejects.toThrow(new OutputPathError(`writeBaseline ${join(file, 'baseline.json')} cannot be written: ${file} is a file, not a folder`));
+    expect(existsSync(client.loaded)).toBe(false);
+    const folder = join(work, 'going');
+    const target = join(folder, 'baseline.json');
+    const run = await runConformance({ ...HANDSHAKE, adapter: 'reference', writeBaseline: target, onStart: () => writeFileSync(folder, '') });
+    expect(run).toMatchObject({ complete: true, gate: 'passed', notWritten: { path: target, reason: expect.stringMatching(/^E[A-Z]+: /) } });
+    expect(run.written).toBeUndefined();
+    expect(exitCodeOf(run)).toBe(EXIT_CODES.notWritten);
   });
 
   test('bad input is refused before the client is loaded: a missing or broken baseline, an unknown revision, a selection of nothing', async () => {

@@ -33,6 +33,9 @@ import { SCENARIOS } from '../suites/index.ts';
 import { plannedCases, transportOf } from '../suites/plan.ts';
 import { bounded, runCase } from '../suites/runner.ts';
 import type { Scenario, ScenarioResult, Verdict } from '../suites/scenario.ts';
+import { EXIT_CODES, judgedSomething } from './exit-codes.ts';
+import { checkWritable } from './output-paths.ts';
+import { comparedWith } from './test-helpers.ts';
 import { PACKAGE_VERSION } from './package.ts';
 
 // ── the contract and the results, for your own code ──────────────────────────────────────────────────────────────
@@ -50,6 +53,8 @@ export type { CaseRecord, Ending, Evidence } from '../suites/scenario.ts';
 export { decodeRecord, encodeRecord, parseResults } from '../results/results.ts';
 export { rejudgeResults } from '../results/rejudge.ts';
 export { PACKAGE_VERSION } from './package.ts';
+export { EXIT_CODES, judgedSomething, notJudgedLine } from './exit-codes.ts';
+export { OutputPathError } from './output-paths.ts';
 
 /** A selection that selects nothing, a revision that does not exist, a concurrency that is not a count. */
 export class SelectionError extends Error {
@@ -222,8 +227,7 @@ export async function openConformance(options: ConformanceOptions): Promise<Conf
       if (scenario === undefined) throw new SelectionError(`no scenario ${id}`);
       const result = await runCase(scenario, adapter, revision, { strict, ...(operationTimeoutMs !== undefined ? { operationTimeoutMs } : {}) });
       if (baseline === undefined) return { result };
-      const differences = baselineDifferences(result, baseline.baseline, { strict, rewrite });
-      return { result, comparison: { status: caseStatus(result, differences), differences } };
+      return comparedWith(result, baseline.baseline, { strict, rewrite });
     },
     baselineProblems: () => (baseline === undefined ? [] : baselineProblems(baseline.baseline, runs)),
     close,
@@ -269,7 +273,8 @@ export interface RunOptions extends ConformanceOptions {
   /**
    * Write a baseline from this run to this path (relative to `cwd`) when the run completes, keeping the reasons and
    * spec URLs of the entries that file (else the `baseline` file) has; a failing check no entry names gets a new
-   * entry whose reason says to replace it (NEW_ENTRY_REASON).
+   * entry whose reason says to replace it (NEW_ENTRY_REASON). A path that cannot be written is an OutputPathError
+   * before the run; one that fails at the end (its folder gone, say) leaves the run whole and says so in `notWritten`.
    */
   writeBaseline?: string;
 }
@@ -300,13 +305,35 @@ export interface ConformanceRun {
   baseline?: { path?: string; problems: string[] };
   /** With writeBaseline: the file written, what changed in it, and any result that still does not match it. */
   written?: { path: string; baseline: Baseline; notes: string[]; mismatches: string[] };
+  /** With writeBaseline: the file that could not be written at the end, and why (the run and its results are whole). */
+  notWritten?: { path: string; reason: string };
   /** With --rejudge: the saved cells that could not be judged again (a scenario this suite no longer has), one line each. */
   notJudged?: string[];
   /**
-   * The gate: the run completed, some case applied, and (with a baseline) no result is a regression or a stale entry
-   * and the baseline has no problem, or (without one) no case failed. An inconclusive case never fails it.
+   * What the run comes to for a gate: `incomplete` (stopped before every planned case finished); `failed` (with a
+   * baseline: a result is a regression or a stale entry, or the baseline has a problem; without one: a case failed);
+   * `not-judged` (no case got a verdict of pass, fail or warn: every one n/a or inconclusive, so the run proves nothing);
+   * else `passed`. An inconclusive case never fails it.
    */
+  gate: GateOutcome;
+  /** gate === 'passed'. */
   ok: boolean;
+}
+
+/** What a run comes to for a gate (ConformanceRun.gate). */
+export type GateOutcome = 'passed' | 'failed' | 'not-judged' | 'incomplete';
+
+/**
+ * The command line's exit code for a run (EXIT_CODES): 0 passed, 1 failed, 4 nothing judged, 3 incomplete (`run`
+ * itself exits 130/143 when interrupted), 5 when a baseline it was asked to write could not be written. With a baseline
+ * written and none given, the written one is the gate: 1 when a result still does not match it.
+ */
+export function exitCodeOf(run: ConformanceRun): number {
+  if (run.notWritten !== undefined) return EXIT_CODES.notWritten;
+  if (run.gate === 'incomplete') return EXIT_CODES.incomplete;
+  const failed = run.baseline === undefined && run.written !== undefined ? run.written.mismatches.length > 0 : run.gate === 'failed';
+  if (failed) return EXIT_CODES.failed;
+  return run.gate === 'not-judged' ? EXIT_CODES.notJudged : EXIT_CODES.ok;
 }
 
 const VERDICTS: readonly Verdict[] = ['pass', 'fail', 'warn', 'inconclusive', 'n/a'];
@@ -331,7 +358,9 @@ export async function runConformance(options: RunOptions): Promise<ConformanceRu
   const concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
   if (!Number.isInteger(concurrency) || concurrency < 1) throw new SelectionError(`concurrency must be a positive whole number, not ${concurrency}`);
   const target = options.writeBaseline === undefined ? undefined : resolve(cwd, options.writeBaseline);
-  // Read before the run, so a broken file costs no run; checked against the adapter once it is loaded.
+  // Checked and read before the run, so a path that cannot be written or a broken file costs no run (OutputPathError,
+  // BaselineError); checked against the adapter once it is loaded.
+  if (target !== undefined) checkWritable('writeBaseline', target);
   const existing = target !== undefined && existsSync(target) ? readBaselineJson(target) : undefined;
   const session = await openConformance(options);
   try {
@@ -384,8 +413,8 @@ function concludeRun(args: {
   const complete = results.length === args.planned;
   const counts = Object.fromEntries(VERDICTS.map((verdict) => [verdict, results.filter((o) => o.result.verdict === verdict).length])) as Record<Verdict, number>;
   const problems = session.baselineProblems();
-  const applied = results.length > counts['n/a'];
-  const ok = complete && applied && (session.baseline !== undefined ? problems.length === 0 && !results.some(failsGate) : counts.fail === 0);
+  const failed = session.baseline !== undefined ? problems.length > 0 || results.some(failsGate) : counts.fail > 0;
+  const gate: GateOutcome = !complete ? 'incomplete' : failed ? 'failed' : !judgedSomething(results.map((o) => o.result.verdict)) ? 'not-judged' : 'passed';
   const run: ConformanceRun = {
     adapter: args.adapter,
     strict: session.strict,
@@ -399,11 +428,21 @@ function concludeRun(args: {
     counts,
     ...(session.baseline !== undefined ? { baseline: { ...(session.baseline.path !== undefined ? { path: session.baseline.path } : {}), problems } } : {}),
     ...(args.notJudged !== undefined && args.notJudged.length > 0 ? { notJudged: args.notJudged } : {}),
-    ok,
+    gate,
+    ok: gate === 'passed',
   };
   if (target !== undefined && complete) {
     const from = existsSync(target) || session.baseline?.path === undefined ? target : session.baseline.path;
-    const { baseline, notes } = writeBaselineFromRun({ adapter: args.adapter.name, to: target, from, results: results.map((o) => o.result), runs: session.runs, options: { newReason: NEW_ENTRY_REASON } });
+    let written: ReturnType<typeof writeBaselineFromRun>;
+    try {
+      written = writeBaselineFromRun({ adapter: args.adapter.name, to: target, from, results: results.map((o) => o.result), runs: session.runs, options: { newReason: NEW_ENTRY_REASON } });
+    } catch (error) {
+      // The folder went away or turned read-only during the run, say: the run is whole, and says what it could not write.
+      if (!isFileSystemError(error)) throw error;
+      run.notWritten = { path: target, reason: error.message };
+      return run;
+    }
+    const { baseline, notes } = written;
     const mismatches = results.flatMap(({ result }) => {
       const left = baselineDifferences(result, baseline, { strict: session.strict }).filter((d) => d.kind !== 'unjudged');
       return left.length > 0 ? [`${result.scenarioId} @ ${result.revision}: ${left.map((d) => d.text).join('; ')}`] : [];
@@ -412,6 +451,9 @@ function concludeRun(args: {
   }
   return run;
 }
+
+/** An error of the file system (it has an errno code: EACCES, ENOTDIR, ENOSPC, EROFS …), not of the baseline's content. */
+const isFileSystemError = (error: unknown): error is NodeJS.ErrnoException => error instanceof Error && typeof (error as NodeJS.ErrnoException).code === 'string' && (error as NodeJS.ErrnoException).syscall !== undefined;
 
 export interface RejudgeOptions extends LoadOptions {
   /** The saved run: a results.json (a path, relative to `cwd`: `run --json`'s or a matrix's) or its content. */

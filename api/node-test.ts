@@ -5,9 +5,11 @@
 //
 // and `node --test`. The same rules as the vitest helper (api/vitest.ts): not applicable or inconclusive → skipped
 // with the reason, never passed; a result that does not match the baseline (or, without one, a failure) fails with
-// the explanation; with a baseline, one more test fails on its stale or unknown entries.
+// the explanation; with a baseline, one more test fails on its stale or unknown entries; and the suite fails (its
+// after hook, once every case has finished) when none of the cases that ran was judged (every one n/a or inconclusive).
 import { after, describe, test } from 'node:test';
-import { caseTimeoutMs, DEFAULT_CONCURRENCY, explainOutcome, failsGate, openConformance, planCases, type ConformanceOptions, type ConformanceSession } from './index.ts';
+import { caseTimeoutMs, DEFAULT_CONCURRENCY, explainOutcome, failsGate, openConformance, planCases, type ConformanceOptions, type ConformanceSession, type ScenarioResult } from './index.ts';
+import { judgedSomething, notJudgedLine } from './exit-codes.ts';
 import { skipReason, suiteTitle } from './test-helpers.ts';
 
 export interface NodeTestConformanceOptions extends ConformanceOptions {
@@ -25,14 +27,17 @@ export function conformanceTests(options: NodeTestConformanceOptions): void {
   void describe(suiteTitle(options), { concurrency: options.concurrency ?? DEFAULT_CONCURRENCY }, () => {
     let opening: Promise<ConformanceSession> | undefined;
     const session = () => (opening ??= openConformance(options));
+    const ran: ScenarioResult[] = [];
     after(async () => {
       const opened = await opening?.catch(() => undefined);
       await opened?.close();
+      if (opened !== undefined && ran.length > 0 && !judgedSomething(ran.map((result) => result.verdict))) throw new Error(notJudgedLine(opened.adapter.name, ran));
     });
 
     for (const { scenario, revision } of cases) {
       void test(`${scenario} @ ${revision}`, { timeout }, async (t) => {
         const outcome = await (await session()).runCase(scenario, revision);
+        ran.push(outcome.result);
         if (failsGate(outcome)) throw new Error(explainOutcome(outcome));
         const skipped = skipReason(outcome);
         if (skipped !== undefined) return t.skip(skipped);

@@ -3,7 +3,7 @@
 import { join } from 'node:path';
 import { expect, test } from 'vitest';
 import { failOnLeakedHandles } from '../suites/leaks.ts';
-import { conformanceTests } from './vitest.ts';
+import { conformanceTests, JUDGED_TITLE } from './vitest.ts';
 import { runChild } from './testdata/child.ts';
 
 failOnLeakedHandles();
@@ -26,7 +26,7 @@ test('a regression and a stale entry fail with the explanation; not applicable a
   const outcomes: Outcome[] = stdout.split('\n').filter((line) => line.startsWith('outcome ')).map((line) => JSON.parse(line.slice('outcome '.length)));
   const of = (suite: string, name: string) => outcomes.find((o) => o.suite === `mcp-client-conformance: ${suite}` && o.name === name);
   expect(code, stderr).toBe(1);
-  expect(outcomes).toHaveLength(7);
+  expect(outcomes).toHaveLength(7 + 4);
 
   const regression = of('regression', 'negotiation/handshake-order @ 2025-06-18');
   expect(regression?.state).toBe('failed');
@@ -44,4 +44,8 @@ test('a regression and a stale entry fail with the explanation; not applicable a
   expect(stale?.state).toBe('failed');
   expect(stale?.errors?.[0]).toMatch(/^does not match the baseline \(stale\):\n {2}stale: expected fail \(baselined: said to fail\), got pass\n {2}stale: check initialized-sent of entry negotiation\/handshake-order \[initialized-sent\] now passes at 2025-06-18/);
   expect(of('stale', 'the baseline has no stale or unknown entry')).toMatchObject({ state: 'failed', errors: ['the baseline has 1 stale or unknown entry:\nentry negotiation/no-such-scenario [anything]: no scenario negotiation/no-such-scenario'] });
+
+  // A client judged in no case (here its one case inconclusive) fails the last test, saying why: the run proves nothing.
+  expect(of('inconclusive', JUDGED_TITLE)).toMatchObject({ state: 'failed', errors: ['nothing was judged: the one case that applied to dead-client got no verdict, the suite could not judge it (client-running: the client process exited with code 1 before this case)'] });
+  for (const judged of ['regression', 'narrow', 'stale']) expect(of(judged, JUDGED_TITLE)?.state, judged).toBe('passed');
 });

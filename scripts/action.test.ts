@@ -163,10 +163,32 @@ describe('its run step, executed as the runner would', () => {
     expect(run.stderr).toContain(`${SETTINGS_ENV.timeScale} must be a positive number, not "fast"`);
   });
 
-  test('the verdict step ends with the CLI’s exit code, and fails when the run did not start', () => {
-    const verdict = (code: string) => spawnSync('bash', ['--noprofile', '--norc', '-eo', 'pipefail', '-c', verdictStep.run!], { env: { ...process.env, CODE: code }, encoding: 'utf8' }).status;
+  test('a program killed in every case (it answers with unsolicited lines): nothing judged, the run ends 4, said in one line', () => {
+    const program = [
+      "const send = (message) => process.stdout.write(JSON.stringify(message) + '\\n');",
+      "send({ protocol: 1, name: 'chatty', description: 'answers with unsolicited lines', revisions: ['2025-06-18'], features: ['mode-legacy'] });",
+      "require('node:readline').createInterface({ input: process.stdin }).on('line', (line) => { const { id, op } = JSON.parse(line); send({ id: id + 1000, result: {} }); if (op === 'shutdown') process.exit(0); });",
+    ].join('\n');
+    const { run, outputs, summary } = runAction('unjudged', { 'adapter-command': 'node chatty.cjs', scenario: 'negotiation/handshake-order' }, { 'chatty.cjs': program });
+    expect(run.status, run.stderr).toBe(0);
+    expect(outputs['exit-code'], run.stdout + run.stderr).toBe('4');
+    expect(run.stderr).toMatch(/^mcp-client-conformance: nothing was judged: the one case that applied to chatty got no verdict, the suite could not judge it \(client-running: .*\) \(exit 4\)$/m);
+    expect(summary).toMatch(/^### MCP client conformance: exit code 4\n/);
+    expect(existsSync(outputs.results!)).toBe(true);
+  });
+
+  test('a results-dir that cannot be written is the CLI’s exit 2 before the run, one line naming it', () => {
+    const { run, outputs, repo } = runAction('unwritable', { adapter: 'reference', scenario: 'negotiation/handshake-order', 'results-dir': 'taken/conformance' }, { taken: 'a file where the folder should be' });
+    expect(outputs['exit-code']).toBe('2');
+    expect(run.stderr.trim()).toBe(`mcp-client-conformance: --json ${join(repo, 'taken', 'conformance', 'results.json')} cannot be written: ${join(repo, 'taken')} is a file, not a folder`);
+  });
+
+  test('the verdict step ends with the CLI’s exit code, says what it means, and fails when the run did not start', () => {
+    const verdict = (code: string) => spawnSync('bash', ['--noprofile', '--norc', '-eo', 'pipefail', '-c', verdictStep.run!], { env: { ...process.env, CODE: code }, encoding: 'utf8' });
     expect(verdictStep.if).toBe('always()');
     expect(verdictStep.env).toEqual({ CODE: '${{ steps.run.outputs.exit-code }}' });
-    expect(['0', '1', '2', '3', '130', ''].map(verdict)).toEqual([0, 1, 2, 3, 130, 2]);
+    expect(['0', '1', '2', '3', '4', '5', '130', ''].map((code) => verdict(code).status)).toEqual([0, 1, 2, 3, 4, 5, 130, 2]);
+    expect(verdict('4').stdout).toContain('nothing was judged (exit 4)');
+    expect(verdict('5').stdout).toContain('results.json or junit.xml could not be written (exit 5)');
   });
 });

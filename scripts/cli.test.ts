@@ -2,7 +2,7 @@
 // clock (every client operation in a run is bounded by the time policy); a child that ends early is a failure, said.
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -10,7 +10,10 @@ import { pathToFileURL } from 'node:url';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { Agent, request } from 'undici';
 import { afterAll, afterEach, describe, expect, test } from 'vitest';
+import { EXIT_CODES } from '../api/exit-codes.ts';
 import { SETTINGS_ENV } from '../config/settings.ts';
+import { TIME_BASES } from '../config/time.ts';
+import { PROGRESS_LINE_EVERY_MS } from './commands/run.ts';
 
 const CLI = join(import.meta.dirname, 'cli.ts');
 const REFERENCE = pathToFileURL(join(import.meta.dirname, '..', 'clients', 'reference', 'index.ts')).href;
@@ -117,14 +120,14 @@ describe('run and list', { timeout: 0 }, () => {
   });
 
   test('an inconclusive case is marked "? inconclusive" with its reason, counted, said, and does not fail the run', async () => {
-    const dead = adapterModule('dead-client', `interrupted: () => 'the client process exited with code 1 before this case'`);
+    const dead = adapterModule('half-dead-client', `interrupted: (caseId) => (caseId.includes('@2025-06-18') || caseId.includes('@2025-11-25') ? 'the client process exited with code 1 before this case' : undefined)`);
     const run = await finished(start(['run', '--adapter', dead, '--scenario', 'negotiation/handshake-order']));
     expect(run.code, run.stderr).toBe(0);
     const rows = run.stdout.split('\n').filter((line) => line.startsWith('negotiation/handshake-order'));
     expect(rows).toHaveLength(4);
-    for (const row of rows) expect(row).toMatch(/^negotiation\/handshake-order\s+\S+\s+\? inconclusive\s+\d+ ms\s+client-running: the client process exited with code 1 before this case$/);
-    expect(run.stdout).toMatch(/\n0 pass, 0 fail, 0 warn, 4 inconclusive, 0 n\/a\n/);
-    expect(run.stderr).toContain('4 cases were inconclusive: the suite could not judge them');
+    for (const row of rows.slice(2)) expect(row).toMatch(/^negotiation\/handshake-order\s+\S+\s+\? inconclusive\s+\d+ ms\s+client-running: the client process exited with code 1 before this case$/);
+    expect(run.stdout).toMatch(/\n2 pass, 0 fail, 0 warn, 2 inconclusive, 0 n\/a\n/);
+    expect(run.stderr).toContain('2 cases were inconclusive: the suite could not judge them');
   });
 
   test('SIGINT prints the table of the cases that finished, says the run was interrupted, and exits 130', async () => {
@@ -268,3 +271,111 @@ describe('run for CI', { timeout: 0 }, () => {
     expect(help.stdout).toBe(helps[2]!.stdout);
   });
 });
+
+describe('a gate that cannot be fooled and loses nothing', { timeout: 0 }, () => {
+  const ONE_CASE = ['--scenario', 'negotiation/handshake-order', '--revision', '2025-06-18'];
+  /** The lines of stderr that are not the progress line. */
+  const said = (stderr: string) => stderr.split('\n').filter((line) => line !== '' && !line.startsWith('run: '));
+
+  test('a line-protocol program killed in every case (it answers with unsolicited lines): nothing judged, exit 4 with one line saying why', async () => {
+    const program = join(work, 'unsolicited.ts');
+    writeFileSync(
+      program,
+      [
+        "import { createInterface } from 'node:readline';",
+        "const send = (message: unknown) => process.stdout.write(`${JSON.stringify(message)}\\n`);",
+        "send({ protocol: 1, name: 'chatty', description: 'answers every request with an unsolicited line first', revisions: ['2025-06-18', '2025-11-25'], features: ['mode-legacy'] });",
+        'createInterface({ input: process.stdin }).on(\'line\', (line) => {',
+        '  const { id, op } = JSON.parse(line);',
+        '  send({ id: id + 1000, result: {} });',
+        "  if (op === 'shutdown') process.exit(0);",
+        '});',
+      ].join('\n'),
+    );
+    const run = await finished(start(['run', '--adapter-command', `${JSON.stringify(process.execPath)} ${JSON.stringify(program)}`, '--scenario', 'negotiation/handshake-order', '--quiet']));
+    expect(run.code, run.stderr).toBe(4);
+    expect(run.stdout).toMatch(/\n0 pass, 0 fail, 0 warn, 2 inconclusive, 2 n\/a\n/);
+    expect(said(run.stderr)).toEqual([expect.stringMatching(/^mcp-client-conformance: nothing was judged: none of the 2 cases that applied to chatty got a verdict, the suite could not judge them \(each: client-running: .*answered request 100\d, which is not in flight.*\) \(exit 4\)$/)]);
+  });
+
+  test('a client that declares nothing the selection needs: every case n/a, nothing judged, exit 4', async () => {
+    const narrow = adapterModule('declares-nothing', `revisions: [], features: []`);
+    const run = await finished(start(['run', '--adapter', narrow, '--scenario', 'negotiation/handshake-order', '--quiet']));
+    expect(run.code, run.stderr).toBe(4);
+    expect(run.stdout).toMatch(/\n0 pass, 0 fail, 0 warn, 0 inconclusive, 4 n\/a\n/);
+    expect(said(run.stderr)).toEqual(['mcp-client-conformance: nothing was judged: no scenario applies to declares-nothing (4 cases n/a): check the revisions, features and transports it declares (exit 4)']);
+  });
+
+  test('an output path that cannot be written is exit 2 before the run, one line naming it and why', async () => {
+    const file = join(work, 'a-file');
+    writeFileSync(file, '');
+    const cases = [
+      ['--json', join(file, 'results.json'), `${file} is a file, not a folder`],
+      ['--junit', work, 'it is a folder; give the file to write'],
+      ['--write-baseline', join(file, 'deeper', 'baseline.json'), `${file} is a file, not a folder`],
+    ] as const;
+    const runs = await Promise.all(cases.map(([option, path]) => finished(start(['run', '--adapter', 'reference', ...ONE_CASE, option, path]))));
+    runs.forEach(({ code, stdout, stderr }, index) => {
+      const [option, path, why] = cases[index]!;
+      expect(code, stderr).toBe(2);
+      // Nothing ran: no table, no progress line.
+      expect(stdout).toBe('');
+      expect(stderr).toBe(`mcp-client-conformance: ${option} ${path} cannot be written: ${why}\n`);
+    });
+  });
+
+  test('a folder gone during the run: the table is printed, the other file written, one line per file lost, exit 5', async () => {
+    const folder = join(work, 'vanishing');
+    mkdirSync(folder, { recursive: true });
+    // The client replaces the output folder by a file when it starts: after the paths were checked, before the writes.
+    const saboteur = join(work, 'saboteur.ts');
+    writeFileSync(
+      saboteur,
+      [
+        `import { referenceClient } from ${JSON.stringify(REFERENCE)};`,
+        "import { rmSync, statSync, writeFileSync } from 'node:fs';",
+        `const folder = ${JSON.stringify(folder)};`,
+        'export default { ...referenceClient, name: "saboteur", start(caseId: string) { if (statSync(folder).isDirectory()) { rmSync(folder, { recursive: true }); writeFileSync(folder, ""); } return referenceClient.start(caseId); } };',
+      ].join('\n'),
+    );
+    const [json, baseline, junit] = [join(folder, 'results.json'), join(folder, 'baseline.json'), join(work, 'kept', 'junit.xml')];
+    const run = await finished(start(['run', '--adapter', saboteur, ...ONE_CASE, '--json', json, '--write-baseline', baseline, '--junit', junit, '--quiet']));
+    expect(run.code, run.stderr).toBe(5);
+    expect(run.stdout).toMatch(/^negotiation\/handshake-order\s+2025-06-18\s+pass\s/m);
+    expect(run.stdout).toMatch(/\n1 pass, 0 fail, 0 warn, 0 inconclusive, 0 n\/a\n/);
+    expect(readFileSync(junit, 'utf8')).toContain('<testcase classname="saboteur" name="negotiation/handshake-order @ 2025-06-18"');
+    expect(said(run.stderr)).toEqual([
+      expect.stringMatching(new RegExp(`^mcp-client-conformance: --json ${escape(json)} could not be written: E[A-Z]+: [^,]+, \\S+ '${escape(folder)}[^']*'$`)),
+      expect.stringMatching(new RegExp(`^mcp-client-conformance: --write-baseline ${escape(baseline)} could not be written: E[A-Z]+: [^,]+, \\S+ '${escape(folder)}[^']*'$`)),
+    ]);
+    expect(run.stderr).not.toMatch(/\n\s+at /);
+  });
+});
+
+describe('the docs say what the code does', () => {
+  const ROOT = join(import.meta.dirname, '..');
+  const read = (file: string) => readFileSync(join(ROOT, file), 'utf8').replace(/\s+/g, ' ');
+
+  test('the progress interval in a log and the hello bound, from the constants that set them', () => {
+    expect(read('README.md')).toContain(`a plain line every ${PROGRESS_LINE_EVERY_MS / 1000} s in a CI log`);
+    expect(read('README.md')).toContain(`\`hello\` ${TIME_BASES.hello / 1000} s`);
+    const protocol = read('docs/line-protocol.md');
+    expect(protocol).toContain(`the time policy's hello bound: ${TIME_BASES.hello / 1000} s at scale 1`);
+    expect(protocol).toContain(`printed no hello within ${TIME_BASES.hello} ms\` at scale 1`);
+  });
+
+  test("every exit code of run is in the README's table and in run --help, with what it means", async () => {
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    const help = (await finished(start(['run', '--help']))).stdout;
+    const runCodes = [EXIT_CODES.ok, EXIT_CODES.failed, EXIT_CODES.usage, EXIT_CODES.notJudged, EXIT_CODES.notWritten];
+    for (const code of runCodes) {
+      expect(readme, `exit ${code}`).toMatch(new RegExp(`^\\| \\*\\*${code}\\*\\* \\| `, 'm'));
+      expect(help, `exit ${code}`).toMatch(new RegExp(`^  ${code} +\\S`, 'm'));
+    }
+    expect(readme).toContain(`| **${EXIT_CODES.sigint}/${EXIT_CODES.sigterm}** |`);
+    expect(help).toMatch(new RegExp(`^  ${EXIT_CODES.sigint}, ${EXIT_CODES.sigterm} +interrupted`, 'm'));
+  });
+});
+
+/** A text as a regular expression that matches it. */
+const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

@@ -23,10 +23,13 @@ const USAGE = `usage: mcp-client-conformance <command> [options]
 commands:
 ${COMMANDS.map((command) => `  ${command.name.padEnd(11)} ${command.summary}`).join('\n')}
 
-exit code: 0 when nothing failed (an inconclusive case, which the suite could not judge, is printed but does not
-fail), 1 when a scenario failed or a result does not match the baseline (run), a cell regressed or was lost (matrix
---compare, compare) or has a verdict --fail-on names (matrix), 2 on bad usage or bad input, 3 when a matrix run ended
-incomplete (matrix --resume completes it), 130 or 143 when interrupted by SIGINT or SIGTERM`;
+exit code: 0 when judged and nothing failed (an inconclusive case, which the suite could not judge, is printed but
+does not fail), 1 when a scenario failed or a result does not match the baseline (run), a cell regressed or was lost
+(matrix --compare, compare) or has a verdict --fail-on names (matrix), 2 on bad usage or bad input (an output path
+that cannot be written included), 3 when a matrix run ended incomplete (matrix --resume completes it), 4 when nothing
+was judged (run: no case got a pass, fail or warn; matrix: the row of a client that loaded), 5 when an output file could not be written
+at the end (the table is printed, the other files written), 130 or 143 when interrupted by SIGINT or SIGTERM; each
+command's --help says which it uses and which comes first`;
 
 function fail(message: string): never {
   console.error(`mcp-client-conformance: ${message}`);

@@ -3,6 +3,7 @@
 // dispatches to them.
 import { resolve } from 'node:path';
 import { parseArgs, type ParseArgsOptionsConfig } from 'node:util';
+import { EXIT_CODES } from '../../api/exit-codes.ts';
 
 /** Bad usage or bad input: one line that says what is wrong (the command line exits 2 with it). */
 export class UsageError extends Error {
@@ -10,7 +11,7 @@ export class UsageError extends Error {
 }
 
 /** The exit code of bad usage or bad input. */
-export const USAGE_EXIT = 2;
+export const USAGE_EXIT = EXIT_CODES.usage;
 
 /** The options of a command as they were parsed: a string or a list of them, a boolean, or absent. */
 export type Values<O extends ParseArgsOptionsConfig> = {

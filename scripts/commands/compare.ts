@@ -22,8 +22,14 @@ export const compare = defineCommand({
         ['--allow-lost <name>', 'accept the lost cells of this client or scenario (a trailing * matches a prefix;\nrepeatable)'],
       ]),
       '',
+      'A check counts as newly failing only when it was judged firmly in both runs (a MUST or SHOULD check that passed',
+      'and now fails); MAY findings that differ (timers-released, connections-released: they may vary between identical',
+      'runs) are listed in their own section, never as regressions.',
+      '',
       'exit code: 0 without regressions or lost cells, 1 with a regression or a lost cell --allow-lost does not',
-      'accept, 2 bad usage or bad input, 3 when <new> is an incomplete run (matrix --resume completes it)',
+      'accept, 2 bad usage or bad input (a --markdown path that cannot be written included, checked first), 3 when',
+      '<new> is an incomplete run (matrix --resume completes it), 5 when the --markdown file could not be written after',
+      'all (the comparison is printed)',
     ].join('\n'),
   async run(values, positionals) {
     const { runCompare } = await import('../matrix/compare.ts');

@@ -1,5 +1,8 @@
 // `matrix`: every client of a matrix file across the suites (scripts/matrix/run.ts), and `matrix --resume`.
-import { defineCommand, optionLines, UsageError } from './command.ts';
+import { EXIT_CODES } from '../../api/exit-codes.ts';
+import { whyNotWritable } from '../../api/output-paths.ts';
+import { DEFAULT_REPORTS_DIR } from '../matrix/settings.ts';
+import { defineCommand, fromUser, optionLines, UsageError } from './command.ts';
 
 export const matrix = defineCommand({
   name: 'matrix',
@@ -41,9 +44,15 @@ export const matrix = defineCommand({
       ]),
       '',
       'exit code: 0 done, 1 regressions or lost cells against --compare or a cell --fail-on counts, 2 bad usage or',
-      'bad input, 3 an incomplete run, whatever else (--resume completes it), 130 or 143 interrupted',
+      'bad input (a reports folder that cannot be written included), 3 an incomplete run, whatever else (--resume',
+      `completes it), ${EXIT_CODES.notJudged} a client that loaded but whose row judged nothing (no cell of pass, fail or warn: every`,
+      'cell n/a or inconclusive; a client that did not load is --fail-on error\'s), after 1; 130 or 143 interrupted',
     ].join('\n'),
   async run(values) {
+    // The reports folder, checked before the run: a run of an hour must not end on a folder it cannot write.
+    const [option, folder] = values.resume !== undefined ? ['--resume', values.resume] : values.out !== undefined ? ['--out', values.out] : ['the reports folder', DEFAULT_REPORTS_DIR];
+    const why = whyNotWritable(fromUser(folder), 'folder');
+    if (why !== undefined) throw new UsageError(`${option} ${folder} cannot be written: ${why}`);
     const { runMatrix } = await import('../matrix/run.ts');
     const { config, clients, out, shard, strict, compare, resume, rejudge } = values;
     const gates = { allowLost: values['allow-lost'], failOn: values['fail-on'] };

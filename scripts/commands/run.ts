@@ -1,9 +1,11 @@
 // `run`: the scenarios against one client, through the programmatic API (api/index.ts runConformance): a verdict
 // table on stdout, a progress line on stderr, and for CI the results as JSON (the matrix's results.json format, which
 // `compare` reads) and JUnit XML, a baseline to gate on, and a baseline written from the run.
-import { mkdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { EXIT_CODES, notJudgedLine } from '../../api/exit-codes.ts';
 import type { ConformanceRun } from '../../api/index.ts';
+import { whyNotWritable } from '../../api/output-paths.ts';
 import type { Transport } from '../../clients/adapter.ts';
 import type { Revision } from '../../protocol/revisions.ts';
 import type { ScenarioResult, Verdict } from '../../suites/scenario.ts';
@@ -45,9 +47,12 @@ function comparisonText(run: ConformanceRun, shownPath: string): string {
   return lines.join('\n');
 }
 
+/** How often a log (stderr not a terminal) gets a progress line: the README says so. */
+export const PROGRESS_LINE_EVERY_MS = 5_000;
+
 /**
  * One line on stderr while the run goes: on a terminal redrawn in place (and each second, for the clock), in a log one
- * plain line every few seconds, so a long run is never silent.
+ * plain line every PROGRESS_LINE_EVERY_MS, so a long run is never silent.
  */
 class Progress {
   private readonly tty = process.stderr.isTTY === true;
@@ -68,15 +73,15 @@ class Progress {
   start(): void {
     if (!this.enabled) return;
     this.draw();
-    this.timer = setInterval(() => this.draw(), this.tty ? 1_000 : 10_000);
+    this.timer = setInterval(() => this.draw(), this.tty ? 1_000 : PROGRESS_LINE_EVERY_MS);
     this.timer.unref();
   }
 
   add(verdict: Verdict): void {
     this.done++;
     this.tally[verdict]++;
-    // A terminal shows every case; a log gets a line at most every 5 s (and the timer's every 10 s).
-    if (this.enabled && performance.now() - this.drawn >= (this.tty ? 100 : 5_000)) this.draw();
+    // A terminal shows every case; a log gets a line from the timer only.
+    if (this.enabled && this.tty && performance.now() - this.drawn >= 100) this.draw();
   }
 
   /** Takes the line off a terminal, so that other output can be written; the next draw puts it back. */
@@ -99,20 +104,34 @@ class Progress {
   }
 }
 
-/** An output file the user named, checked before the run: a folder there is bad input, not a lost run. */
+/** An output file the user named, checked before the run: a path that cannot be written is bad input, not a lost run. */
 function outputPath(option: string, value: string | undefined): string | undefined {
   if (value === undefined) return undefined;
   const path = fromUser(value);
-  if (statSync(path, { throwIfNoEntry: false })?.isDirectory()) throw new UsageError(`--${option} ${value} is a folder; give the file to write`);
+  const why = whyNotWritable(path);
+  if (why !== undefined) throw new UsageError(`--${option} ${value} cannot be written: ${why}`);
   return path;
 }
 
-/** Writes beside, then renames: a reader sees the old file or the new one, never a part. */
-function write(path: string, text: string): void {
-  mkdirSync(dirname(path), { recursive: true });
+/**
+ * Writes beside, then renames: a reader sees the old file or the new one, never a part. Returns why it could not (the
+ * folder gone or full since the run started, say), or undefined: a failed write never ends the command.
+ */
+function write(path: string, text: string): string | undefined {
   const temporary = `${path}.${process.pid}.tmp`;
-  writeFileSync(temporary, text);
-  renameSync(temporary, path);
+  try {
+    mkdirSync(dirname(path), { recursive: true });
+    writeFileSync(temporary, text);
+    renameSync(temporary, path);
+    return undefined;
+  } catch (error) {
+    try {
+      rmSync(temporary, { force: true });
+    } catch {
+      // Its folder is gone too.
+    }
+    return (error as Error).message;
+  }
 }
 
 export const run = defineCommand({
@@ -161,9 +180,17 @@ export const run = defineCommand({
       'twice as large (at most 3 runs), and the table says so. Ctrl-C prints the table of the cases that finished, writes',
       'the --json and --junit files of those (marked incomplete) and exits 130 (143 on SIGTERM).',
       '',
-      'exit code: 0 when nothing failed (with --baseline: every result matches it; an inconclusive case does not fail),',
-      '1 when a case failed, nothing applied, or (with --baseline) a result regressed or an entry is stale, 2 on bad usage',
-      'or bad input',
+      'exit code:',
+      optionLines([
+        [String(EXIT_CODES.ok), 'judged, and nothing failed (with --baseline: every result matches it; an inconclusive case\ndoes not fail)'],
+        [String(EXIT_CODES.failed), 'a case failed, or (with --baseline) a result regressed or an entry is stale'],
+        [String(EXIT_CODES.usage), 'bad usage or bad input, an output path that cannot be written included: nothing ran'],
+        [String(EXIT_CODES.incomplete), '--rejudge of a saved run that was incomplete'],
+        [String(EXIT_CODES.notJudged), 'nothing was judged: no case got a verdict of pass, fail or warn (every case n/a, or each\none that applied inconclusive); a line on stderr says why'],
+        [String(EXIT_CODES.notWritten), 'the run was judged and the table printed, but --json, --junit or --write-baseline could\nnot be written at the end (one line each on stderr; the other files are written)'],
+        [`${EXIT_CODES.sigint}, ${EXIT_CODES.sigterm}`, 'interrupted by SIGINT or SIGTERM'],
+      ]),
+      'When several apply, the first of: 2, 130/143, 5, 3, 1, 4.',
     ].join('\n'),
   async run(values) {
     const concurrency = values.concurrency === undefined ? undefined : Number(values.concurrency);
@@ -175,7 +202,7 @@ export const run = defineCommand({
     if (new Set(paths).size < paths.length) throw new UsageError('--json, --junit and --write-baseline must name different files');
 
     // Loaded here, not at the top: `--help` and the other commands do not pay for the whole suite.
-    const [{ explainOutcome, junitReport, rejudgeRun, resultsFile, runConformance, SelectionError }, { AdapterLoadError }, { SettingsError }, { BaselineError }] = await Promise.all([
+    const [{ exitCodeOf, explainOutcome, junitReport, OutputPathError, rejudgeRun, resultsFile, runConformance, SelectionError }, { AdapterLoadError }, { SettingsError }, { BaselineError }] = await Promise.all([
       import('../../api/index.ts'),
       import('../../clients/load.ts'),
       import('../../config/settings.ts'),
@@ -196,7 +223,7 @@ export const run = defineCommand({
     let signalled: NodeJS.Signals | undefined;
     const interrupt = (signal: NodeJS.Signals) => {
       signalled = signal;
-      process.once(signal, () => process.exit(signal === 'SIGINT' ? 130 : 143));
+      process.once(signal, () => process.exit(signal === 'SIGINT' ? EXIT_CODES.sigint : EXIT_CODES.sigterm));
       controller.abort(`interrupted by ${signal}`);
     };
 
@@ -245,7 +272,7 @@ export const run = defineCommand({
         });
       }
     } catch (error) {
-      if (error instanceof AdapterLoadError || error instanceof BaselineError || error instanceof SelectionError || error instanceof SettingsError) throw new UsageError(error.message);
+      if (error instanceof AdapterLoadError || error instanceof BaselineError || error instanceof SelectionError || error instanceof SettingsError || error instanceof OutputPathError) throw new UsageError(error.message);
       throw error;
     } finally {
       progress?.stop();
@@ -255,22 +282,27 @@ export const run = defineCommand({
 
     const results = outcome.results.map((o) => o.result);
     console.log(table(results));
-    if (json !== undefined) write(json, `${JSON.stringify(resultsFile(outcome), null, 1)}\n`);
-    if (junit !== undefined) write(junit, junitReport(outcome));
+    // Each file is attempted whatever became of another; each one lost is one line, and the exit code says so.
+    const notWritten = [
+      { option: '--json', path: json, why: json === undefined ? undefined : write(json, `${JSON.stringify(resultsFile(outcome), null, 1)}\n`) },
+      { option: '--junit', path: junit, why: junit === undefined ? undefined : write(junit, junitReport(outcome)) },
+      { option: '--write-baseline', path: outcome.notWritten?.path, why: outcome.notWritten?.reason },
+    ].filter((file) => file.why !== undefined);
+    for (const { option, path, why } of notWritten) console.error(`mcp-client-conformance: ${option} ${path} could not be written: ${why}`);
     if (signalled !== undefined) {
-      const code = signalled === 'SIGINT' ? 130 : 143;
-      const files = [values.json, values.junit].filter((file) => file !== undefined);
+      const code = signalled === 'SIGINT' ? EXIT_CODES.sigint : EXIT_CODES.sigterm;
+      const lost = new Set(notWritten.map((file) => file.path));
+      const files = [json, junit].filter((file) => file !== undefined && !lost.has(file));
       console.error(`mcp-client-conformance: interrupted by ${signalled} after ${results.length} of ${outcome.planned} cases; the table above has the ones that finished${files.length > 0 ? ` (and ${files.join(', ')}, marked incomplete)` : ''}${written !== undefined ? `; no baseline written` : ''}`);
       // The cases dropped may still hold sockets and timers: the process ends here.
       process.exit(code);
     }
 
-    const judged = results.filter((r) => r.verdict !== 'n/a');
-    // A run in which nothing applied proves nothing: say so, and do not let CI read it as a success.
-    if (judged.length === 0) console.error(`mcp-client-conformance: no scenario applies to ${outcome.adapter.name}: check the revisions and features it declares`);
+    // A run in which nothing was judged proves nothing: say why, and do not let CI read it as a success (exit 4).
     const inconclusive = outcome.counts.inconclusive;
+    if (outcome.gate === 'not-judged') console.error(`mcp-client-conformance: ${notJudgedLine(outcome.adapter.name, results)} (exit ${EXIT_CODES.notJudged})`);
     // Not a failure (nothing was blamed on the client), but never silent either.
-    if (inconclusive > 0) console.error(`mcp-client-conformance: ${inconclusive} ${inconclusive === 1 ? 'case was' : 'cases were'} inconclusive: the suite could not judge ${inconclusive === 1 ? 'it' : 'them'} (the reason column says why)`);
+    else if (inconclusive > 0) console.error(`mcp-client-conformance: ${inconclusive} ${inconclusive === 1 ? 'case was' : 'cases were'} inconclusive: the suite could not judge ${inconclusive === 1 ? 'it' : 'them'} (the reason column says why)`);
     if (outcome.baseline !== undefined) {
       // Each regression with its evidence (--verbose printed it as it came).
       const mismatched = values.verbose ? [] : outcome.results.filter((o) => o.comparison?.status === 'regression');
@@ -285,8 +317,8 @@ export const run = defineCommand({
     }
     // The table is out: whatever a client left behind (a socket, a timer of its own) must not keep the run alive.
     setTimeout(() => process.exit(), 2_000).unref();
-    // The gate: the baseline when there is one; else a written baseline that holds the run; else no failure.
-    if (outcome.baseline !== undefined || outcome.written === undefined) return outcome.ok ? 0 : 1;
-    return judged.length > 0 && outcome.written.mismatches.length === 0 ? 0 : 1;
+    // The gate (api/index.ts exitCodeOf): the baseline when there is one; else a written baseline that holds the run;
+    // else no failure; and something judged. A file that could not be written outranks them (the table has the verdicts).
+    return notWritten.length > 0 ? EXIT_CODES.notWritten : exitCodeOf(outcome);
   },
 });

@@ -3,10 +3,13 @@
 // matched by client name + scenario + revision. A lost cell (judged before, no result now) counts as a regression
 // unless the user allows it: an incomplete run or a dropped client never reads as a pass. The verdict order and what
 // counts as a regression are documented in docs/matrix-results.md.
-import { readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import { parseArgs } from 'node:util';
+import { EXIT_CODES } from '../../api/exit-codes.ts';
+import { whyNotWritable } from '../../api/output-paths.ts';
 import { incompleteLine, isProblem, markdownCode, markdownText, packageLabel, printable } from '../../results/markdown.ts';
-import { attemptsNote, cellKey, namePatternMatches, parseResults, selects, selectsClient, verdictCounts, VERDICTS, type Cell, type CellVerdict, type ClientInfo, type MatrixResults } from '../../results/results.ts';
+import { attemptsNote, cellKey, namePatternMatches, parseResults, selects, selectsClient, verdictCounts, VERDICTS, type Cell, type CellCheck, type CellVerdict, type ClientInfo, type MatrixResults } from '../../results/results.ts';
 
 /**
  * How bad a verdict is: pass < warn < fail < error. `error` ranks worst because the case could not be run at all
@@ -25,10 +28,24 @@ export interface CellChange {
   to: CellVerdict;
   /** The current cell's reason (why it fails, warns, errs or is n/a now). */
   reason?: string;
-  /** The checks that fail now and did not before. */
+  /**
+   * The checks that fail now and passed before: MUST and SHOULD checks judged firmly in both runs (pass before, fail
+   * now; a check absent, inconclusive or a precondition in either run is not). MAY findings are in `mayFindings`.
+   */
   newlyFailedChecks: string[];
   /** What the current cell's reruns say ("judged at time scale 2 after 1 inconclusive run: …"), if it had any. */
   attempts?: string;
+}
+
+/** The MAY findings of one cell that one run has and the other has not. */
+export interface MayFindingChange {
+  client: string;
+  scenario: string;
+  revision: string;
+  /** Failed MAY checks the current run has and the previous had not. */
+  appeared: string[];
+  /** Failed MAY checks the previous run had and the current has not. */
+  gone: string[];
 }
 
 export interface VersionChange {
@@ -50,8 +67,14 @@ export interface Comparison {
   noLongerApplicable: CellChange[];
   /** Cells the suite could judge in one run and not in the other (→ inconclusive, or inconclusive →). */
   couldNotJudge: CellChange[];
-  /** Cells whose verdict stayed fail or warn but with more failed checks than before. */
+  /** Cells whose verdict stayed fail or warn but with a check judged firmly in both runs that passed and now fails. */
   newlyFailingChecks: CellChange[];
+  /**
+   * Cells of both runs whose MAY findings differ (the runner's cleanup findings, `timers-released` and the like):
+   * informational, they never change a verdict and may vary between identical runs, so they are listed apart, never
+   * as regressions or newly failing checks.
+   */
+  mayFindings: MayFindingChange[];
   newClients: ClientInfo[];
   /** Clients of the previous run that the current run selects but does not have (their cells are lost cells). */
   removedClients: ClientInfo[];
@@ -100,8 +123,11 @@ function summary(results: MatrixResults): RunSummary {
   };
 }
 
+/** A check whose outcome is a judgement of the client's rules: MUST or SHOULD, not a precondition, pass or fail. */
+const firm = (check: CellCheck) => check.level !== 'MAY' && check.precondition !== true && check.outcome !== 'inconclusive';
+
 function change(before: Cell, after: Cell): CellChange {
-  const failedBefore = new Set(before.checks.filter((check) => check.outcome === 'fail').map((check) => check.name));
+  const passedBefore = new Set(before.checks.filter((check) => firm(check) && check.outcome === 'pass').map((check) => check.name));
   const attempts = attemptsNote(after);
   return {
     client: after.client,
@@ -110,9 +136,19 @@ function change(before: Cell, after: Cell): CellChange {
     from: before.verdict,
     to: after.verdict,
     ...(after.reason !== undefined ? { reason: after.reason } : {}),
-    newlyFailedChecks: after.checks.filter((check) => check.outcome === 'fail' && !failedBefore.has(check.name)).map((check) => check.name),
+    newlyFailedChecks: after.checks.filter((check) => firm(check) && check.outcome === 'fail' && passedBefore.has(check.name)).map((check) => check.name),
     ...(attempts !== undefined ? { attempts } : {}),
   };
+}
+
+/** The failed MAY checks of a cell that differ between the runs, or undefined when they are the same. */
+function mayFindingChange(before: Cell, after: Cell): MayFindingChange | undefined {
+  const findings = (cell: Cell) => new Set(cell.checks.filter((check) => check.level === 'MAY' && check.outcome === 'fail').map((check) => check.name));
+  const [then, now] = [findings(before), findings(after)];
+  const appeared = [...now].filter((name) => !then.has(name));
+  const gone = [...then].filter((name) => !now.has(name));
+  if (appeared.length === 0 && gone.length === 0) return undefined;
+  return { client: after.client, scenario: after.scenario, revision: after.revision, appeared, gone };
 }
 
 export interface CompareOptions {
@@ -147,6 +183,7 @@ export function compare(previous: MatrixResults, current: MatrixResults, options
     noLongerApplicable: [],
     couldNotJudge: [],
     newlyFailingChecks: [],
+    mayFindings: [],
     newClients: current.clients.filter((client) => !previousClients.has(client.name)),
     removedClients: previous.clients.filter((client) => !currentClients.has(client.name) && selectsClient(current.run.selection, client.name)),
     versionChanges: [],
@@ -160,6 +197,8 @@ export function compare(previous: MatrixResults, current: MatrixResults, options
   for (const [cellKey, now] of after) {
     const then = before.get(cellKey);
     if (!then) continue;
+    const mayChange = mayFindingChange(then, now);
+    if (mayChange !== undefined) comparison.mayFindings.push(mayChange);
     const rankThen = VERDICT_RANK[then.verdict];
     const rankNow = VERDICT_RANK[now.verdict];
     if (then.verdict === now.verdict && rankNow === undefined) continue;
@@ -202,7 +241,7 @@ export function compare(previous: MatrixResults, current: MatrixResults, options
 }
 
 /** Exit code of a matrix run that lacks planned cells (`matrix --resume` completes it), and of its comparison. */
-export const INCOMPLETE_EXIT = 3;
+export const INCOMPLETE_EXIT = EXIT_CODES.incomplete;
 
 /**
  * What a comparison means for a CI gate: 3 when the current run is incomplete (whatever else it says: the comparison is
@@ -322,6 +361,24 @@ function lostLines(cells: Cell[], comparison: Comparison, style: Style): string[
   return lines;
 }
 
+/** The most cells a MAY finding's line names; the reports have every one. */
+const MAY_CELLS_NAMED = 4;
+
+/** MAY findings that differ, by client and check: in how many cells each appeared or went, naming a few. */
+function mayLines(changes: MayFindingChange[], style: Style): string[] {
+  const lines: string[] = [];
+  for (const [client, cells] of Map.groupBy(changes, (change) => change.client)) {
+    lines.push(style.item(`${style.code(client)}:`));
+    const moves = cells.flatMap((cell) => [...cell.appeared.map((check) => ({ check, how: 'appeared in', cell })), ...cell.gone.map((check) => ({ check, how: 'gone from', cell }))]);
+    for (const [what, same] of Map.groupBy(moves, (move) => `${move.check}\u0000${move.how}`)) {
+      const [check, how] = what.split('\u0000') as [string, string];
+      const named = same.slice(0, MAY_CELLS_NAMED).map(({ cell }) => style.code(`${cell.scenario} @ ${cell.revision}`)).join(', ');
+      lines.push(style.item(`${style.code(check)} ${how} ${plural(same.length, 'cell')}: ${named}${same.length > MAY_CELLS_NAMED ? ', …' : ''}`, 1));
+    }
+  }
+  return lines;
+}
+
 function clientLines(clients: ClientInfo[], results: MatrixResults | undefined, style: Style): string[] {
   return clients.map((client) => {
     const label = packageLabel(client);
@@ -359,10 +416,11 @@ function render(comparison: Comparison, current: MatrixResults | undefined, styl
   section(`Lost cells allowed (${allowedLostCells.length}): by --allow-lost, not counted`, lostLines(allowedLostCells, comparison, style));
   section(`Improvements (${improvements.length}): verdicts that got better`, changeLines(improvements, comparison, style));
   section(`Could not judge (${unjudged}): inconclusive in one of the runs, so neither a regression nor an improvement`, changeLines(comparison.couldNotJudge, comparison, style));
-  section(`Newly failing checks (${comparison.newlyFailingChecks.length}): same verdict, more checks failed`, changeLines(comparison.newlyFailingChecks, comparison, style));
+  section(`Newly failing checks (${comparison.newlyFailingChecks.length}): same verdict, a MUST or SHOULD check that passed in the previous run fails now`, changeLines(comparison.newlyFailingChecks, comparison, style));
   section(`Now applicable (${comparison.nowApplicable.length}): n/a before`, changeLines(comparison.nowApplicable, comparison, style));
   section(`No longer applicable (${comparison.noLongerApplicable.length}): coverage lost`, changeLines(comparison.noLongerApplicable, comparison, style));
   section(`New clients (${comparison.newClients.length})`, clientLines(comparison.newClients, current, style));
+  section(`MAY findings that differ (${comparison.mayFindings.length} ${comparison.mayFindings.length === 1 ? 'cell' : 'cells'}): informational, never a regression (they may vary between identical runs)`, mayLines(comparison.mayFindings, style));
   section(`Removed clients (${comparison.removedClients.length})`, clientLines(comparison.removedClients, undefined, style));
   section(
     `Version changes (${comparison.versionChanges.length})`,
@@ -408,7 +466,8 @@ async function readResults(path: string): Promise<MatrixResults> {
  * `compare <previous.json> <current.json> [--markdown <out.md>] [--allow-lost <pattern>]...`: prints the comparison
  * and returns the exit code: 0 without regressions or lost cells, 1 with a regression or a lost cell no `--allow-lost`
  * accepts, 3 when the current run is incomplete, 2 on bad usage or bad input (unreadable, not JSON, not a results
- * file, an unknown format version, duplicate cells, an empty pattern, or a Markdown file that cannot be written).
+ * file, an unknown format version, duplicate cells, an empty pattern, or a Markdown path that cannot be written,
+ * checked first), 5 when the Markdown file could not be written after all (the comparison is printed; said in one line).
  */
 export async function runCompare(argv: string[], output: CompareOutput = STANDARD_OUTPUT): Promise<number> {
   const fail = (message: string) => {
@@ -425,6 +484,9 @@ export async function runCompare(argv: string[], output: CompareOutput = STANDAR
   if (allowLost.some((pattern) => pattern.trim() === '')) return fail(`--allow-lost takes a client name or a scenario id (or a prefix ending in *), not an empty string\n${COMPARE_USAGE}`);
   const [previousPath, currentPath, ...extra] = parsed.positionals;
   if (previousPath === undefined || currentPath === undefined || extra.length > 0) return fail(`expected two results files\n${COMPARE_USAGE}`);
+  const markdown = parsed.values.markdown;
+  const unwritable = markdown === undefined ? undefined : whyNotWritable(markdown);
+  if (unwritable !== undefined) return fail(`--markdown ${markdown} cannot be written: ${unwritable}`);
   let previous: MatrixResults;
   let current: MatrixResults;
   try {
@@ -434,11 +496,13 @@ export async function runCompare(argv: string[], output: CompareOutput = STANDAR
   }
   const comparison = compare(previous, current, { allowLost });
   output.out(renderComparisonText(comparison, current));
-  if (parsed.values.markdown !== undefined) {
+  if (markdown !== undefined) {
     try {
-      await writeFile(parsed.values.markdown, renderComparisonMarkdown(comparison, current));
+      await mkdir(dirname(markdown), { recursive: true });
+      await writeFile(markdown, renderComparisonMarkdown(comparison, current));
     } catch (error) {
-      return fail(`cannot write ${parsed.values.markdown}: ${(error as Error).message}`);
+      output.err(`mcp-client-conformance compare: --markdown ${markdown} could not be written: ${(error as Error).message}\n`);
+      return EXIT_CODES.notWritten;
     }
   }
   return comparisonExitCode(comparison);

@@ -1,14 +1,19 @@
 // What makes a comparison or a matrix run fail CI, on small synthetic results files: a regression or a lost cell
 // fails (exit 1) unless the lost cells are allowed, an incomplete run is never a pass (exit 3), a cell the suite could
 // not judge is listed and fails nothing, cells outside the current run's selection are not lost; `--fail-on` counts
-// the run's own verdicts.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+// the run's own verdicts; a client row that judged nothing is said and exits 4; a reports folder that cannot be written
+// is exit 2 before the run.
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 import { compare, comparisonExitCode, renderComparisonMarkdown, renderComparisonText, runCompare } from './compare.ts';
-import { RESULTS_FORMAT, RESULTS_FORMAT_VERSION, selects, type Cell, type CellVerdict, type ClientInfo, type MatrixResults } from '../../results/results.ts';
+import { RESULTS_FORMAT, RESULTS_FORMAT_VERSION, selects, type Cell, type CellCheck, type CellVerdict, type ClientInfo, type MatrixResults } from '../../results/results.ts';
 import { failingCells, failOnLines, parseFailOn } from './run.ts';
+import { notJudgedRows } from './gate.ts';
+
+const CLI = join(import.meta.dirname, '..', 'cli.ts');
 
 const REVISIONS = ['2025-06-18', '2025-11-25'] as const;
 const SCENARIOS = ['negotiation/handshake-order', 'negotiation/version-per-revision', 'disposal/delete-issued-session'];
@@ -163,6 +168,47 @@ describe('what fails and what does not', () => {
   });
 });
 
+describe('newly failing checks: judged firmly in both runs; MAY findings apart', () => {
+  const URL = 'https://modelcontextprotocol.io/specification/2025-06-18/basic/lifecycle';
+  const check = (name: string, outcome: CellCheck['outcome'], level: CellCheck['level'] = 'MUST', precondition = false): CellCheck => ({ name, outcome, level, section: 's', url: URL, detail: `${name} ${outcome}`, exchanges: [], ...(precondition ? { precondition: true as const } : {}) }) as CellCheck;
+  /** A run whose one fail cell of alpha has these checks. */
+  const failing = (checks: CellCheck[]) => {
+    const results = run(['alpha'], { 'alpha negotiation/handshake-order@2025-06-18': 'fail' });
+    results.cells.find((c) => c.verdict === 'fail')!.checks = checks;
+    return results;
+  };
+
+  test('two identical runs but for the MAY findings (timers-released, connections-released): no newly failing check, the findings listed apart, exit 0', () => {
+    const before = failing([check('initialized-sent', 'fail'), check('timers-released', 'fail', 'MAY')]);
+    const after = failing([check('initialized-sent', 'fail'), check('connections-released', 'fail', 'MAY')]);
+    const comparison = compare(before, after);
+    expect(comparison.newlyFailingChecks).toEqual([]);
+    expect(comparison.mayFindings).toEqual([{ client: 'alpha', scenario: 'negotiation/handshake-order', revision: '2025-06-18', appeared: ['connections-released'], gone: ['timers-released'] }]);
+    expect(comparisonExitCode(comparison)).toBe(0);
+    const text = renderComparisonText(comparison, after);
+    expect(text.split('\n')[0]).toBe('matrix comparison: no regressions');
+    expect(text).not.toContain('Newly failing checks');
+    expect(text).toContain('\nMAY findings that differ (1 cell): informational, never a regression (they may vary between identical runs)\n');
+    expect(text).toContain('\n  alpha:\n    connections-released appeared in 1 cell: negotiation/handshake-order @ 2025-06-18\n    timers-released gone from 1 cell: negotiation/handshake-order @ 2025-06-18\n');
+    // A pass cell that gains a MAY finding is listed the same way, and is no regression.
+    const passing = run(['alpha']);
+    const withFinding = structuredClone(passing);
+    withFinding.cells[0]!.checks = [check('timers-released', 'fail', 'MAY')];
+    expect(compare(passing, withFinding)).toMatchObject({ regressions: [], newlyFailingChecks: [], mayFindings: [{ appeared: ['timers-released'], gone: [] }] });
+  });
+
+  test('a check newly fails only when it passed before: not when it was absent, inconclusive or an unmet precondition, nor a MAY check', () => {
+    const now = failing([check('initialized-sent', 'fail'), check('absent-before', 'fail'), check('inconclusive-before', 'fail'), check('precondition', 'fail', 'MUST', true), check('passed-before', 'fail'), check('should-passed-before', 'fail', 'SHOULD')]);
+    const then = failing([check('initialized-sent', 'fail'), check('inconclusive-before', 'inconclusive'), check('precondition', 'pass', 'MUST', true), check('passed-before', 'pass'), check('should-passed-before', 'pass', 'SHOULD')]);
+    expect(compare(then, now).newlyFailingChecks).toEqual([expect.objectContaining({ from: 'fail', to: 'fail', newlyFailedChecks: ['passed-before', 'should-passed-before'] })]);
+    // A regression names only the checks that passed before too.
+    const passed = run(['alpha']);
+    passed.cells.find((c) => c.scenario === 'negotiation/handshake-order' && c.revision === '2025-06-18')!.checks = [check('initialized-sent', 'pass')];
+    const regressed = failing([check('initialized-sent', 'fail'), check('timers-released', 'fail', 'MAY'), check('new-check', 'fail')]);
+    expect(compare(passed, regressed).regressions).toEqual([expect.objectContaining({ from: 'pass', to: 'fail', newlyFailedChecks: ['initialized-sent'] })]);
+  });
+});
+
 describe('runCompare', () => {
   const work = mkdtempSync(join(tmpdir(), 'matrix-gate-'));
   afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -190,6 +236,20 @@ describe('runCompare', () => {
     expect(await compareFiles([old, cut, '--allow-lost', '*'])).toMatchObject({ code: 3 });
   });
 
+  test('--markdown: a path that cannot be written is exit 2 before anything is read; one that fails at the end is exit 5, the comparison printed', async () => {
+    const old = write('markdown-old.json', previous);
+    writeFileSync(join(work, 'a-file'), '');
+    const blocked = join(work, 'a-file', 'comparison.md');
+    expect(await compareFiles([join(work, 'absent.json'), old, '--markdown', blocked])).toEqual({ code: 2, out: '', err: `mcp-client-conformance compare: --markdown ${blocked} cannot be written: ${join(work, 'a-file')} is a file, not a folder\n` });
+    // A link to a folder that is gone: the path checks out (its folder is there), the write through it fails.
+    const link = join(work, 'dangling.md');
+    symlinkSync(join(work, 'gone', 'comparison.md'), link);
+    const lost = await compareFiles([old, write('markdown-lost.json', run(['alpha', 'beta'])), '--markdown', link]);
+    expect(lost.code).toBe(5);
+    expect(lost.out).toMatch(/^matrix comparison: 6 lost cells\n/);
+    expect(lost.err).toMatch(new RegExp(`^mcp-client-conformance compare: --markdown ${link.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} could not be written: ENOENT: [^\n]+\n$`));
+  });
+
   test('an empty --allow-lost is bad usage (exit 2), not a silent allow-nothing', async () => {
     const old = write('same.json', previous);
     expect(await compareFiles([old, old, '--allow-lost', ' '])).toMatchObject({ code: 2, err: expect.stringContaining('--allow-lost takes a client name or a scenario id') });
@@ -214,5 +274,44 @@ describe('matrix --fail-on', () => {
     expect(failingCells(results, ['error'])).toHaveLength(1 + 6);
     expect(failOnLines(failingCells(results, ['fail', 'error']), ['fail', 'error'])).toEqual(['--fail-on fail,error: 8 cells of 3 clients', '  alpha: fail 1', '  beta: error 1', '  skipped: error 6']);
     expect(failingCells(run(['alpha']), ['fail', 'warn', 'error'])).toEqual([]);
+  });
+});
+
+describe('a client row that judged nothing', () => {
+  test('is one of a client that loaded whose every cell is n/a or inconclusive: said in one line each; a row with one verdict, or of a client that did not load (--fail-on error gates on those), is not', () => {
+    const results = run(['judged', 'narrow', 'killed', 'broken', 'skipped']);
+    const mark = (client: string, verdict: (cell: Cell, index: number) => CellVerdict, reason?: string) =>
+      results.cells.filter((c) => c.client === client).forEach((c, index) => Object.assign(c, { verdict: verdict(c, index) }, reason !== undefined ? { reason } : {}));
+    mark('judged', (_, index) => (index === 0 ? 'fail' : 'inconclusive'), 'time ran out');
+    mark('narrow', () => 'n/a', 'narrow does not speak it');
+    mark('killed', (_, index) => (index === 0 ? 'n/a' : 'inconclusive'), 'client-running: the client process was killed');
+    mark('broken', () => 'error', 'Cannot find module ./gone.ts');
+    mark('skipped', () => 'error', 'skipped: needs a Docker engine');
+    results.clients.find((c) => c.name === 'broken')!.loadError = 'Cannot find module ./gone.ts\n  at …';
+    results.clients.find((c) => c.name === 'skipped')!.loadError = 'skipped: needs a Docker engine';
+    expect(notJudgedRows(results)).toEqual([
+      'nothing was judged: no scenario applies to narrow (6 cases n/a): check the revisions, features and transports it declares',
+      'nothing was judged: none of the 5 cases that applied to killed got a verdict, the suite could not judge them (each: client-running: the client process was killed)',
+    ]);
+    expect(notJudgedRows(run(ALL))).toEqual([]);
+  });
+
+  const work = mkdtempSync(join(tmpdir(), 'matrix-gate-cli-'));
+  afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+  test('matrix: a complete run with such a row exits 4, saying which; a reports folder that cannot be written is exit 2 before the run', () => {
+    // A saved run judged again (no client run): its n/a and error cells stay as they are.
+    const saved = run(['narrow', 'skipped'], Object.fromEntries(SCENARIOS.flatMap((scenario) => REVISIONS.flatMap((revision) => [[`narrow ${scenario}@${revision}`, 'n/a'], [`skipped ${scenario}@${revision}`, 'error']]))));
+    saved.clients.find((c) => c.name === 'skipped')!.loadError = 'skipped: needs a Docker engine';
+    const path = join(work, 'saved.json');
+    writeFileSync(path, JSON.stringify(saved));
+    const matrix = (...args: string[]) => spawnSync(process.execPath, [CLI, 'matrix', ...args], { encoding: 'utf8' });
+    const rejudged = matrix('--rejudge', path, '--out', join(work, 'reports'));
+    expect(rejudged.status, rejudged.stderr).toBe(4);
+    expect(rejudged.stderr.split('\n').filter((line) => line.includes('nothing was judged'))).toEqual(['mcp-client-conformance: nothing was judged: no scenario applies to narrow (6 cases n/a): check the revisions, features and transports it declares']);
+    writeFileSync(join(work, 'file'), '');
+    const unwritable = matrix('--rejudge', path, '--out', join(work, 'file', 'reports'));
+    expect(unwritable.status).toBe(2);
+    expect(unwritable.stderr).toBe(`mcp-client-conformance: --out ${join(work, 'file', 'reports')} cannot be written: ${join(work, 'file')} is a file, not a folder\n`);
   });
 });

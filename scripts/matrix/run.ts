@@ -7,7 +7,9 @@ import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { moduleFile } from '../../config/layout.ts';
 import { readSettings } from '../../config/settings.ts';
+import { EXIT_CODES } from '../../api/exit-codes.ts';
 import { INCOMPLETE_EXIT, runCompare } from './compare.ts';
+import { notJudgedRows } from './gate.ts';
 import { JOURNAL_FILE, readSaved } from './journal.ts';
 import { findEnvironment, isReady } from '../../clients/drivers/environments.ts';
 import { setUp } from '../../clients/drivers/setup.ts';
@@ -73,8 +75,9 @@ export function failOnLines(cells: readonly Cell[], verdicts: readonly CellVerdi
 /**
  * Exit code: 0 done (nothing regressed or lost against --compare, no cell --fail-on counts), 1 a regression or a lost
  * cell against --compare, or a cell --fail-on counts, 2 bad input or a run that wrote no results, 3 a run that ended
- * incomplete (whatever else: --resume completes it, and the gates say their last word then). A run interrupted by
- * SIGINT or SIGTERM exits 130 or 143 (the reporter).
+ * incomplete (whatever else: --resume completes it, and the gates say their last word then), 4 a complete run with a
+ * client that loaded but whose row judged nothing (notJudgedRows; after 1). A run interrupted by SIGINT or SIGTERM exits 130 or 143 (the
+ * reporter).
  */
 export async function runMatrix(options: MatrixOptions, cwd = process.env.INIT_CWD ?? process.cwd()): Promise<number> {
   if (options.compare !== undefined && !existsSync(resolve(cwd, options.compare))) throw new Error(`--compare: ${options.compare} not found`);
@@ -184,5 +187,10 @@ async function finished(outDir: string, options: MatrixOptions, cwd: string): Pr
   const failing = failingCells(results, verdicts);
   if (failing.length > 0) console.error(`mcp-client-conformance: ${failOnLines(failing, verdicts).join('\n')}`);
   if (!results.run.complete) return INCOMPLETE_EXIT;
-  return compared !== 0 || failing.length > 0 ? 1 : 0;
+  // The comparison is printed; its Markdown file could not be written (said in one line).
+  if (compared === EXIT_CODES.notWritten) return compared;
+  const unjudged = notJudgedRows(results);
+  for (const line of unjudged) console.error(`mcp-client-conformance: ${line}`);
+  if (compared !== 0 || failing.length > 0) return EXIT_CODES.failed;
+  return unjudged.length > 0 ? EXIT_CODES.notJudged : EXIT_CODES.ok;
 }
