@@ -334,6 +334,31 @@ export const VARIANT_SPECS: readonly VariantSpec[] = [
     breaks: ['negotiation/modern-envelope'],
   },
   {
+    name: 'broken-omits-standard-headers',
+    rule: 'standardRequestHeaders',
+    description: 'Reference client whose 2026-07-28 requests carry neither Mcp-Method nor Mcp-Name (the modern server refuses them 400)',
+    breaks: ['negotiation/modern-envelope'],
+  },
+  // — pagination —
+  {
+    name: 'broken-first-page-only',
+    rule: 'followNextCursor',
+    description: 'Reference client whose listTools() returns the first page and ignores nextCursor',
+    breaks: ['pagination/pages', 'pagination/empty-cursor', 'pagination/repeated-cursor', 'pagination/cursor-per-session'],
+  },
+  {
+    name: 'broken-empty-cursor-ends-list',
+    rule: 'cursorPresenceOnly',
+    description: 'Reference client that takes a nextCursor of "" for the end of the list',
+    breaks: ['pagination/empty-cursor'],
+  },
+  {
+    name: 'broken-stops-on-repeated-cursor',
+    rule: 'followRepeatedCursors',
+    description: 'Reference client that stops listing when a nextCursor repeats one it followed, returning the pages so far as the whole list (typescript-sdk #2735)',
+    breaks: ['pagination/repeated-cursor'],
+  },
+  {
     name: 'broken-late-affinity-key',
     rule: 'affinityKeyFromFirstRequest',
     description: 'Reference client that sends its affinity key only after server/discover, not on the very first request (seed 000)',
