@@ -64,7 +64,10 @@ export class ReferenceConnection implements ClientConnection {
     let cursor: string | undefined;
     for (let page = 0; ; page++) {
       // A server whose pages never end is an error, never a list that looks complete.
-      if (page === MAX_TOOL_PAGES) throw new ProtocolError(`tools/list: ${MAX_TOOL_PAGES} pages and the server still names a nextCursor`);
+      if (page === MAX_TOOL_PAGES) {
+        if (this.rules.pageBoundIsAnError) throw new ProtocolError(`tools/list: ${MAX_TOOL_PAGES} pages and the server still names a nextCursor`);
+        break;
+      }
       const result = await this.run('tools/list', cursor === undefined ? {} : { cursor }, options, true);
       if (Array.isArray(result['tools'])) tools.push(...(result['tools'] as typeof tools));
       if (!this.rules.followNextCursor) break;

@@ -40,6 +40,7 @@ export interface ReferenceRules {
   followNextCursor: boolean;
   cursorPresenceOnly: boolean;
   followRepeatedCursors: boolean;
+  pageBoundIsAnError: boolean;
   affinityKeyFromFirstRequest: boolean;
   modernRetryOnlyDrops: boolean;
   freshIdOnReissue: boolean;
@@ -241,6 +242,10 @@ export const RULES: Record<RuleName, RuleDoc> = {
   followRepeatedCursors: {
     does: 'a nextCursor equal to one already followed is followed again: the server may keep the position itself',
     source: `${PAGINATION} › Implementation Guidelines (cursors opaque: no determination from their value, MUST)`,
+  },
+  pageBoundIsAnError: {
+    does: 'a server that still names a nextCursor after 50 pages makes listTools() fail with an error, never return the pages so far as the whole list',
+    source: 'convention (a listing bounded like every request, lifecycle › Timeouts; a missing nextCursor, not a count, is the end: server/utilities/pagination)',
   },
   affinityKeyFromFirstRequest: {
     does: 'a client-minted affinity key goes in Mcp-Session-Id on every 2026-07-28 request from the very first one, server/discover included',

@@ -354,6 +354,10 @@ const ON_THE_WIRE: Record<RuleName, () => Promise<void>> = {
     const server = await serve('2025-11-25', [pagedTools('repeated-cursor')]);
     expect(await (await broken('followRepeatedCursors').connect(server.url, CONNECT)).listTools()).toEqual([{ name: 'paged-tool-1' }, { name: 'paged-tool-2' }]);
   },
+  async pageBoundIsAnError() {
+    const server = await serve('2025-11-25', [pagedTools('endless')]);
+    expect(await (await broken('pageBoundIsAnError').connect(server.url, CONNECT)).listTools()).toHaveLength(50);
+  },
   async affinityKeyFromFirstRequest() {
     const server = await serve('2026-07-28');
     await (await broken('affinityKeyFromFirstRequest').connect(server.url, { ...AUTO, affinityKey: 'k' })).listTools();

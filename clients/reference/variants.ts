@@ -359,6 +359,12 @@ export const VARIANT_SPECS: readonly VariantSpec[] = [
     breaks: ['pagination/repeated-cursor'],
   },
   {
+    name: 'broken-silent-page-cap',
+    rule: 'pageBoundIsAnError',
+    description: 'Reference client that stops a listing at 50 pages and returns them as the whole list while the server still names a nextCursor',
+    breaks: ['pagination/endless'],
+  },
+  {
     name: 'broken-late-affinity-key',
     rule: 'affinityKeyFromFirstRequest',
     description: 'Reference client that sends its affinity key only after server/discover, not on the very first request (seed 000)',

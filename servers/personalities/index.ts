@@ -59,6 +59,7 @@ export const PERSONALITIES: Record<string, PersonalityEntry> = {
   'paged-tools-empty-cursor': { description: 'answers tools/list in 2 pages, page 1 naming nextCursor "" (2025-03-26 …)', create: () => pagedTools('empty-cursor') },
   'paged-tools-repeated-cursor': { description: 'answers tools/list in 3 pages, pages 1 and 2 both naming nextCursor "more" (the position kept per session) (2025-03-26 …)', create: () => pagedTools('repeated-cursor') },
   'paged-tools-per-session': { description: 'answers tools/list in 2 pages with cursors of their session; another session’s cursor gets -32602 (2025-03-26 …)', create: () => pagedTools('per-session') },
+  'paged-tools-endless': { description: 'answers tools/list in pages that never end: every page names a next one (2025-03-26 …)', create: () => pagedTools('endless') },
   'slow-responses': { description: 'delays every request by 2 s before handling it', create: () => slowResponses({ ms: 2_000 }) },
   'echo-session-headers': {
     description: 'a proxy echoing the request Mcp-Session-Id on every response but the InitializeResult; injects other ids on command',

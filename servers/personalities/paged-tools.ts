@@ -8,6 +8,8 @@
 //   session, or per server where there are none), and a listing without a cursor starts again at page 1.
 // - `per-session`: each session's cursors are its own; a cursor handed out in another session is answered -32602
 //   (Invalid params, the page's Error Handling), as a server whose cursors die with their session answers it.
+// - `endless`: a broken server whose every page names a next one (`c2`, `c3`, …): a client must end the listing
+//   itself, with an error rather than the pages so far presented as the whole list.
 //
 // Each page served is noted `tools-page <n>/<pages>` (`tools-page invalid-cursor` for a refusal). Answers are
 // application/json, which Streamable HTTP allows for any request; 2024-11-05 answers on its SSE stream, so it is not
@@ -18,7 +20,7 @@ import { messagesOf } from '../http.ts';
 import type { Personality } from '../personality.ts';
 import { sessionIdOf } from './shared.ts';
 
-export type PagingMode = 'plain' | 'empty-cursor' | 'repeated-cursor' | 'per-session';
+export type PagingMode = 'plain' | 'empty-cursor' | 'repeated-cursor' | 'per-session' | 'endless';
 
 export const PAGE_NOTE = 'tools-page';
 export const INVALID_CURSOR_NOTE = `${PAGE_NOTE} invalid-cursor`;
@@ -26,7 +28,7 @@ export const INVALID_CURSOR_NOTE = `${PAGE_NOTE} invalid-cursor`;
 /** The tool each page lists: one a page, so a page the client dropped is a name missing from its list. */
 export const pagedToolName = (page: number) => `paged-tool-${page}`;
 
-export const PAGES: Record<PagingMode, number> = { 'plain': 3, 'empty-cursor': 2, 'repeated-cursor': 3, 'per-session': 2 };
+export const PAGES: Record<PagingMode, number> = { 'plain': 3, 'empty-cursor': 2, 'repeated-cursor': 3, 'per-session': 2, 'endless': Infinity };
 
 const PAGED_ERAS: readonly Era[] = ['2025-03-26', '2025-06-18', '2025-11-25', '2026-07-28', 'dual', 'stateless'];
 
@@ -46,7 +48,8 @@ export function pagedTools(mode: PagingMode): Personality {
     if (typeof cursor !== 'string') return undefined;
     switch (mode) {
       case 'plain':
-        return /^c[2-9]$/.test(cursor) && Number(cursor.slice(1)) <= pages ? Number(cursor.slice(1)) : undefined;
+      case 'endless':
+        return /^c[1-9][0-9]*$/.test(cursor) && Number(cursor.slice(1)) >= 2 && Number(cursor.slice(1)) <= pages ? Number(cursor.slice(1)) : undefined;
       case 'empty-cursor':
         return cursor === '' ? 2 : undefined;
       case 'repeated-cursor': {
@@ -64,6 +67,7 @@ export function pagedTools(mode: PagingMode): Personality {
     if (page >= pages) return undefined;
     switch (mode) {
       case 'plain':
+      case 'endless':
         return `c${page + 1}`;
       case 'empty-cursor':
         return '';

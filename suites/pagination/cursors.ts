@@ -7,7 +7,8 @@
 import { isModern, S, S_AND_M, type Revision } from '../../protocol/revisions.ts';
 import { INVALID_CURSOR_NOTE, PAGE_NOTE, pagedToolName, pagedTools, PAGES, type PagingMode } from '../../servers/personalities/paged-tools.ts';
 import type { SentMessage } from '../../servers/wire-record.ts';
-import { check, clientCompleted, precondition } from '../checks.ts';
+import { check, checkInTime, clientCompleted, precondition } from '../checks.ts';
+import { ClientHung } from '../outcome.ts';
 import type { Check, DoctoredProof, Evidence, Scenario, ScenarioContext, SpecRef } from '../scenario.ts';
 import { pagination } from '../spec.ts';
 import { answerTo, label, labels, requests, sessionKey } from '../wire.ts';
@@ -313,4 +314,80 @@ export const cursorPerSession = pagingScenario({
   ],
 });
 
-export const PAGINATION: readonly Scenario[] = [pages, emptyCursor, repeatedCursor, cursorPerSession];
+/** What the one listTools() of pagination/endless came to. */
+type Ending = { state: 'resolved'; tools: number } | { state: 'rejected'; error: string } | { state: 'hung'; error: string };
+
+// A broken server whose pages never end: the listing is the client's to end (a convention: every request is bounded,
+// lifecycle › Timeouts, and a missing nextCursor, never a count of pages, is the end). It ends in an error: a list
+// returned while the last page still named a nextCursor is pages silently dropped, which the caller cannot tell from
+// the whole list.
+const endlessRule = (revision: Revision, section: string): SpecRef => pagination(revision, `a server that never stops paging: ${section} (convention)`, 'SHOULD');
+
+export const endless = {
+  id: 'pagination/endless',
+  title: 'tools/list whose every page names a next one: the listing ends, in an error rather than the pages so far returned as the whole list',
+  revisions: S_AND_M,
+  requires: [],
+  source: { spec: endlessRule(S_AND_M[0], 'the listing ends in an error') },
+  setup: () => ({ server: { personalities: [pagedTools('endless')] }, state: undefined }),
+  async run({ connect, bounded, observe }) {
+    const client = await connect();
+    const ending: Ending = await bounded(client.listTools(), 'tools/list').then(
+      (tools): Ending => ({ state: 'resolved', tools: tools.length }),
+      (error: unknown): Ending => ({ state: error instanceof ClientHung ? 'hung' : 'rejected', error: error instanceof Error ? error.message : String(error) }),
+    );
+    observe('ending', ending);
+    await bounded(client.close(), 'close');
+  },
+  judge(evidence) {
+    const ending = evidence.observed['ending'] as Ending | undefined;
+    const listings = listingsOf(evidence);
+    const firstPages = evidence.exchanges.filter((exchange) => exchange.notes.includes(`${PAGE_NOTE} 1/${PAGES.endless}`));
+    const asked = `${listings.length} tools/list requests`;
+    return [
+      precondition(
+        'first-page-served',
+        endlessRule(evidence.revision, 'the paging server served a first page'),
+        firstPages.length > 0,
+        firstPages.length > 0 ? `the paging server answered ${labels(firstPages)}` : `no tools/list was answered with a first page (${labels(evidence.exchanges)})`,
+        firstPages.slice(0, 1),
+        evidence.clientError !== undefined && listings.length === 0 ? { by: 'client' } : {},
+      ),
+      clientCompleted(evidence, endlessRule(evidence.revision, 'the client lists and closes')),
+      checkInTime(
+        evidence.time,
+        'listing-ends',
+        endlessRule(evidence.revision, 'the listing ends within the operation bound, no endless loop'),
+        ending === undefined ? false : ending.state === 'hung' ? 'late' : true,
+        ending === undefined ? 'the listing never settled' : ending.state === 'hung' ? `${ending.error}, after ${asked}` : `the listing ended (${ending.state}) after ${asked}`,
+        listings.slice(-1).map((l) => l.request.exchange),
+      ),
+      check(
+        'no-short-list',
+        endlessRule(evidence.revision, 'the listing ends in an error, not the pages so far as the whole list'),
+        ending?.state !== 'resolved',
+        ending?.state === 'resolved'
+          ? `listTools() returned ${ending.tools} tools as the whole list after ${asked}, the last page still naming a nextCursor`
+          : ending?.state === 'rejected'
+            ? `listTools() failed: ${ending.error}`
+            : 'listTools() returned no list',
+        listings.slice(-1).map((l) => l.request.exchange),
+      ),
+    ];
+  },
+  doctored: [
+    {
+      check: 'first-page-served',
+      unmet: true,
+      how: 'the paging personality’s notes removed (a server that did not page)',
+      doctor: (e) => ({ ...e, exchanges: e.exchanges.map((x) => ({ ...x, notes: x.notes.filter((note) => !note.startsWith(PAGE_NOTE)) })) }),
+    },
+    {
+      check: 'listing-ends',
+      how: 'the listing still under way when the bound ran out',
+      doctor: (e) => ({ ...e, observed: { ...e.observed, ending: { state: 'hung', error: 'tools/list did not settle within the bound' } } }),
+    },
+  ],
+} satisfies Scenario;
+
+export const PAGINATION: readonly Scenario[] = [pages, emptyCursor, repeatedCursor, cursorPerSession, endless];
