@@ -33,12 +33,10 @@ export function modernRequest(message: ModernMessage, ctx: Pick<SessionContext, 
     [H.contentType]: JSON_CONTENT,
     [H.accept]: ACCEPT_BOTH,
     [H.version]: message.version,
+    [H.method]: message.method,
   };
-  if (ctx.rules.standardRequestHeaders) {
-    headers[H.method] = message.method;
-    const name = mcpNameOf(message.method, message.params);
-    if (name !== undefined) headers[H.name] = name;
-  }
+  const name = mcpNameOf(message.method, message.params);
+  if (name !== undefined) headers[H.name] = name;
   if (message.affinityKey !== undefined) headers[H.session] = message.affinityKey;
   return { body, headers };
 }

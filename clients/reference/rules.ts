@@ -35,7 +35,6 @@ export interface ReferenceRules {
   noRetryOnHttpErrors: boolean;
   // — modern requests —
   modernEnvelopeComplete: boolean;
-  standardRequestHeaders: boolean;
   // — pagination —
   followNextCursor: boolean;
   cursorPresenceOnly: boolean;
@@ -226,10 +225,6 @@ export const RULES: Record<RuleName, RuleDoc> = {
   modernEnvelopeComplete: {
     does: 'every 2026-07-28 request carries the full _meta envelope: protocolVersion, clientCapabilities and clientInfo',
     source: '2026-07-28 basic/index.mdx › _meta (clientInfo SHOULD)',
-  },
-  standardRequestHeaders: {
-    does: 'every 2026-07-28 request carries Mcp-Method (its method), and tools/call, resources/read and prompts/get carry Mcp-Name (params.name or params.uri, Base64-sentinel encoded when not plain ASCII)',
-    source: `${T26} › Standard Request Headers (REQUIRED: MUST)`,
   },
   followNextCursor: {
     does: 'listTools() follows nextCursor page after page until a page without one, and hands the caller every page (a server that never stops paging is an error after 50 pages, not a short list)',

@@ -331,17 +331,6 @@ const ON_THE_WIRE: Record<RuleName, () => Promise<void>> = {
     await (await broken('modernEnvelopeComplete').connect(server.url, PIN)).listTools();
     for (const exchange of server.record.exchanges) expect(exchange.requestMessages[0]!.params!['_meta']).not.toHaveProperty(['io.modelcontextprotocol/clientInfo']);
   },
-  async standardRequestHeaders() {
-    const server = await serve('2026-07-28');
-    // The modern server refuses a request without Mcp-Method (400 -32020), the first one included.
-    await broken('standardRequestHeaders')
-      .connect(server.url, PIN)
-      .then((client) => client.callTool('echo', { text: 'hi' }))
-      .catch(() => undefined);
-    const posts = server.record.exchanges.filter((e) => e.method === 'POST');
-    expect(posts.length).toBeGreaterThan(0);
-    for (const exchange of posts) expect([header(exchange, 'mcp-method'), header(exchange, 'mcp-name')]).toEqual([undefined, undefined]);
-  },
   async followNextCursor() {
     const server = await serve('2025-11-25', [pagedTools('plain')]);
     expect(await (await broken('followNextCursor').connect(server.url, CONNECT)).listTools()).toEqual([{ name: 'paged-tool-1' }]);

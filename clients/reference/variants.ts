@@ -333,12 +333,6 @@ export const VARIANT_SPECS: readonly VariantSpec[] = [
     description: 'Reference client whose 2026-07-28 _meta envelope lacks io.modelcontextprotocol/clientInfo',
     breaks: ['negotiation/modern-envelope'],
   },
-  {
-    name: 'broken-omits-standard-headers',
-    rule: 'standardRequestHeaders',
-    description: 'Reference client whose 2026-07-28 requests carry neither Mcp-Method nor Mcp-Name (the modern server refuses them 400)',
-    breaks: ['negotiation/modern-envelope'],
-  },
   // — pagination —
   {
     name: 'broken-first-page-only',
