@@ -206,6 +206,11 @@ export interface ConnectionInfo {
 
 export interface ClientConnection {
   info(): Promise<ConnectionInfo>;
+  /**
+   * Every tool the server lists, as the client's caller gets them: a client that walks pages itself walks them; one whose
+   * API returns one page at a time is walked by the adapter while a nextCursor is present (the pagination scenarios judge
+   * what is returned).
+   */
   listTools(options?: OperationOptions): Promise<ToolSummary[]>;
   callTool(name: string, args: Record<string, unknown>, options?: OperationOptions): Promise<ToolResult>;
   /**

@@ -60,13 +60,26 @@ function newClient(sdk: SdkV1Modules, handlers: ClientHandlers = {}): rootClient
   return client;
 }
 
+/** Most pages one listTools() walks. */
+const MAX_PAGES = 50;
+
 /** The operations both transports share: the v1 Client's own calls. */
 function operations(client: rootClient.Client): Pick<ClientConnection, 'listTools' | 'callTool'> {
   const requestOptions = (options: OperationOptions = {}) => ({ signal: options.signal, timeout: options.timeoutMs });
   return {
+    // v1's listTools() is one page (client/index.js listTools: one tools/list request, nextCursor returned): walking the
+    // pages is left to its caller, so the adapter walks them as the spec asks a caller to, while a nextCursor is present
+    // (the empty string included), and bounds a server that never stops paging with an error, never a short list.
     async listTools(options) {
-      const { tools } = await client.listTools({}, requestOptions(options));
-      return tools.map(({ name }) => ({ name }));
+      const tools: { name: string }[] = [];
+      let cursor: string | undefined;
+      for (let page = 0; ; page++) {
+        if (page === MAX_PAGES) throw new Error(`tools/list: ${MAX_PAGES} pages and the server still names a nextCursor`);
+        const result = await client.listTools(cursor === undefined ? {} : { cursor }, requestOptions(options));
+        tools.push(...result.tools.map(({ name }) => ({ name })));
+        if (result.nextCursor === undefined) return tools;
+        cursor = result.nextCursor;
+      }
     },
     async callTool(name, args, options) {
       return (await client.callTool({ name, arguments: args }, undefined, requestOptions(options))) as ToolResult;

@@ -295,3 +295,15 @@ export function doubleExecutionRule(revision: Revision): SpecRef {
     'MUST',
   );
 }
+
+// — pagination —
+
+/**
+ * server/utilities/pagination › Implementation Guidelines (every revision): clients SHOULD treat a missing nextCursor as
+ * the end and support paginated flows; MUST treat cursors as opaque (no assumptions about the format, no parsing or
+ * modifying; until 2025-11-25 not persisted across sessions; from 2026-07-28 no determination from the value but its
+ * presence: an empty string is a cursor, not the end).
+ */
+export function pagination(revision: Revision, section: string, level: Level): SpecRef {
+  return spec(specUrl(revision, 'server/utilities/pagination', 'implementation-guidelines'), `Pagination › Implementation Guidelines: ${section}`, level);
+}

@@ -60,12 +60,24 @@ export class ReferenceConnection implements ClientConnection {
 
   async listTools(options: OperationOptions = {}): Promise<ToolSummary[]> {
     const tools: { name: string; annotations?: { idempotentHint?: unknown } }[] = [];
-    let cursor: unknown;
-    for (let page = 0; page < MAX_TOOL_PAGES; page++) {
+    const followed = new Set<string>();
+    let cursor: string | undefined;
+    for (let page = 0; ; page++) {
+      // A server whose pages never end is an error, never a list that looks complete.
+      if (page === MAX_TOOL_PAGES) {
+        if (this.rules.pageBoundIsAnError) throw new ProtocolError(`tools/list: ${MAX_TOOL_PAGES} pages and the server still names a nextCursor`);
+        break;
+      }
       const result = await this.run('tools/list', cursor === undefined ? {} : { cursor }, options, true);
       if (Array.isArray(result['tools'])) tools.push(...(result['tools'] as typeof tools));
-      cursor = result['nextCursor'];
-      if (typeof cursor !== 'string' || cursor === '') break;
+      if (!this.rules.followNextCursor) break;
+      const next = result['nextCursor'];
+      // Opaque: only its presence says there is more (an empty string is a cursor, a repeated one too).
+      if (typeof next !== 'string') break;
+      if (next === '' && !this.rules.cursorPresenceOnly) break;
+      if (followed.has(next) && !this.rules.followRepeatedCursors) break;
+      followed.add(next);
+      cursor = next;
     }
     // Remembered for retries: only a tool annotated idempotentHint: true may be called twice.
     for (const tool of tools) this.idempotentTools.set(tool.name, tool.annotations?.idempotentHint === true);

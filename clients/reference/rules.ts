@@ -35,6 +35,11 @@ export interface ReferenceRules {
   noRetryOnHttpErrors: boolean;
   // — modern requests —
   modernEnvelopeComplete: boolean;
+  // — pagination —
+  followNextCursor: boolean;
+  cursorPresenceOnly: boolean;
+  followRepeatedCursors: boolean;
+  pageBoundIsAnError: boolean;
   affinityKeyFromFirstRequest: boolean;
   modernRetryOnlyDrops: boolean;
   freshIdOnReissue: boolean;
@@ -110,6 +115,7 @@ const T = 'basic/transports.mdx';
 const STDIO = `${T} › stdio; 2026-07-28 basic/transports/stdio.mdx`;
 const STDIO_SHUTDOWN = 'basic/lifecycle.mdx › Shutdown › stdio; 2026-07-28 basic/transports/stdio.mdx › Shutdown';
 const T26 = '2026-07-28 basic/transports/streamable-http.mdx';
+const PAGINATION = 'server/utilities/pagination.mdx';
 const AUTH = 'basic/authorization.mdx (2025-06-18, 2025-11-25); 2026-07-28 basic/authorization/index.mdx';
 
 export const RULES: Record<RuleName, RuleDoc> = {
@@ -220,6 +226,22 @@ export const RULES: Record<RuleName, RuleDoc> = {
   modernEnvelopeComplete: {
     does: 'every 2026-07-28 request carries the full _meta envelope: protocolVersion, clientCapabilities and clientInfo',
     source: '2026-07-28 basic/index.mdx › _meta (clientInfo SHOULD)',
+  },
+  followNextCursor: {
+    does: 'listTools() follows nextCursor page after page until a page without one, and hands the caller every page (a server that never stops paging is an error after 50 pages, not a short list)',
+    source: `${PAGINATION} › Implementation Guidelines (clients SHOULD treat a missing nextCursor as the end, support paginated flows)`,
+  },
+  cursorPresenceOnly: {
+    does: 'a nextCursor that is the empty string is a cursor like any other: the next page is asked for with it',
+    source: `${PAGINATION} › Implementation Guidelines (cursors opaque, MUST; 2026-07-28: an empty string MUST NOT be treated as the end)`,
+  },
+  followRepeatedCursors: {
+    does: 'a nextCursor equal to one already followed is followed again: the server may keep the position itself',
+    source: `${PAGINATION} › Implementation Guidelines (cursors opaque: no determination from their value, MUST)`,
+  },
+  pageBoundIsAnError: {
+    does: 'a server that still names a nextCursor after 50 pages makes listTools() fail with an error, never return the pages so far as the whole list',
+    source: 'convention (a listing bounded like every request, lifecycle › Timeouts; a missing nextCursor, not a count, is the end: server/utilities/pagination)',
   },
   affinityKeyFromFirstRequest: {
     does: 'a client-minted affinity key goes in Mcp-Session-Id on every 2026-07-28 request from the very first one, server/discover included',

@@ -10,6 +10,7 @@ import { delete405 } from '../../servers/personalities/delete-405.ts';
 import { DELETE_HELD, DELETE_HOLD_ELAPSED, deleteHangs } from '../../servers/personalities/delete-hangs.ts';
 import { dropConnection } from '../../servers/personalities/drop-connection.ts';
 import { echoSessionHeaders } from '../../servers/personalities/echo-session-headers.ts';
+import { pagedTools } from '../../servers/personalities/paged-tools.ts';
 import { endpointOtherOrigin } from '../../servers/personalities/endpoint-other-origin.ts';
 import { expiringSessions } from '../../servers/personalities/expiring-sessions.ts';
 import { initializeAnswers } from '../../servers/personalities/initialize-answers.ts';
@@ -329,6 +330,22 @@ const ON_THE_WIRE: Record<RuleName, () => Promise<void>> = {
     const server = await serve('2026-07-28');
     await (await broken('modernEnvelopeComplete').connect(server.url, PIN)).listTools();
     for (const exchange of server.record.exchanges) expect(exchange.requestMessages[0]!.params!['_meta']).not.toHaveProperty(['io.modelcontextprotocol/clientInfo']);
+  },
+  async followNextCursor() {
+    const server = await serve('2025-11-25', [pagedTools('plain')]);
+    expect(await (await broken('followNextCursor').connect(server.url, CONNECT)).listTools()).toEqual([{ name: 'paged-tool-1' }]);
+  },
+  async cursorPresenceOnly() {
+    const server = await serve('2026-07-28', [pagedTools('empty-cursor')]);
+    expect(await (await broken('cursorPresenceOnly').connect(server.url, PIN)).listTools()).toEqual([{ name: 'paged-tool-1' }]);
+  },
+  async followRepeatedCursors() {
+    const server = await serve('2025-11-25', [pagedTools('repeated-cursor')]);
+    expect(await (await broken('followRepeatedCursors').connect(server.url, CONNECT)).listTools()).toEqual([{ name: 'paged-tool-1' }, { name: 'paged-tool-2' }]);
+  },
+  async pageBoundIsAnError() {
+    const server = await serve('2025-11-25', [pagedTools('endless')]);
+    expect(await (await broken('pageBoundIsAnError').connect(server.url, CONNECT)).listTools()).toHaveLength(50);
   },
   async affinityKeyFromFirstRequest() {
     const server = await serve('2026-07-28');

@@ -331,6 +331,31 @@ export const VARIANT_SPECS: readonly VariantSpec[] = [
     description: 'Reference client whose 2026-07-28 _meta envelope lacks io.modelcontextprotocol/clientInfo',
     breaks: ['negotiation/modern-envelope'],
   },
+  // — pagination —
+  {
+    name: 'broken-first-page-only',
+    rule: 'followNextCursor',
+    description: 'Reference client whose listTools() returns the first page and ignores nextCursor',
+    breaks: ['pagination/pages', 'pagination/empty-cursor', 'pagination/repeated-cursor', 'pagination/cursor-per-session'],
+  },
+  {
+    name: 'broken-empty-cursor-ends-list',
+    rule: 'cursorPresenceOnly',
+    description: 'Reference client that takes a nextCursor of "" for the end of the list',
+    breaks: ['pagination/empty-cursor'],
+  },
+  {
+    name: 'broken-stops-on-repeated-cursor',
+    rule: 'followRepeatedCursors',
+    description: 'Reference client that stops listing when a nextCursor repeats one it followed, returning the pages so far as the whole list (typescript-sdk #2735)',
+    breaks: ['pagination/repeated-cursor'],
+  },
+  {
+    name: 'broken-silent-page-cap',
+    rule: 'pageBoundIsAnError',
+    description: 'Reference client that stops a listing at 50 pages and returns them as the whole list while the server still names a nextCursor',
+    breaks: ['pagination/endless'],
+  },
   {
     name: 'broken-late-affinity-key',
     rule: 'affinityKeyFromFirstRequest',

@@ -12,6 +12,7 @@ import { expiringSessions } from './expiring-sessions.ts';
 import { initializeAnswers } from './initialize-answers.ts';
 import { jsonResponses } from './json-responses.ts';
 import { noGetStream } from './no-get-stream.ts';
+import { pagedTools } from './paged-tools.ts';
 import { ANSWERS, probeAnswers } from './probe-answers.ts';
 import { refusesReinitialize } from './refuses-reinitialize.ts';
 import { serverErrors } from './server-errors.ts';
@@ -54,6 +55,11 @@ export const PERSONALITIES: Record<string, PersonalityEntry> = {
     description: 'advertises only the tools capability in its InitializeResult and serves nothing else (resources, prompts, logging, completion: -32601) (2024-11-05 … 2025-11-25, stateless)',
     create: toolsOnly,
   },
+  'paged-tools': { description: 'answers tools/list itself in 3 pages, one tool a page, with opaque cursors that differ (2025-03-26 …)', create: () => pagedTools('plain') },
+  'paged-tools-empty-cursor': { description: 'answers tools/list in 2 pages, page 1 naming nextCursor "" (2025-03-26 …)', create: () => pagedTools('empty-cursor') },
+  'paged-tools-repeated-cursor': { description: 'answers tools/list in 3 pages, pages 1 and 2 both naming nextCursor "more" (the position kept per session) (2025-03-26 …)', create: () => pagedTools('repeated-cursor') },
+  'paged-tools-per-session': { description: 'answers tools/list in 2 pages with cursors of their session; another session’s cursor gets -32602 (2025-03-26 …)', create: () => pagedTools('per-session') },
+  'paged-tools-endless': { description: 'answers tools/list in pages that never end: every page names a next one (2025-03-26 …)', create: () => pagedTools('endless') },
   'slow-responses': { description: 'delays every request by 2 s before handling it', create: () => slowResponses({ ms: 2_000 }) },
   'echo-session-headers': {
     description: 'a proxy echoing the request Mcp-Session-Id on every response but the InitializeResult; injects other ids on command',

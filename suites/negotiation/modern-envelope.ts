@@ -9,6 +9,15 @@ import { plainSession } from './support.ts';
 
 const isObject = (value: unknown) => value !== null && typeof value === 'object' && !Array.isArray(value);
 
+/**
+ * A standard header's value as the server reads it (Value Encoding): a Base64 sentinel `=?base64?…?=` decoded, any
+ * other value as it is. A client may encode a safe value too; servers decode before they compare.
+ */
+function headerValue(header: string): string {
+  const sentinel = /^=\?base64\?([A-Za-z0-9+/]*={0,2})\?=$/.exec(header);
+  return sentinel ? Buffer.from(sentinel[1]!, 'base64').toString('utf8') : header;
+}
+
 /** Requests failing `ok`, each with what was wrong. */
 function failing(all: readonly SentMessage[], wrong: (request: SentMessage) => string | undefined): { exchange: WireExchange; why: string }[] {
   return all.flatMap((request) => {
@@ -66,7 +75,7 @@ export const modernEnvelope: Scenario = {
     const nameHeader = failing(calls, ({ message, exchange }) => {
       const header = exchange.requestHeaders[HEADERS.name];
       const name = message.params?.['name'];
-      return header !== undefined && header === name ? undefined : `Mcp-Name: ${header ?? 'absent'}, params.name ${String(name)}`;
+      return header !== undefined && headerValue(header) === name ? undefined : `Mcp-Name: ${header ?? 'absent'}, params.name ${String(name)}`;
     });
     const initializes = exchanges.filter((exchange) => exchange.requestMessages.some((m) => m.method === 'initialize' || m.method === 'notifications/initialized'));
     const getsAndDeletes = exchanges.filter((exchange) => exchange.method === 'GET' || exchange.method === 'DELETE');
