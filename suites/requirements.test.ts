@@ -1,6 +1,6 @@
 // suites/requirements.json held to the suites (a frozen set names only scenarios and checks this suite still gives),
 // to the official suite's sets (the same revisions), and the scoring of a set (requirements.ts) on made-up results.
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { describe, expect, test } from 'vitest';
@@ -38,6 +38,17 @@ describe('suites/requirements.json', () => {
       ...(Object.hasOwn(NOT_SCORED_REASONS, entry.reason) && entry.note.length > 20 ? [] : [`${id}: reason ${entry.reason}, note "${entry.note}"`]),
     ]);
     expect(wrong).toEqual([]);
+  });
+
+  test.each(requirementRevisions())('%s: comparable with the official set: each counterpart (suites/official-checks.json) of a check the official set scores is scored here', (revision) => {
+    // The official set's client scenarios: the `client:` list of requirements/<revision>.yaml, one `- name` a line.
+    const yaml = readFileSync(join(OFFICIAL, 'requirements', `${revision}.yaml`), 'utf8');
+    const officialScored = new Set(/\nclient:\n((?:\s+- \S+\n)+)/.exec(yaml)![1]!.split('\n').map((line) => line.replace(/^\s+- /, '')).filter((name) => name !== ''));
+    expect(officialScored.has('tools_call')).toBe(true);
+    const { checks } = JSON.parse(readFileSync(join(import.meta.dirname, 'official-checks.json'), 'utf8')) as { checks: Record<string, { official: string; scenario?: string; check?: string }> };
+    const set = requirementSet(revision);
+    const unscored = Object.entries(checks).filter(([, entry]) => officialScored.has(entry.official) && entry.scenario !== undefined && !set.scored[entry.scenario]?.includes(entry.check!));
+    expect(unscored.map(([id, entry]) => `${id} → ${entry.scenario} › ${entry.check}`)).toEqual([]);
   });
 
   test('says when it was frozen', () => {
