@@ -49,6 +49,8 @@ export type { Cell, CellCheck, CellVerdict, ClientInfo, MatrixResults, RunInfo, 
 export { BaselineError, type Baseline, type BaselineEntry, type CaseStatus, type Difference, type DifferenceKind, type KnownVerdict } from '../suites/baselines.ts';
 export { explain } from '../suites/evidence.ts';
 export { judgeCase, type Judgement } from '../suites/judge.ts';
+// Requirement sets per revision (run --requirements): run the revision's cases, then requirementReport(revision, results, { speaks }).
+export { requirementReport, requirementRevisions, requirementSet, requirementText, RequirementsError, type RequirementLine, type RequirementReport, type RequirementSet } from '../suites/requirements.ts';
 export type { CaseRecord, Ending, Evidence } from '../suites/scenario.ts';
 export { decodeRecord, encodeRecord, parseResults } from '../results/results.ts';
 export { rejudgeResults } from '../results/rejudge.ts';

@@ -19,6 +19,7 @@ export const DIST = join(ROOT, 'dist');
 /** What the code reads from disk at run time, relative to the repository (each a file or a folder). */
 export const RUNTIME_ASSETS = [
   'suites/baselines',
+  'suites/requirements.json',
   'scripts/matrix/matrix.schema.json',
   'results/results.schema.json',
   'clients/process/line-protocol.schema.json',

@@ -237,6 +237,17 @@ describe('run for CI', { timeout: 0 }, () => {
     ]);
   });
 
+  test('--requirements takes a revision with a frozen set and no narrower selection: else exit 2 saying so', async () => {
+    const [unknown, narrowed] = await Promise.all([
+      finished(start(['run', '--adapter', 'reference', '--requirements', '2025-03-26'])),
+      finished(start(['run', '--adapter', 'reference', '--requirements', '2026-07-28', '--scenario', 'negotiation', '--transport', 'stdio'])),
+    ]);
+    expect(unknown).toMatchObject({ code: 2, stdout: '' });
+    expect(unknown.stderr.trim()).toBe('mcp-client-conformance: no requirement set for 2025-03-26; sets: 2025-11-25, 2026-07-28');
+    expect(narrowed).toMatchObject({ code: 2, stdout: '' });
+    expect(narrowed.stderr.trim()).toBe("mcp-client-conformance: --requirements runs every scenario of the revision's set: drop --scenario, --transport");
+  });
+
   test('each command takes only its own options: an unknown or misplaced one is exit 2 saying so', async () => {
     const [mixed, unknown, missing, extra] = await Promise.all([
       finished(start(['run', '--json', '--out', 'x', '--era', '2025-11-25', '--port', '9'])),
@@ -257,7 +268,7 @@ describe('run for CI', { timeout: 0 }, () => {
   });
 
   test('<command> --help prints that command\'s usage and options; --version the package version', async () => {
-    const expected = { list: ['--transport'], adapters: [], run: ['--adapter', '--baseline', '--write-baseline', '--json', '--junit', '--scenario', '--revision', '--transport'], matrix: ['--config', '--clients', '--resume'], compare: ['--markdown'], serve: ['--era', '--personality', '--port'] };
+    const expected = { list: ['--transport'], adapters: [], run: ['--adapter', '--baseline', '--write-baseline', '--json', '--junit', '--scenario', '--revision', '--transport', '--requirements'], matrix: ['--config', '--clients', '--resume'], compare: ['--markdown'], serve: ['--era', '--personality', '--port'] };
     const helps = await Promise.all(Object.keys(expected).map((name) => finished(start([name, '--help']))));
     Object.keys(expected).forEach((name, index) => {
       const { code, stdout } = helps[index]!;

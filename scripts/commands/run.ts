@@ -152,6 +152,7 @@ export const run = defineCommand({
     concurrency: { type: 'string' },
     quiet: { type: 'boolean' },
     rejudge: { type: 'string' },
+    requirements: { type: 'string', multiple: true },
   },
   help: () =>
     [
@@ -173,6 +174,7 @@ export const run = defineCommand({
         ['--concurrency <n>', 'cases run at once (default 8)'],
         ['--verbose', 'print the evidence of every result that is not a pass'],
         ['--quiet', 'no progress line on stderr'],
+        ['--requirements <rev>', 'run every scenario of the revision and report the requirement set frozen for it\n(suites/requirements.json): which scenarios are scored, which not and why, and whether the client meets\nthe set (repeatable; sets: 2025-11-25, 2026-07-28). A warn is met unless --strict; exit 1 when a set is not met'],
         ['--rejudge <file>', 'run no client: judge the cells of a saved run (a results.json of format version 3) again\nwith this suite\'s judges, and write the same table and files (--adapter names the client of a matrix\'s file)'],
       ]),
       '',
@@ -190,7 +192,8 @@ export const run = defineCommand({
         [String(EXIT_CODES.notWritten), 'the run was judged and the table printed, but --json, --junit or --write-baseline could\nnot be written at the end (one line each on stderr; the other files are written)'],
         [`${EXIT_CODES.sigint}, ${EXIT_CODES.sigterm}`, 'interrupted by SIGINT or SIGTERM'],
       ]),
-      'When several apply, the first of: 2, 130/143, 5, 3, 1, 4.',
+      'When several apply, the first of: 2, 130/143, 5, 3, 1, 4. With --requirements the sets are the gate in place of 1 and',
+      '4: 1 when a set is not met (an undecided set does not fail), the --baseline gate holding too.',
     ].join('\n'),
   async run(values) {
     const concurrency = values.concurrency === undefined ? undefined : Number(values.concurrency);
@@ -202,12 +205,26 @@ export const run = defineCommand({
     if (new Set(paths).size < paths.length) throw new UsageError('--json, --junit and --write-baseline must name different files');
 
     // Loaded here, not at the top: `--help` and the other commands do not pay for the whole suite.
-    const [{ exitCodeOf, explainOutcome, junitReport, OutputPathError, rejudgeRun, resultsFile, runConformance, SelectionError }, { AdapterLoadError }, { SettingsError }, { BaselineError }] = await Promise.all([
+    const [{ exitCodeOf, explainOutcome, junitReport, OutputPathError, rejudgeRun, resultsFile, runConformance, SelectionError }, { AdapterLoadError }, { SettingsError }, { BaselineError }, { requirementRevisionsOf, requirementsOutcome, RequirementsError }] = await Promise.all([
       import('../../api/index.ts'),
       import('../../clients/load.ts'),
       import('../../config/settings.ts'),
       import('../../suites/baselines.ts'),
+      import('../../suites/requirements.ts'),
     ]);
+
+    // A requirement set is every scenario of its revision: a narrower selection would score a part of it.
+    let requirements: Revision[] | undefined;
+    if (values.requirements !== undefined) {
+      const narrowing = (['scenario', 'revision', 'transport'] as const).filter((option) => values[option] !== undefined);
+      if (narrowing.length > 0) throw new UsageError(`--requirements runs every scenario of the revision's set: drop ${narrowing.map((option) => `--${option}`).join(', ')}`);
+      try {
+        requirements = requirementRevisionsOf(values.requirements);
+      } catch (error) {
+        if (error instanceof RequirementsError) throw new UsageError(error.message);
+        throw error;
+      }
+    }
 
     if (values.rejudge !== undefined) {
       const given = (['adapter-command', 'scenario', 'revision', 'transport', 'concurrency'] as const).filter((option) => values[option] !== undefined);
@@ -245,6 +262,7 @@ export const run = defineCommand({
         const selection = {
           ...(values.scenario !== undefined ? { scenarios: values.scenario } : {}),
           ...(values.revision !== undefined ? { revisions: values.revision as Revision[] } : {}),
+          ...(requirements !== undefined ? { revisions: requirements } : {}),
           ...(values.transport !== undefined ? { transports: values.transport as Transport[] } : {}),
         };
         outcome = await runConformance({
@@ -315,10 +333,15 @@ export const run = defineCommand({
       for (const note of notes) console.log(`  - ${note}`);
       for (const mismatch of mismatches) console.log(`  still a mismatch: ${mismatch}`);
     }
+    const met = requirements === undefined ? undefined : requirementsOutcome(requirements, results, { revisions: outcome.adapter.revisions, strict: outcome.strict, verbose: values.verbose ?? false });
+    if (met !== undefined) console.log(`\n${met.text}`);
     // The table is out: whatever a client left behind (a socket, a timer of its own) must not keep the run alive.
     setTimeout(() => process.exit(), 2_000).unref();
+    if (notWritten.length > 0) return EXIT_CODES.notWritten;
+    // With --requirements the sets are the gate (and the baseline too, when there is one).
+    if (met !== undefined) return met.met && (outcome.baseline === undefined || outcome.ok) ? EXIT_CODES.ok : EXIT_CODES.failed;
     // The gate (api/index.ts exitCodeOf): the baseline when there is one; else a written baseline that holds the run;
-    // else no failure; and something judged. A file that could not be written outranks them (the table has the verdicts).
-    return notWritten.length > 0 ? EXIT_CODES.notWritten : exitCodeOf(outcome);
+    // else no failure; and something judged.
+    return exitCodeOf(outcome);
   },
 });
