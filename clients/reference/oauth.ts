@@ -3,6 +3,7 @@
 // getting a new token (a refresh when it holds a refresh token, else the whole authorization: Protected Resource
 // Metadata from the challenge's resource_metadata or the well-known paths, authorization-server metadata by RFC 8414
 // then OpenID discovery, registration, PKCE S256, `resource` in both requests) and sending the request again, once.
+// A 403 `insufficient_scope` challenge is answered the same way, by a new authorization for the scopes it names (step-up).
 // The request is sent again as it was (same session id, same JSON-RPC id: the server refused it unread), so the session
 // and the negotiated version are kept. Each rule is a switch (rules.ts).
 import { createHash, randomBytes } from 'node:crypto';
@@ -36,6 +37,18 @@ interface ServerMetadata {
   registration_endpoint?: string;
   code_challenge_methods_supported?: string[];
   client_id_metadata_document_supported?: boolean;
+  token_endpoint_auth_methods_supported?: string[];
+  authorization_response_iss_parameter_supported?: boolean;
+}
+
+/** How the client authenticates at the token endpoint (RFC 7591 §2 `token_endpoint_auth_method`). */
+type TokenEndpointAuth = 'client_secret_basic' | 'client_secret_post' | 'none';
+
+interface Registration {
+  clientId: string;
+  clientSecret?: string;
+  /** The method registered for it (the registration answer's), else the one the server's metadata supports. */
+  auth: TokenEndpointAuth;
 }
 
 interface Tokens {
@@ -58,11 +71,46 @@ function authorizationServerMetadataUrls(issuer: string): string[] {
   return [`${origin}/.well-known/oauth-authorization-server${path}`, `${origin}/.well-known/openid-configuration${path}`, `${origin}${path}/.well-known/openid-configuration`];
 }
 
-/** The server's canonical URI (the RFC 8707 `resource`): its URL without a fragment. */
+/**
+ * The server's canonical URI (the RFC 8707 `resource`) when its Protected Resource Metadata names none: its URL without a
+ * fragment, and without the "/" a URL parser gives an empty path (authorization › Canonical Server URI).
+ */
 function canonical(url: string): string {
   const parsed = new URL(url);
   parsed.hash = '';
-  return parsed.toString();
+  const text = parsed.toString();
+  return parsed.pathname === '/' && !parsed.search && !url.split(/[?#]/)[0]!.endsWith('/') ? text.slice(0, -1) : text;
+}
+
+/**
+ * Whether the `resource` a server's Protected Resource Metadata publishes names that server (RFC 9728 §3.3, §7.3): the
+ * same origin, and a path that is the server URL's path or a parent of it. Anything else is another resource's metadata,
+ * and a token asked for it would be a token for another server.
+ */
+function namesServer(resource: string, serverUrl: string): boolean {
+  let published: URL;
+  try {
+    published = new URL(resource);
+  } catch {
+    return false;
+  }
+  const server = new URL(serverUrl);
+  if (published.origin !== server.origin || published.hash !== '') return false;
+  const path = published.pathname.replace(/\/$/, '');
+  return server.pathname === path || server.pathname.startsWith(`${path}/`);
+}
+
+/** The scopes of both space-separated lists, each once (a step-up keeps what was granted: 2026-07-28 asks the union). */
+function scopeUnion(held: string | undefined, asked: string | undefined): string | undefined {
+  const scopes = [...new Set([...(held ?? '').split(' '), ...(asked ?? '').split(' ')].filter((scope) => scope !== ''))];
+  return scopes.length === 0 ? undefined : scopes.join(' ');
+}
+
+/** A 403 whose Bearer challenge says the token lacks a scope (RFC 6750 §3.1 `insufficient_scope`): a step-up is due. */
+function insufficientScope(answer: HttpAnswer): Record<string, string> | undefined {
+  if (answer.status !== 403) return undefined;
+  const challenge = bearerChallenge(answer.headers['www-authenticate']);
+  return challenge?.['error'] === 'insufficient_scope' ? challenge : undefined;
 }
 
 const base64url = (bytes: Buffer) => bytes.toString('base64url');
@@ -74,8 +122,10 @@ const base64url = (bytes: Buffer) => bytes.toString('base64url');
 export class Authorizer implements Sender {
   private tokens: Tokens | undefined;
   private metadata: ServerMetadata | undefined;
-  private registered: { clientId: string; clientSecret?: string } | undefined;
+  private registered: Registration | undefined;
   private resource: string | undefined;
+  /** The scope the last authorization asked for (a step-up asks for it and the challenge's). */
+  private scope: string | undefined;
   private renewing: Promise<void> | undefined;
   private readonly agent: Agent;
   private readonly rules: ReferenceRules;
@@ -92,7 +142,8 @@ export class Authorizer implements Sender {
   async send(req: HttpRequest): Promise<HttpAnswer> {
     let sentWith = this.tokens?.accessToken;
     let answer = await send(this.agent, this.withToken(req, sentWith));
-    for (let renewals = 0; answer.status === 401; renewals++) {
+    for (let renewals = 0; answer.status === 401 || insufficientScope(answer) !== undefined; renewals++) {
+      const stepUp = answer.status === 403;
       const challenge = bearerChallenge(answer.headers['www-authenticate']);
       if (challenge === undefined || !this.rules.authorizeOn401) return answer;
       // A 401 to the era probe taken for "not a modern server" (a broken variant): passed on, the probe decides.
@@ -100,7 +151,7 @@ export class Authorizer implements Sender {
       // Refused again with a token just obtained: the caller gets the 401 (no authorization loop).
       if ((renewals >= 1 && this.rules.boundAuthorizationRetries) || renewals >= RUNAWAY_RENEWALS) return answer;
       discard(answer.body);
-      await this.renew(sentWith, challenge, req);
+      await this.renew(sentWith, challenge, req, stepUp);
       // The refused request belonged to a session: a broken variant takes the 401 for its loss and starts another.
       const session = req.headers['mcp-session-id'];
       if (!this.rules.retryInSessionAfterAuthorization && session !== undefined) throw new SessionLost(session, 'the access token was refused; authorized again');
@@ -124,17 +175,18 @@ export class Authorizer implements Sender {
    * A new access token, once for every request refused with the same one: a request sent with a token already replaced
    * only waits for (or takes) the replacement.
    */
-  private renew(sentWith: string | undefined, challenge: Record<string, string>, req: HttpRequest): Promise<void> {
+  private renew(sentWith: string | undefined, challenge: Record<string, string>, req: HttpRequest, stepUp: boolean): Promise<void> {
     if (this.rules.oneRenewalForAll) {
       if (this.tokens !== undefined && this.tokens.accessToken !== sentWith) return Promise.resolve();
-      this.renewing ??= this.renewOnce(challenge, req).finally(() => (this.renewing = undefined));
+      this.renewing ??= this.renewOnce(challenge, req, stepUp).finally(() => (this.renewing = undefined));
       return this.renewing;
     }
-    return this.renewOnce(challenge, req);
+    return this.renewOnce(challenge, req, stepUp);
   }
 
-  private async renewOnce(challenge: Record<string, string>, req: HttpRequest): Promise<void> {
-    if (this.tokens?.refreshToken !== undefined && this.metadata !== undefined && this.registered !== undefined) {
+  private async renewOnce(challenge: Record<string, string>, req: HttpRequest, stepUp: boolean): Promise<void> {
+    // A refresh keeps the scope it was granted: a step-up needs a new authorization.
+    if (!stepUp && this.tokens?.refreshToken !== undefined && this.metadata !== undefined && this.registered !== undefined) {
       try {
         await this.refresh(this.tokens.refreshToken, req.signal);
         return;
@@ -143,15 +195,18 @@ export class Authorizer implements Sender {
         // A refused refresh (the grant revoked, the token expired): the whole authorization again.
       }
     }
-    await this.authorize(challenge, req);
+    await this.authorize(challenge, req, stepUp);
   }
 
-  private async authorize(challenge: Record<string, string>, req: HttpRequest): Promise<void> {
+  private async authorize(challenge: Record<string, string>, req: HttpRequest, stepUp: boolean): Promise<void> {
     const { signal } = req;
     const resourceMetadata = await this.protectedResourceMetadata(challenge, req.url, signal);
     const issuer = (resourceMetadata['authorization_servers'] as unknown[] | undefined)?.find((s): s is string => typeof s === 'string');
     if (issuer === undefined) throw new AuthorizationError('the Protected Resource Metadata names no authorization server');
-    this.resource = canonical(req.url);
+    // The resource exactly as the metadata publishes it, once it is known to name this server (RFC 9728 §3.3).
+    const published = resourceMetadata['resource'];
+    if (typeof published === 'string' && !namesServer(published, req.url)) throw new AuthorizationError(`the Protected Resource Metadata is for ${published}, not ${req.url}`);
+    this.resource = typeof published === 'string' ? published : canonical(req.url);
     const metadata = await this.serverMetadata(issuer, signal);
     // 2025-11-25: PKCE support is read from the metadata, and a server that does not advertise S256 is refused.
     if (!metadata.code_challenge_methods_supported?.includes('S256')) throw new AuthorizationError(`the authorization server ${issuer} does not advertise PKCE S256 (code_challenge_methods_supported)`);
@@ -159,7 +214,9 @@ export class Authorizer implements Sender {
     this.metadata = metadata;
     const client = await this.register(metadata, signal);
     const scopesSupported = resourceMetadata['scopes_supported'];
-    const scope = challenge['scope'] ?? (Array.isArray(scopesSupported) ? scopesSupported.join(' ') : undefined);
+    const chosen = challenge['scope'] ?? (Array.isArray(scopesSupported) ? scopesSupported.join(' ') : undefined);
+    const scope = stepUp ? scopeUnion(this.scope, chosen) : chosen;
+    this.scope = scope;
     const verifier = base64url(randomBytes(32));
     const state = base64url(randomBytes(16));
     const authorizationUrl = new URL(metadata.authorization_endpoint);
@@ -180,6 +237,8 @@ export class Authorizer implements Sender {
     // RFC 9207: an `iss` that is present must be the issuer the request went to.
     const iss = answered.get('iss');
     if (iss !== null && iss !== metadata.issuer) throw new AuthorizationError(`the authorization response came from ${iss}, not ${metadata.issuer}`);
+    // …and one the server's metadata promises must be there (RFC 9207 §2.4).
+    if (iss === null && metadata.authorization_response_iss_parameter_supported === true) throw new AuthorizationError(`the authorization response carried no iss, which ${metadata.issuer} promises (authorization_response_iss_parameter_supported)`);
     const code = answered.get('code');
     if (code === null) throw new AuthorizationError(`the authorization was refused: ${answered.get('error') ?? 'no code'}`);
     this.tokens = await this.tokenRequest({ grant_type: 'authorization_code', code, redirect_uri: this.options.redirectUri, code_verifier: verifier, resource: this.resource }, signal);
@@ -208,17 +267,19 @@ export class Authorizer implements Sender {
       if (typeof found.authorization_endpoint !== 'string' || typeof found.token_endpoint !== 'string' || typeof found.issuer !== 'string') {
         throw new AuthorizationError(`the authorization-server metadata at ${candidate} lacks an issuer, authorization_endpoint or token_endpoint`);
       }
+      // RFC 8414 §3.3: metadata naming another issuer than the one asked is not that server's (an impersonation).
+      if (found.issuer !== issuer) throw new AuthorizationError(`the authorization-server metadata at ${candidate} names the issuer ${found.issuer}, not ${issuer}`);
       return found as ServerMetadata;
     }
     throw new AuthorizationError(`no authorization-server metadata for ${issuer}`);
   }
 
   /** Registration in the stated order: credentials given beforehand, a Client ID Metadata Document, dynamic registration. */
-  private async register(metadata: ServerMetadata, signal: AbortSignal): Promise<{ clientId: string; clientSecret?: string }> {
+  private async register(metadata: ServerMetadata, signal: AbortSignal): Promise<Registration> {
     if (this.registered !== undefined) return this.registered;
     const { clientId, clientSecret, clientMetadataUrl } = this.options;
-    if (clientId !== undefined) return (this.registered = { clientId, ...(clientSecret !== undefined ? { clientSecret } : {}) });
-    if (clientMetadataUrl !== undefined && metadata.client_id_metadata_document_supported === true) return (this.registered = { clientId: clientMetadataUrl });
+    if (clientId !== undefined) return (this.registered = { clientId, ...(clientSecret !== undefined ? { clientSecret } : {}), auth: secretAuth(clientSecret, metadata) });
+    if (clientMetadataUrl !== undefined && metadata.client_id_metadata_document_supported === true) return (this.registered = { clientId: clientMetadataUrl, auth: 'none' });
     if (metadata.registration_endpoint === undefined) throw new AuthorizationError('the authorization server offers no registration, and the client has no credentials');
     const body = JSON.stringify({
       client_name: 'mcp-client-conformance reference client',
@@ -230,18 +291,25 @@ export class Authorizer implements Sender {
     });
     const answer = await send(this.agent, this.toAuthorizationServer({ method: 'POST', url: metadata.registration_endpoint, headers: { 'content-type': 'application/json', accept: 'application/json' }, body, signal }));
     const text = await readText(answer, signal);
-    const registered = parseJson(text) as { client_id?: unknown; client_secret?: unknown } | undefined;
+    const registered = parseJson(text) as { client_id?: unknown; client_secret?: unknown; token_endpoint_auth_method?: unknown } | undefined;
     if (answer.status !== 201 && answer.status !== 200) throw new AuthorizationError(`registration was refused (HTTP ${answer.status}: ${text.slice(0, 200)})`);
     if (typeof registered?.client_id !== 'string') throw new AuthorizationError('the registration answer carried no client_id');
-    return (this.registered = { clientId: registered.client_id, ...(typeof registered.client_secret === 'string' ? { clientSecret: registered.client_secret } : {}) });
+    const secret = typeof registered.client_secret === 'string' ? registered.client_secret : undefined;
+    // The method the server registered (RFC 7591 §3.2.1 returns it), else what its metadata supports.
+    const method = registered.token_endpoint_auth_method;
+    const auth = method === 'client_secret_basic' || method === 'client_secret_post' || method === 'none' ? method : secretAuth(secret, metadata);
+    return (this.registered = { clientId: registered.client_id, ...(secret !== undefined ? { clientSecret: secret } : {}), auth });
   }
 
   private async tokenRequest(params: Record<string, string>, signal: AbortSignal): Promise<Tokens> {
     const client = this.registered!;
     const form = new URLSearchParams(params);
     const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' };
-    if (client.clientSecret !== undefined) headers['authorization'] = `Basic ${Buffer.from(`${encodeURIComponent(client.clientId)}:${encodeURIComponent(client.clientSecret)}`).toString('base64')}`;
-    else form.set('client_id', client.clientId);
+    if (client.clientSecret !== undefined && client.auth === 'client_secret_basic') headers['authorization'] = `Basic ${Buffer.from(`${encodeURIComponent(client.clientId)}:${encodeURIComponent(client.clientSecret)}`).toString('base64')}`;
+    else {
+      form.set('client_id', client.clientId);
+      if (client.clientSecret !== undefined && client.auth === 'client_secret_post') form.set('client_secret', client.clientSecret);
+    }
     const answer = await send(this.agent, this.toAuthorizationServer({ method: 'POST', url: this.metadata!.token_endpoint, headers, body: form.toString(), signal }));
     const text = await readText(answer, signal);
     const tokens = parseJson(text) as { access_token?: unknown; refresh_token?: unknown } | undefined;
@@ -267,6 +335,17 @@ export class Authorizer implements Sender {
     if (this.rules.tokenOnlyToItsServer || this.tokens === undefined || req.headers['authorization'] !== undefined) return req;
     return { ...req, headers: { ...req.headers, authorization: `Bearer ${this.tokens.accessToken}` } };
   }
+}
+
+/**
+ * How a client with credentials given or registered without a method authenticates: HTTP Basic where the server supports
+ * it or names nothing (RFC 8414 §2: its default), else the form's client_secret where it supports that; none without a secret.
+ */
+function secretAuth(secret: string | undefined, metadata: ServerMetadata): TokenEndpointAuth {
+  if (secret === undefined) return 'none';
+  const supported = metadata.token_endpoint_auth_methods_supported;
+  if (supported === undefined || supported.includes('client_secret_basic') || !supported.includes('client_secret_post')) return 'client_secret_basic';
+  return 'client_secret_post';
 }
 
 /** The 2026-07-28 era probe. */
