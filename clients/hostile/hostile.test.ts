@@ -677,7 +677,7 @@ describe('the command line, as a child process: each run prints its verdict tabl
   const marker = `hostile-cli-${process.pid}`;
   const rel = (path: string) => relative(ROOT, path);
   /** What `run` says on stderr when one case could not be judged. */
-  const INCONCLUSIVE_ONE = 'mcp-client-conformance: 1 case was inconclusive: the suite could not judge it (the reason column says why)\n';
+  const INCONCLUSIVE_ONE = 'mcp-client-conformance: 1 case was inconclusive: the suite could not judge it (the table says why)\n';
   /** The table's last line: the counts of each verdict. */
   const SUMMARY = /^\d+ pass, \d+ fail, 0 warn, (?:\d+ inconclusive, )?\d+ n\/a$/m;
 
@@ -687,7 +687,8 @@ describe('the command line, as a child process: each run prints its verdict tabl
    */
   async function cli(args: string[], signal: AbortSignal, env: Record<string, string> = {}) {
     const begun = performance.now();
-    const child = spawn(NODE, [CLI, 'run', '--quiet', ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], signal, killSignal: 'SIGKILL' });
+    // --verbose: the table lists every case, a row each, with its time and whole reason.
+    const child = spawn(NODE, [CLI, 'run', '--quiet', '--verbose', ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], signal, killSignal: 'SIGKILL' });
     child.on('error', () => {}); // the abort, reported by the test's timeout
     let stdout = '';
     let stderr = '';
@@ -702,7 +703,7 @@ describe('the command line, as a child process: each run prints its verdict tabl
     return { code, killedBy, stdout, stderr, tableMs, ms: performance.now() - begun };
   }
   /** The table row of a revision: scenario, revision, verdict, time, reason. */
-  const row = (stdout: string, revision: string) => stdout.split('\n').find((line) => line.startsWith('negotiation/version-per-revision') && line.includes(` ${revision} `)) ?? '';
+  const row = (stdout: string, revision: string) => stdout.split('\n').find((line) => new RegExp(`^negotiation/version-per-revision\\s+${revision}\\s`).test(line)) ?? '';
   /** The time a row gives for its case. */
   const rowMs = (line: string) => Number(/\s(\d+) ms\s/.exec(line)?.[1] ?? Number.NaN);
   const only = ['--scenario', 'negotiation/version-per-revision'];

@@ -7,25 +7,10 @@ import type { ConformanceRun } from '../../api/index.ts';
 import type { Transport } from '../../clients/adapter.ts';
 import type { Revision } from '../../protocol/revisions.ts';
 import type { ScenarioResult, Verdict } from '../../suites/scenario.ts';
-import { attemptsNote } from '../../results/results.ts';
+import { tableCaseOf, terminalWidth, verdictTable } from '../../results/table.ts';
 import { defineCommand, fromUser, optionLines, UsageError } from './command.ts';
 
 const VERDICT_ORDER: readonly Verdict[] = ['pass', 'fail', 'warn', 'inconclusive', 'n/a'];
-
-/** What the reruns of a case say, in the matrix reports' words ("judged at time scale 2 after 1 inconclusive run: …"). */
-const attemptsOf = (r: ScenarioResult) => attemptsNote({ verdict: r.verdict, ...(r.attempts !== undefined ? { attempts: r.attempts } : {}), ...(r.evidence !== undefined ? { timeScale: r.evidence.time.scale } : {}) });
-
-function table(results: readonly ScenarioResult[]): string {
-  // An inconclusive case is marked: the suite could not judge it, which is neither a pass nor a failure.
-  const verdict = (r: ScenarioResult) => (r.verdict === 'inconclusive' ? '? inconclusive' : r.verdict);
-  const reason = (r: ScenarioResult) => [r.reason, attemptsOf(r)].filter((part) => part !== undefined).join(' — ');
-  const rows = results.map((r) => [r.scenarioId, r.revision, verdict(r), `${r.durationMs.toFixed(0)} ms`, reason(r)]);
-  const header = ['scenario', 'revision', 'verdict', 'time', 'reason'];
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => (i === 4 ? 0 : row[i]!.length))));
-  const line = (cells: string[]) => cells.map((cell, i) => (i === 4 ? cell : cell.padEnd(widths[i]!))).join('  ').trimEnd();
-  const counts = VERDICT_ORDER.map((v) => `${results.filter((r) => r.verdict === v).length} ${v}`).join(', ');
-  return [line(header), ...rows.map(line), '', counts].join('\n');
-}
 
 /** The words of each status of a comparison, in the order they are listed. */
 const STATUS_WORDS = { regression: 'regression', stale: 'stale entry', unjudged: 'could not judge' } as const;
@@ -254,7 +239,7 @@ export const run = defineCommand({
     }
 
     const results = outcome.results.map((o) => o.result);
-    console.log(table(results));
+    console.log(verdictTable(results.map(tableCaseOf), { width: terminalWidth(), verbose: values.verbose === true }).join('\n'));
     if (json !== undefined) write(json, `${JSON.stringify(resultsFile(outcome), null, 1)}\n`);
     if (junit !== undefined) write(junit, junitReport(outcome));
     if (signalled !== undefined) {
@@ -270,7 +255,7 @@ export const run = defineCommand({
     if (judged.length === 0) console.error(`mcp-client-conformance: no scenario applies to ${outcome.adapter.name}: check the revisions and features it declares`);
     const inconclusive = outcome.counts.inconclusive;
     // Not a failure (nothing was blamed on the client), but never silent either.
-    if (inconclusive > 0) console.error(`mcp-client-conformance: ${inconclusive} ${inconclusive === 1 ? 'case was' : 'cases were'} inconclusive: the suite could not judge ${inconclusive === 1 ? 'it' : 'them'} (the reason column says why)`);
+    if (inconclusive > 0) console.error(`mcp-client-conformance: ${inconclusive} ${inconclusive === 1 ? 'case was' : 'cases were'} inconclusive: the suite could not judge ${inconclusive === 1 ? 'it' : 'them'} (the table says why)`);
     if (outcome.baseline !== undefined) {
       // Each regression with its evidence (--verbose printed it as it came).
       const mismatched = values.verbose ? [] : outcome.results.filter((o) => o.comparison?.status === 'regression');
