@@ -136,11 +136,13 @@ export function trendSvg(nights: readonly Night[], colours: Readonly<Record<stri
   const gap = 34;
   const plot = 150;
   const top = 26;
-  const width = 60 + nights.length * (bar + gap);
+  // Bars start right of the axis's words.
+  const first = 120;
+  const width = first + 10 + nights.length * (bar + gap);
   const height = top + plot + 48;
-  const parts: string[] = [`<line x1="40" x2="${width - 10}" y1="${top + plot}" y2="${top + plot}" class="axis"/>`];
+  const parts: string[] = [`<line x1="${first - 10}" x2="${width - 10}" y1="${top + plot}" y2="${top + plot}" class="axis"/>`];
   nights.forEach((night, n) => {
-    const x = 50 + n * (bar + gap);
+    const x = first + n * (bar + gap);
     const total = VERDICTS.reduce((sum, verdict) => sum + (night.counts[verdict] ?? 0), 0) || 1;
     let y = top + plot;
     for (const verdict of VERDICTS) {
