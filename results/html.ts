@@ -5,7 +5,9 @@
 // classes, so ~5,000 cells stay quick.
 import { LEGACY_REVISIONS, STREAMABLE_REVISIONS } from '../protocol/revisions.ts';
 import { escapeMarkup, incompleteLine, packageLabel, RESUME_COMMAND, runLine } from './markdown.ts';
-import { attemptsNote, cellKey, forReports, verdictCounts, VERDICTS, type CellVerdict, type MatrixResults } from './results.ts';
+import { heatMapSvg, nightsOf, problemsByRule, trendRows, trendSvg } from './pictures.ts';
+import { attemptsNote, cellKey, decodeRecord, forReports, verdictCounts, VERDICTS, type CellVerdict, type MatrixResults } from './results.ts';
+import { sequenceOf, type SequenceModel } from './sequence.ts';
 import { attributionText, sharedVerdicts } from './shared.ts';
 
 /** The transport era a revision belongs to, for the era filter. */
@@ -63,8 +65,9 @@ table.summary .load-error { color: var(--error); font-size: 12px; white-space: n
 .chip.era { font-weight: 600; }
 button.link { border: 1px solid var(--line); background: #fff; border-radius: 6px; padding: 2px 10px; font: inherit; font-size: 13px; cursor: pointer; }
 #status { color: var(--muted); font-size: 13px; }
-.grid-wrap { width: fit-content; max-width: 100%; overflow: auto; max-height: calc(100vh - 16px); border: 1px solid var(--line); border-radius: 6px; }
-table.grid { border-collapse: separate; border-spacing: 0; }
+.grid-wrap { width: 100%; overflow: auto; max-height: calc(100vh - 16px); border: 1px solid var(--line); border-radius: 6px; }
+/* The page's full width: the client columns share what the scenario and revision columns leave. */
+table.grid { border-collapse: separate; border-spacing: 0; width: 100%; }
 .grid th, .grid td { padding: 0; }
 .grid thead th { position: sticky; top: 0; z-index: 2; background: var(--soft); vertical-align: bottom; border-bottom: 1px solid var(--line); }
 .grid thead th.corner { z-index: 4; text-align: left; padding: 6px 8px; color: var(--muted); font-size: 12px; font-weight: 600; }
@@ -85,7 +88,7 @@ table.grid { border-collapse: separate; border-spacing: 0; }
 .ch .mini { display: flex; flex-direction: column-reverse; width: 12px; height: 40px; margin: 2px auto 6px; border-radius: 2px; overflow: hidden; background: var(--soft); }
 .ch .mini > span { display: block; width: 100%; }
 .ch .cn small { font-weight: 400; color: var(--muted); margin-top: 4px; }
-td.c { width: 26px; min-width: 26px; height: 22px; text-align: center; vertical-align: middle; color: #fff; font-weight: 700; font-size: 12px; line-height: 20px; cursor: pointer; border: 1px solid #fff; border-radius: 4px; }
+td.c { min-width: 26px; height: 22px; text-align: center; vertical-align: middle; color: #fff; font-weight: 700; font-size: 12px; line-height: 20px; cursor: pointer; border: 1px solid #fff; border-radius: 4px; }
 td.c.v-warn { color: #3b2300; }
 td.c.v-none { background: repeating-linear-gradient(45deg, #fff, #fff 3px, var(--soft) 3px, var(--soft) 6px); cursor: default; }
 td.c:hover { filter: brightness(1.1); }
@@ -94,7 +97,7 @@ td.c.sdk-shared { box-shadow: inset 0 0 0 2px #fff; outline: 2px dotted var(--fg
 td.c:focus { outline: 2px solid var(--accent); outline-offset: -1px; box-shadow: inset 0 0 0 2px #fff; }
 td.c.sel { outline: 3px solid var(--fg); outline-offset: -2px; box-shadow: inset 0 0 0 3px #fff; }
 .grid.hide-pass td.v-pass, .grid.hide-fail td.v-fail, .grid.hide-warn td.v-warn, .grid.hide-inconclusive td.v-inconclusive, .grid.hide-na td.v-na, .grid.hide-error td.v-error { visibility: hidden; }
-aside.detail { position: fixed; top: 0; right: 0; bottom: 0; width: min(640px, 94vw); background: #fff; box-shadow: -10px 0 30px rgba(31, 35, 40, .18); border-left: 1px solid var(--line); overflow: auto; padding: 16px 22px 28px; z-index: 10; }
+aside.detail { position: fixed; top: 0; right: 0; bottom: 0; width: min(920px, max(66vw, 640px), 94vw); background: #fff; box-shadow: -10px 0 30px rgba(31, 35, 40, .18); border-left: 1px solid var(--line); overflow: auto; padding: 16px 22px 28px; z-index: 10; }
 aside.detail[hidden] { display: none; }
 .detail .head { display: flex; align-items: flex-start; gap: 10px; }
 .detail h2 { font-size: 16px; margin: 0; flex: 1; word-break: break-word; }
@@ -121,6 +124,50 @@ ul.checks .check-detail { margin: 2px 0 0 18px; color: var(--fg); word-break: br
 ul.checks .exchanges { margin-left: 18px; color: var(--muted); font-size: 12px; }
 pre.evidence { white-space: pre-wrap; overflow-wrap: anywhere; background: var(--soft); border: 1px solid var(--line); border-radius: 6px; padding: 10px 12px; margin: 0; line-height: 1.5; }
 .muted { color: var(--muted); }
+h2.section { font-size: 16px; margin: 18px 0 8px; }
+h2.section .n { color: var(--muted); font-weight: 400; font-size: 14px; }
+/* The first screen: what is wrong (by rule) beside where (the heat map). */
+.overview { display: grid; grid-template-columns: minmax(0, 1fr) minmax(0, 1fr); gap: 8px 28px; align-items: start; }
+@media (max-width: 1100px) { .overview { grid-template-columns: minmax(0, 1fr); } }
+.overview > section { min-width: 0; }
+.problems-list { max-height: 560px; overflow: auto; border: 1px solid var(--line); border-radius: 6px; padding: 4px 12px; }
+.rule-problem { padding: 7px 0; border-bottom: 1px solid var(--soft); }
+.rule-problem:last-child { border-bottom: 0; }
+.rule-problem .rule-head { display: flex; gap: 8px; align-items: baseline; }
+.rule-problem .mark { font-weight: 700; width: 14px; flex: none; }
+.rule-problem.fail .mark { color: var(--fail); } .rule-problem.warn .mark { color: #9a6700; } .rule-problem.inconclusive .mark { color: var(--inconclusive); } .rule-problem.error .mark { color: var(--error); }
+.rule-problem .section-text { font-weight: 600; }
+.rule-problem .meta { color: var(--muted); font-size: 12px; margin: 2px 0 3px 22px; }
+.rule-problem .cases { margin-left: 22px; display: flex; flex-wrap: wrap; gap: 3px; }
+button.case-link { border: 1px solid var(--line); background: #fff; border-radius: 4px; padding: 0 6px; font: 12px/18px ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; cursor: pointer; color: var(--fg); }
+button.case-link:hover { border-color: var(--accent); color: var(--accent); }
+button.case-link.v-fail { border-left: 4px solid var(--fail); background: #fff; } button.case-link.v-warn { border-left: 4px solid var(--warn); background: #fff; } button.case-link.v-inconclusive { border-left: 4px solid var(--inconclusive); background: #fff; } button.case-link.v-error { border-left: 4px solid var(--error); background: #fff; }
+.all-good { padding: 10px 12px; border-radius: 6px; background: #dafbe1; border: 1px solid #aceebb; font-weight: 600; }
+.picture { overflow: auto; border: 1px solid var(--line); border-radius: 6px; padding: 8px; background: #fff; }
+/* Scaled down to the column it is in, never up: its text stays readable at a few dozen clients. */
+svg.heatmap { display: block; max-width: 100%; height: auto; }
+svg.heatmap text { font: 12px system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; fill: var(--fg); }
+svg.heatmap .hm-level { font-weight: 700; font-size: 10px; fill: var(--muted); } svg.heatmap .hm-level.MUST { fill: var(--fail); } svg.heatmap .hm-level.SHOULD { fill: #9a6700; }
+svg.heatmap .hm-n { font-size: 11px; font-weight: 700; } svg.heatmap .hm-n.on-dark { fill: #fff; }
+svg.heatmap .hm-cell:hover rect { stroke: var(--fg); stroke-width: 1.5; }
+.legend { color: var(--muted); font-size: 12px; margin: 4px 0 0; }
+svg.trend text { font: 11px system-ui, sans-serif; fill: var(--muted); } svg.trend .trend-n { font-weight: 700; fill: var(--fg); font-size: 12px; } svg.trend .axis { stroke: var(--line); }
+table.trend-table { border-collapse: collapse; margin-top: 8px; font-size: 12px; } table.trend-table th, table.trend-table td { padding: 2px 10px 2px 0; text-align: right; } table.trend-table th:first-child, table.trend-table td:first-child { text-align: left; }
+table.trend-table td.worse { color: var(--fail); font-weight: 700; } table.trend-table td.better { color: var(--pass); font-weight: 700; }
+/* The exchange of a failing case, drawn: lanes for the client and what it talked to, the deciding exchange marked. */
+.sequence { overflow-x: auto; border: 1px solid var(--line); border-radius: 6px; padding: 4px 0; }
+svg.seq text { font: 11px ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; fill: var(--fg); }
+svg.seq .lane-head { font: 600 12px system-ui, sans-serif; }
+svg.seq .lane-line { stroke: var(--line); stroke-width: 1.5; stroke-dasharray: 4 3; }
+svg.seq .arrow { stroke: #57606a; stroke-width: 1.3; fill: none; }
+svg.seq .arrow.back { stroke-dasharray: 5 3; }
+svg.seq .decided .arrow { stroke: var(--fail); stroke-width: 2.4; }
+svg.seq .decided rect.band { fill: #ffebe9; }
+svg.seq .decided text.label { fill: #a40e26; font-weight: 700; }
+svg.seq text.time { fill: var(--muted); font-size: 10px; }
+svg.seq text.why { fill: var(--fail); font: 700 11px system-ui, sans-serif; }
+svg.seq text.event { fill: var(--muted); font-style: italic; }
+svg.seq text.note { fill: var(--muted); font-size: 10px; }
 `;
 
 const SCRIPT = String.raw`
@@ -167,6 +214,8 @@ const SCRIPT = String.raw`
   var notes = JSON.parse(document.getElementById('matrix-notes').textContent);
   /** Cell index → whether the SDK the client wraps shares its verdict, in results/shared.ts attributionText's words. */
   var sdkNotes = JSON.parse(document.getElementById('matrix-sdk').textContent);
+  /** Cell index → its exchange as a sequence diagram's data (results/sequence.ts), for fail, warn and inconclusive cells. */
+  var sequences = JSON.parse(document.getElementById('matrix-sequences').textContent);
   function countsText(counts) {
     return VERDICTS.filter(function (v) { return counts[v] > 0; }).map(function (v) { return counts[v] + ' ' + v; }).join(', ');
   }
@@ -310,10 +359,10 @@ const SCRIPT = String.raw`
   var actions = el('div', 'group');
   var problemsOnly = el('button', 'link', 'Problems only');
   problemsOnly.type = 'button';
-  problemsOnly.addEventListener('click', function () {
+  function showProblemsOnly() {
     VERDICTS.forEach(function (v) { var show = PROBLEMS.indexOf(v) >= 0; verdictInputs[v].checked = show; if (show) hiddenVerdicts.delete(v); else hiddenVerdicts.add(v); });
-    apply();
-  });
+  }
+  problemsOnly.addEventListener('click', function () { showProblemsOnly(); apply(); });
   var showAll = el('button', 'link', 'Show all');
   showAll.type = 'button';
   showAll.addEventListener('click', function () {
@@ -563,13 +612,24 @@ const SCRIPT = String.raw`
       runs.appendChild(el('li', null, cell.verdict + (cell.timeScale !== undefined ? ' at time scale ' + cell.timeScale : '') + ' (this verdict)'));
       panel.appendChild(runs);
     }
+    var sequence = sequences[td.dataset.i];
+    if (sequence) {
+      panel.appendChild(el('h3', null, 'The exchange' + (sequence.steps.some(function (step) { return step.decided.length > 0; }) ? ' (in red: what decided the verdict)' : '')));
+      var box = el('div', 'sequence');
+      panel.appendChild(box);
+      panel.hidden = false;
+      box.appendChild(drawSequence(sequence, Math.max(620, box.clientWidth - 8)));
+    }
     if (cell.checks.length > 0) {
       var failed = cell.checks.filter(function (check) { return check.outcome === 'fail'; }).length;
       var unknown = cell.checks.filter(function (check) { return check.outcome === 'inconclusive'; }).length;
       panel.appendChild(el('h3', null, 'Checks (' + cell.checks.length + (failed ? ', ' + failed + ' failed' : '') + (unknown ? ', ' + unknown + ' inconclusive' : '') + ')'));
       var list = el('ul', 'checks');
       var MARKS = { pass: ['ok', '\u2713'], fail: ['bad', '\u2717'], inconclusive: ['unknown', '?'] };
-      cell.checks.forEach(function (check) {
+      // Failed checks first (a MAY finding after the rules), then those not judged, then the passes.
+      var OUTCOME_ORDER = { fail: 0, inconclusive: 1, pass: 2 };
+      var ordered = cell.checks.slice().sort(function (a, b) { return (OUTCOME_ORDER[a.outcome] - OUTCOME_ORDER[b.outcome]) || ((a.level === 'MAY') - (b.level === 'MAY')); });
+      ordered.forEach(function (check) {
         var mark = MARKS[check.outcome] || MARKS.inconclusive;
         var li = el('li', mark[0]);
         li.dataset.outcome = check.outcome;
@@ -600,15 +660,171 @@ const SCRIPT = String.raw`
   }
   document.addEventListener('keydown', function (event) { if (event.key === 'Escape') close(); });
 
+  // — the exchange of a failing case as a sequence diagram: lanes, a row per exchange in time order —
+  var SVGNS = 'http://www.w3.org/2000/svg';
+  function svg(tag, attributes, text) {
+    var node = document.createElementNS(SVGNS, tag);
+    Object.keys(attributes || {}).forEach(function (name) { node.setAttribute(name, String(attributes[name])); });
+    if (text !== undefined) node.textContent = text;
+    return node;
+  }
+  function clipText(text, pixels) {
+    var max = Math.max(4, Math.floor(pixels / 6.7));
+    return text.length > max ? text.slice(0, max - 1) + '\u2026' : text;
+  }
+  function drawSequence(model, width) {
+    var left = 64, right = 24;
+    var lanes = model.lanes;
+    var spacing = lanes.length > 1 ? (width - left - right) / (lanes.length - 1) : 0;
+    var laneX = {};
+    lanes.forEach(function (lane, i) { laneX[lane.id] = left + i * spacing; });
+    var rows = [];
+    model.steps.forEach(function (step) { rows.push({ at: step.at, step: step }); });
+    model.events.forEach(function (event) { rows.push({ at: event.at, event: event }); });
+    rows.sort(function (a, b) { return a.at - b.at || (a.event ? -1 : 1); });
+    var root = svg('svg', { class: 'seq', width: width, role: 'img', 'aria-label': 'The exchanges of this case, in time order' });
+    var defs = svg('defs');
+    [['seq-head', '#57606a'], ['seq-head-red', '#cf222e']].forEach(function (pair) {
+      var marker = svg('marker', { id: pair[0], viewBox: '0 0 10 10', refX: 9, refY: 5, markerWidth: 9, markerHeight: 9, markerUnits: 'userSpaceOnUse', orient: 'auto-start-reverse' });
+      marker.appendChild(svg('path', { d: 'M0,0 L10,5 L0,10 z', fill: pair[1] }));
+      defs.appendChild(marker);
+    });
+    root.appendChild(defs);
+    var lines = svg('g');
+    root.appendChild(lines);
+    lanes.forEach(function (lane) {
+      var head = svg('text', { class: 'lane-head', x: laneX[lane.id], y: 16, 'text-anchor': lane.id === 'client' ? 'start' : lanes.indexOf(lane) === lanes.length - 1 ? 'end' : 'middle' }, clipText(lane.label, Math.max(spacing, 90)));
+      head.dataset.lane = lane.kind;
+      root.appendChild(head);
+    });
+    var y = 40;
+    rows.forEach(function (row) {
+      if (row.event) {
+        var ex = laneX[row.event.lane];
+        root.appendChild(svg('circle', { cx: ex, cy: y, r: 3.5, fill: '#59636e' }));
+        root.appendChild(svg('text', { class: 'time', x: 4, y: y + 4 }, '+' + row.event.at + ' ms'));
+        var rightmost = lanes[lanes.length - 1].id === row.event.lane;
+        root.appendChild(svg('text', { class: 'event', x: rightmost ? ex - 7 : ex + 7, y: y + 4, 'text-anchor': rightmost ? 'end' : 'start' }, row.event.text));
+        y += 20;
+        return;
+      }
+      var step = row.step;
+      var decided = step.decided.length > 0;
+      var group = svg('g', { class: 'step' + (decided ? ' decided' : '') });
+      group.dataset.seq = String(step.seq);
+      var height = 34 + (step.notes.length ? 12 : 0) + (decided ? 14 : 0);
+      if (decided) group.appendChild(svg('rect', { class: 'band', x: 0, y: y - 16, width: width, height: height, rx: 4 }));
+      var cx = laneX.client, sx = laneX[step.lane];
+      var span = Math.abs(sx - cx) - 12;
+      var mid = (cx + sx) / 2;
+      var head = decided ? 'url(#seq-head-red)' : 'url(#seq-head)';
+      group.appendChild(svg('text', { class: 'time', x: 4, y: y + 4 }, '+' + step.at + ' ms'));
+      if (step.kind === 'request') {
+        group.appendChild(svg('text', { class: 'label', x: mid, y: y - 4, 'text-anchor': 'middle' }, clipText('#' + step.seq + ' ' + step.sent, span)));
+        group.appendChild(svg('line', { class: 'arrow', x1: cx, y1: y, x2: sx - 2, y2: y, 'marker-end': head }));
+        // No answer: no arrow back, the words by the lane that kept silent.
+        if (step.answer === 'no answer') group.appendChild(svg('text', { class: 'note', x: sx - 6, y: y + 13, 'text-anchor': 'end' }, 'no answer'));
+        else {
+          group.appendChild(svg('text', { class: 'label', x: mid, y: y + 13, 'text-anchor': 'middle' }, clipText(step.answer, span)));
+          group.appendChild(svg('line', { class: 'arrow back', x1: sx, y1: y + 17, x2: cx + 2, y2: y + 17, 'marker-end': head }));
+        }
+      } else {
+        group.appendChild(svg('text', { class: 'label', x: mid, y: y - 4, 'text-anchor': 'middle' }, clipText('#' + step.seq + ' ' + step.answer, span)));
+        group.appendChild(svg('line', { class: 'arrow back', x1: sx, y1: y, x2: cx + 2, y2: y, 'marker-end': head }));
+      }
+      var below = y + 17 + 13;
+      if (step.notes.length) { group.appendChild(svg('text', { class: 'note', x: mid, y: below, 'text-anchor': 'middle' }, clipText(step.notes.join(' \u00b7 '), Math.max(span, 200)))); below += 12; }
+      if (decided) group.appendChild(svg('text', { class: 'why', x: cx + 4, y: below + 1 }, '\u2717 decided ' + step.decided.join(', ')));
+      root.appendChild(group);
+      y += height + 6;
+    });
+    if (model.omitted > 0) { root.appendChild(svg('text', { class: 'event', x: left, y: y + 4 }, model.omitted + ' more exchanges, far from the marked ones, are in the wire evidence below')); y += 20; }
+    if (model.clientError) { root.appendChild(svg('text', { class: 'why', x: 4, y: y + 4 }, clipText('client error: ' + model.clientError, width - 8))); y += 20; }
+    lanes.forEach(function (lane) { lines.appendChild(svg('line', { class: 'lane-line', x1: laneX[lane.id], y1: 24, x2: laneX[lane.id], y2: y })); });
+    root.setAttribute('height', String(y + 6));
+    return root;
+  }
+
+  // — the problems listed first: each case opens its panel, wherever the filters leave its row —
+  document.querySelectorAll('button.case-link').forEach(function (button) {
+    button.addEventListener('click', function () {
+      var td = tbody.querySelector('td.c[data-i="' + button.dataset.i + '"]');
+      if (!td) return;
+      setActive(td, false);
+      open(td);
+    });
+  });
+
+  // The grid shows the problems first when there are any; "Show all" shows every cell.
+  if (PROBLEMS.some(function (v) { return totals[v] > 0; })) showProblemsOnly();
   apply();
   document.documentElement.dataset.renderMs = String(Math.round(performance.now() - started));
   document.documentElement.dataset.ready = 'true';
 })();
 `;
 
-export function renderHtml(saved: MatrixResults): string {
-  // The page embeds the cells with their evidence as text: the records stay in results.json.
+export interface HtmlOptions {
+  /** Earlier runs (results.json of other nights, a `--compare` input), for the trend; any order. */
+  history?: readonly MatrixResults[];
+}
+
+/** A case as a button of the problems list: it opens the cell's panel. */
+const caseLink = (results: MatrixResults, index: number) => {
+  const cell = results.cells[index]!;
+  return `<button type="button" class="case-link ${verdictClass(cell.verdict)}" data-i="${index}" title="${escapeMarkup(`${cell.client} · ${cell.scenario} @ ${cell.revision}: ${cell.verdict}`)}">${escapeMarkup(`${cell.client} · ${cell.scenario}@${cell.revision}`)}</button>`;
+};
+/** The most case buttons a rule lists; the grid has the rest. */
+const MAX_LINKS = 24;
+const RULE_MARK = { fail: '\u2717', warn: '!', inconclusive: '?', error: '\u26a1' } as const;
+
+/** The problems first: every rule broken or not judged, with its cases, then the cases the suite could not run. */
+function problemsHtml(results: MatrixResults): string {
+  const rules = problemsByRule(results);
+  const errors = results.cells.flatMap((cell, index) => (cell.verdict === 'error' ? [index] : []));
+  if (rules.length === 0 && errors.length === 0) return '<p class="all-good" id="all-good">No problems: every case judged passed.</p>';
+  const links = (indexes: number[]) => indexes.slice(0, MAX_LINKS).map((index) => caseLink(results, index)).join('') + (indexes.length > MAX_LINKS ? `<span class="muted">and ${indexes.length - MAX_LINKS} more in the grid</span>` : '');
+  const items = rules.map((rule) => {
+    const revisions = new Set(rule.cells.map((index) => results.cells[index]!.revision)).size;
+    const verb = rule.verdict === 'inconclusive' ? 'could not be judged in' : 'broken in';
+    return `<div class="rule-problem ${rule.verdict}" data-rule="${escapeMarkup(rule.key)}"><div class="rule-head"><span class="mark">${RULE_MARK[rule.verdict]}</span><span class="level ${rule.level}">${rule.level}</span><span class="section-text">${escapeMarkup(rule.section)}</span></div><div class="meta">${verb} ${rule.cells.length} case${rule.cells.length === 1 ? '' : 's'} (${revisions} revision${revisions === 1 ? '' : 's'}) of ${rule.clients.length} client${rule.clients.length === 1 ? '' : 's'} · checks: ${escapeMarkup(rule.checks.join(', '))}</div><div class="cases">${links(rule.cells)}</div></div>`;
+  });
+  const byClient = Map.groupBy(errors, (index) => results.cells[index]!.client);
+  for (const [client, indexes] of byClient) {
+    const reason = (results.cells[indexes[0]!]!.reason ?? '').split('\n')[0]!;
+    items.push(`<div class="rule-problem error"><div class="rule-head"><span class="mark">${RULE_MARK.error}</span><span class="section-text">${escapeMarkup(client)}: the suite could not run ${indexes.length} case${indexes.length === 1 ? '' : 's'}</span></div><div class="meta">${escapeMarkup(reason.length > 200 ? `${reason.slice(0, 199)}…` : reason)}</div><div class="cases">${links(indexes)}</div></div>`);
+  }
+  return `<div class="problems-list" id="problems-list">${items.join('')}</div>`;
+}
+
+/** The trend across nights: a bar per night, and per client its fail and warn counts night by night. */
+function trendHtml(results: MatrixResults, history: readonly MatrixResults[]): string {
+  if (history.length === 0) return '';
+  const nights = nightsOf(history, results);
+  const rows = trendRows(nights)
+    .map(({ client, values }) => {
+      const cells = values.map((value, n) => {
+        const before = n > 0 ? values[n - 1] : undefined;
+        const change = value !== undefined && before !== undefined ? (value > before ? ' class="worse"' : value < before ? ' class="better"' : '') : '';
+        return `<td${change}>${value === undefined ? '\u2014' : value}</td>`;
+      });
+      return `<tr><td>${escapeMarkup(client)}</td>${cells.join('')}</tr>`;
+    })
+    .join('');
+  return `<section id="trend-section"><h2 class="section">Across nights <span class="n">${nights.length} runs</span></h2><div class="picture">${trendSvg(nights, VERDICT_COLOURS)}<table class="trend-table" id="trend-table"><thead><tr><th>fail + warn per client</th>${nights.map((night) => `<th>${escapeMarkup(night.label)}</th>`).join('')}</tr></thead><tbody>${rows}</tbody></table></div></section>`;
+}
+
+export function renderHtml(saved: MatrixResults, options: HtmlOptions = {}): string {
+  // The page embeds the cells with their evidence as text: the records stay in results.json. A failing cell's record is
+  // drawn as its exchange (results/sequence.ts).
+  const sequences: Record<number, SequenceModel> = {};
+  saved.cells.forEach((cell, index) => {
+    if (cell.record === undefined || (cell.verdict !== 'fail' && cell.verdict !== 'warn' && cell.verdict !== 'inconclusive')) return;
+    const model = sequenceOf(cell, decodeRecord(cell.record));
+    if (model !== undefined) sequences[index] = model;
+  });
   const results = forReports(saved);
+  const problems = results.cells.filter((cell) => cell.verdict === 'fail' || cell.verdict === 'warn' || cell.verdict === 'inconclusive' || cell.verdict === 'error').length;
+  const heatmap = heatMapSvg(results, VERDICT_COLOURS);
   const counts = verdictCounts(results.cells);
   const eras = Object.fromEntries([...new Set(results.cells.map((cell) => cell.revision))].map((revision) => [revision, eraOf(revision)]));
   const totals = VERDICTS.map((verdict) => `<span class="swatch ${verdictClass(verdict)}"></span>${counts[verdict]} ${verdict}`).join(' &nbsp; ');
@@ -641,6 +857,14 @@ export function renderHtml(saved: MatrixResults): string {
 </header>
 <main>
 ${incomplete !== undefined ? `<p class="incomplete" id="incomplete">${escapeMarkup(incomplete)}: <code>${escapeMarkup(RESUME_COMMAND)}</code> runs only those.</p>\n` : ''}<p class="totals"><strong>${results.clients.length}</strong> clients (${clientsWithPackages} published packages) · <strong>${results.cells.length}</strong> cells: ${totals} · <a href="#clients-summary">per client</a></p>
+<div class="overview">
+<section id="problems"><h2 class="section">Problems <span class="n">${problems} of ${results.cells.length} cells, by rule</span></h2>
+${problemsHtml(results)}
+</section>
+${heatmap !== '' ? `<section id="where"><h2 class="section">Where each client breaks which rule</h2><div class="picture">${heatmap}</div><p class="legend">A row per rule some client breaks, a column per client: red where it failed, amber where it warned (stronger the more of the cases that judged it broke it, the number of them written in), pale green where it kept the rule, grey where it was never judged on it.</p></section>` : ''}
+</div>
+${trendHtml(results, options.history ?? [])}
+<h2 class="section">Every case <span class="n">${problems > 0 ? 'at first only the problems are shown; the verdict filter brings back the rest' : ''}</span></h2>
 <noscript><p>This report draws its grid with JavaScript; the same results are in results.json, summary.md and junit.xml.</p></noscript>
 <div class="controls" id="controls" aria-label="Filters"></div>
 <div class="grid-wrap"><table class="grid" id="grid" role="grid" aria-label="Verdict of every client (columns) on every scenario case (rows)"></table></div>
@@ -655,6 +879,7 @@ ${incomplete !== undefined ? `<p class="incomplete" id="incomplete">${escapeMark
 <script type="application/json" id="matrix-verdicts">${embedJson(VERDICTS)}</script>
 <script type="application/json" id="matrix-notes">${embedJson(notes)}</script>
 <script type="application/json" id="matrix-sdk">${embedJson(sdkNotes)}</script>
+<script type="application/json" id="matrix-sequences">${embedJson(sequences)}</script>
 <script>${SCRIPT}</script>
 </body>
 </html>

@@ -141,7 +141,7 @@ describe('its run step, executed as the runner would', () => {
     );
     expect(results.cells.every((cell) => cell.verdict === 'pass')).toBe(true);
     expect(readFileSync(outputs.junit, 'utf8')).toMatch(/^<\?xml[\s\S]*<testsuite /);
-    expect(summary).toMatch(/^### MCP client conformance: exit code 0\n```\nscenario +revision +verdict[\s\S]*negotiation\/handshake-order +2025-11-25 +pass[\s\S]*\n```\n$/);
+    expect(summary).toMatch(/^### MCP client conformance: exit code 0\n```\nno problems: 4 cases passed\n[\s\S]*negotiation\/handshake-order +2025-11-25 +pass[\s\S]*\n```\n$/);
   });
 
   test('a module adapter with a baseline that has a stale entry: the run ends 1, said in the outputs', () => {

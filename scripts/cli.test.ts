@@ -97,13 +97,14 @@ describe('run and list', { timeout: 0 }, () => {
     expect(list.stdout).toMatch(/^negotiation\/handshake-order$/m);
     const failing = await finished(start(['run', '--adapter', 'broken-skips-initialized', '--scenario', 'handshake']));
     expect(failing.code).toBe(1);
-    expect(failing.stdout).toMatch(/^negotiation\/handshake-order\s+2025-06-18\s+fail\s/m);
+    // Problems first: the failing cases of a scenario on one line, the checks they broke below it.
+    expect(failing.stdout).toMatch(/^FAIL \(\d+\): .*\n  ✗ negotiation\/handshake-order @ [-\d, ]*2025-06-18.*\n      broke initialized-sent/m);
     // Each scenario's transport; --transport narrows list and run to one.
     expect(list.stdout).toMatch(/^negotiation\/handshake-order\n.*\n  transport: http$/m);
     expect(list.stdout).toMatch(/^stdio\/handshake-order\n.*\n  transport: stdio \(negotiation\/handshake-order run over stdio\)$/m);
     const [overStdio, stdioRun, badTransport] = await Promise.all([
       finished(start(['list', '--transport', 'stdio'])),
-      finished(start(['run', '--adapter', 'reference', '--transport', 'stdio', '--scenario', 'handshake-order', '--revision', '2025-11-25'])),
+      finished(start(['run', '--adapter', 'reference', '--transport', 'stdio', '--scenario', 'handshake-order', '--revision', '2025-11-25', '--verbose'])),
       finished(start(['run', '--adapter', 'reference', '--transport', 'pigeon'])),
     ]);
     const listed = [...overStdio.stdout.matchAll(/^(\S+)$/gm)].map((m) => m[1]!);
@@ -121,11 +122,14 @@ describe('run and list', { timeout: 0 }, () => {
 
   test('an inconclusive case is marked "? inconclusive" with its reason, counted, said, and does not fail the run', async () => {
     const dead = adapterModule('half-dead-client', `interrupted: (caseId) => (caseId.includes('@2025-06-18') || caseId.includes('@2025-11-25') ? 'the client process exited with code 1 before this case' : undefined)`);
-    const run = await finished(start(['run', '--adapter', dead, '--scenario', 'negotiation/handshake-order']));
+    const run = await finished(start(['run', '--adapter', dead, '--scenario', 'negotiation/handshake-order', '--verbose']));
     expect(run.code, run.stderr).toBe(0);
-    const rows = run.stdout.split('\n').filter((line) => line.startsWith('negotiation/handshake-order'));
+    // --verbose: the table lists every case (its evidence, printed as each case ends, starts "<scenario> @ <revision>").
+    const rows = run.stdout.split('\n').filter((line) => /^negotiation\/handshake-order\s+\d/.test(line));
     expect(rows).toHaveLength(4);
     for (const row of rows.slice(2)) expect(row).toMatch(/^negotiation\/handshake-order\s+\S+\s+\? inconclusive\s+\d+ ms\s+client-running: the client process exited with code 1 before this case$/);
+    // The problems first say why once, for both revisions.
+    expect(run.stdout).toContain('  ? negotiation/handshake-order @ 2025-06-18, 2025-11-25\n      why: client-running: the client process exited with code 1 before this case\n');
     expect(run.stdout).toMatch(/\n2 pass, 0 fail, 0 warn, 2 inconclusive, 0 n\/a\n/);
     expect(run.stderr).toContain('2 cases were inconclusive: the suite could not judge them');
   });
@@ -135,7 +139,7 @@ describe('run and list', { timeout: 0 }, () => {
     const signal = join(work, 'held');
     const held = adapterModule('held-client', `async start(caseId) { if (caseId.includes('@2025-06-18')) { writeFileSync(${JSON.stringify(signal)}, ''); await new Promise(() => {}); } return referenceClient.start(caseId); }`);
     const [json, junit] = [join(work, 'interrupted.json'), join(work, 'interrupted.xml')];
-    const child = start(['run', '--adapter', held, '--scenario', 'negotiation/handshake-order', '--concurrency', '1', '--json', json, '--junit', junit], { [SETTINGS_ENV.operationTimeout]: String(3_600_000) });
+    const child = start(['run', '--adapter', held, '--scenario', 'negotiation/handshake-order', '--concurrency', '1', '--json', json, '--junit', junit, '--verbose'], { [SETTINGS_ENV.operationTimeout]: String(3_600_000) });
     const exit = finished(child);
     let ended = false;
     void exit.then(() => (ended = true));
@@ -352,7 +356,7 @@ describe('a gate that cannot be fooled and loses nothing', { timeout: 0 }, () =>
     const [json, baseline, junit] = [join(folder, 'results.json'), join(folder, 'baseline.json'), join(work, 'kept', 'junit.xml')];
     const run = await finished(start(['run', '--adapter', saboteur, ...ONE_CASE, '--json', json, '--write-baseline', baseline, '--junit', junit, '--quiet']));
     expect(run.code, run.stderr).toBe(5);
-    expect(run.stdout).toMatch(/^negotiation\/handshake-order\s+2025-06-18\s+pass\s/m);
+    expect(run.stdout).toContain('no problems: 1 case passed');
     expect(run.stdout).toMatch(/\n1 pass, 0 fail, 0 warn, 0 inconclusive, 0 n\/a\n/);
     expect(readFileSync(junit, 'utf8')).toContain('<testcase classname="saboteur" name="negotiation/handshake-order @ 2025-06-18"');
     expect(said(run.stderr)).toEqual([

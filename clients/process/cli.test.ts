@@ -99,11 +99,11 @@ function cli(args: string[], { env = {}, boundMs = 0 }: { env?: Record<string, s
 
 const only = (ids: string[]) => ids.flatMap((id) => ['--scenario', id]);
 
-/** The table a passing run prints for these scenarios: each row a pass (or n/a at a revision the client lacks), and the count line. */
+/** The table a passing run prints for these scenarios: no problems (every case a pass, or n/a at a revision the client lacks), and the count line. */
 function expectPassingTable(stdout: string, ids: string[]): void {
   const cases = plannedCases(SCENARIOS.filter((s) => ids.includes(s.id)));
   expect(cases.length).toBeGreaterThan(0);
-  for (const { scenario, revision } of cases) expect(stdout).toMatch(new RegExp(`^${scenario.id}\\s+${revision}\\s+(pass|n/a)\\s`, 'm'));
+  expect(stdout).toMatch(/^no problems: \d+ cases? passed/);
   // The summary line counts every verdict (inconclusive too, where the command line counts it): none but pass and n/a.
   const [, passed, notApplicable] = stdout.match(/^(\d+) pass, 0 fail, 0 warn, (?:0 inconclusive, )?(\d+) n\/a$/m) ?? [];
   expect(Number(passed) + Number(notApplicable)).toBe(cases.length);

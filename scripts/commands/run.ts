@@ -9,25 +9,10 @@ import { whyNotWritable } from '../../api/output-paths.ts';
 import type { Transport } from '../../clients/adapter.ts';
 import type { Revision } from '../../protocol/revisions.ts';
 import type { ScenarioResult, Verdict } from '../../suites/scenario.ts';
-import { attemptsNote } from '../../results/results.ts';
+import { tableCaseOf, terminalWidth, verdictTable } from '../../results/table.ts';
 import { defineCommand, fromUser, optionLines, UsageError } from './command.ts';
 
 const VERDICT_ORDER: readonly Verdict[] = ['pass', 'fail', 'warn', 'inconclusive', 'n/a'];
-
-/** What the reruns of a case say, in the matrix reports' words ("judged at time scale 2 after 1 inconclusive run: …"). */
-const attemptsOf = (r: ScenarioResult) => attemptsNote({ verdict: r.verdict, ...(r.attempts !== undefined ? { attempts: r.attempts } : {}), ...(r.evidence !== undefined ? { timeScale: r.evidence.time.scale } : {}) });
-
-function table(results: readonly ScenarioResult[]): string {
-  // An inconclusive case is marked: the suite could not judge it, which is neither a pass nor a failure.
-  const verdict = (r: ScenarioResult) => (r.verdict === 'inconclusive' ? '? inconclusive' : r.verdict);
-  const reason = (r: ScenarioResult) => [r.reason, attemptsOf(r)].filter((part) => part !== undefined).join(' — ');
-  const rows = results.map((r) => [r.scenarioId, r.revision, verdict(r), `${r.durationMs.toFixed(0)} ms`, reason(r)]);
-  const header = ['scenario', 'revision', 'verdict', 'time', 'reason'];
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => (i === 4 ? 0 : row[i]!.length))));
-  const line = (cells: string[]) => cells.map((cell, i) => (i === 4 ? cell : cell.padEnd(widths[i]!))).join('  ').trimEnd();
-  const counts = VERDICT_ORDER.map((v) => `${results.filter((r) => r.verdict === v).length} ${v}`).join(', ');
-  return [line(header), ...rows.map(line), '', counts].join('\n');
-}
 
 /** The words of each status of a comparison, in the order they are listed. */
 const STATUS_WORDS = { regression: 'regression', stale: 'stale entry', unjudged: 'could not judge' } as const;
@@ -299,7 +284,7 @@ export const run = defineCommand({
     }
 
     const results = outcome.results.map((o) => o.result);
-    console.log(table(results));
+    console.log(verdictTable(results.map(tableCaseOf), { width: terminalWidth(), verbose: values.verbose === true }).join('\n'));
     // Each file is attempted whatever became of another; each one lost is one line, and the exit code says so.
     const notWritten = [
       { option: '--json', path: json, why: json === undefined ? undefined : write(json, `${JSON.stringify(resultsFile(outcome), null, 1)}\n`) },
@@ -320,7 +305,7 @@ export const run = defineCommand({
     const inconclusive = outcome.counts.inconclusive;
     if (outcome.gate === 'not-judged') console.error(`mcp-client-conformance: ${notJudgedLine(outcome.adapter.name, results)} (exit ${EXIT_CODES.notJudged})`);
     // Not a failure (nothing was blamed on the client), but never silent either.
-    else if (inconclusive > 0) console.error(`mcp-client-conformance: ${inconclusive} ${inconclusive === 1 ? 'case was' : 'cases were'} inconclusive: the suite could not judge ${inconclusive === 1 ? 'it' : 'them'} (the reason column says why)`);
+    else if (inconclusive > 0) console.error(`mcp-client-conformance: ${inconclusive} ${inconclusive === 1 ? 'case was' : 'cases were'} inconclusive: the suite could not judge ${inconclusive === 1 ? 'it' : 'them'} (the table says why)`);
     if (outcome.baseline !== undefined) {
       // Each regression with its evidence (--verbose printed it as it came).
       const mismatched = values.verbose ? [] : outcome.results.filter((o) => o.comparison?.status === 'regression');

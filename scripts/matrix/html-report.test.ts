@@ -12,7 +12,9 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } fr
 import { failOnLeakedHandles } from '../../suites/leaks.ts';
 import { renderHtml, VERDICT_COLOURS } from '../../results/html.ts';
 import { renderJunit } from '../../results/junit.ts';
-import { evidenceText, type CellVerdict, type MatrixResults } from '../../results/results.ts';
+import { heatMap } from '../../results/pictures.ts';
+import { decodeRecord, evidenceText, type CellVerdict, type MatrixResults } from '../../results/results.ts';
+import { sequenceOf } from '../../results/sequence.ts';
 import { buildFixture, DEAD_REASON, fullSizeResults, HOSTILE_TEXT, incomplete, RERUN_REASON } from './testdata/fixture.ts';
 
 // Page functions run in Chromium; this project's TypeScript lib has no DOM, so what they touch is declared here.
@@ -25,7 +27,7 @@ declare function requestAnimationFrame(callback: () => void): number;
 /** Debian's Chromium; elsewhere, point CHROMIUM_PATH at a Chromium or Chrome binary. */
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
-const VIEWPORT = { width: 1400, height: 1000 };
+const VIEWPORT = { width: 1440, height: 1000 };
 /** Screenshots to look at after a run (reports/ is not committed). */
 const SHOTS = resolve(import.meta.dirname, '..', '..', 'reports', 'html-report-test');
 
@@ -155,9 +157,10 @@ describe.skipIf(!haveChromium)(`report.html in Chromium (${haveChromium ? CHROMI
   // Each test starts from the report as loaded: every filter on, no details open.
   beforeEach(async () => {
     // After the full-size or the incomplete run's test (tests run in any order), the small report is opened again.
-    if (!page.url().endsWith('/')) return void (await open('/'));
-    await page.keyboard.press('Escape');
-    await page.click('text=Show all');
+    // The report opens at the problems only (when there are any): "Show all" for every cell.
+    if (!page.url().endsWith('/')) await open('/');
+    else await page.keyboard.press('Escape');
+    await page.click('button:has-text("Show all")');
   });
 
   afterEach(() => {
@@ -206,16 +209,16 @@ describe.skipIf(!haveChromium)(`report.html in Chromium (${haveChromium ? CHROMI
     await page.click('label[data-revision="2025-06-18"]');
     expect(await shownRows()).toEqual(all.filter((c) => !c.endsWith('@2025-03-26') && !c.endsWith('@2025-11-25')));
     expect(await page.isChecked('label[data-era="Streamable HTTP"] input')).toBe(true);
-    await page.click('text=Show all');
+    await page.click('button:has-text("Show all")');
 
     await page.click('label[data-verdict="pass"]');
     expect(await shownCells()).toBe(results.cells.filter((cell) => cell.verdict !== 'pass').length);
     const withProblems = all.filter((c) => results.cells.some((cell) => `${cell.scenario}@${cell.revision}` === c && cell.verdict !== 'pass'));
     expect(await shownRows()).toEqual(withProblems);
-    await page.click('text=Problems only');
+    await page.click('button:has-text("Problems only")');
     expect(await shownCells()).toBe(results.cells.filter((cell) => ['fail', 'warn', 'inconclusive', 'error'].includes(cell.verdict)).length);
     expect(await page.textContent('#status')).toBe(`showing ${withProblems.length} of ${all.length} cases, ${await shownCells()} of ${results.cells.length} cells`);
-    await page.click('text=Show all');
+    await page.click('button:has-text("Show all")');
     expect(await shownCells()).toBe(results.cells.length);
   });
 
@@ -234,7 +237,10 @@ describe.skipIf(!haveChromium)(`report.html in Chromium (${haveChromium ? CHROMI
     expect(await panel.locator('.reason').textContent()).toBe(cell.reason);
     expect(await panel.locator('pre.evidence').textContent()).toBe(evidenceText(cell));
     const checks = await panel.locator('ul.checks li').evaluateAll((items) => items.map((li) => ({ mark: li.querySelector('.mark')!.textContent, name: li.querySelector('code')!.textContent, href: li.querySelector('a')!.getAttribute('href') })));
-    expect(checks).toEqual(cell.checks.map((check) => ({ mark: { pass: '✓', fail: '✗', inconclusive: '?' }[check.outcome], name: check.name, href: check.url })));
+    // Failed checks first (a MAY finding after the rules), then the undecided, then the passes.
+    const order = { fail: 0, inconclusive: 1, pass: 2 };
+    const sorted = [...cell.checks].sort((a, b) => order[a.outcome] - order[b.outcome] || Number(a.level === 'MAY') - Number(b.level === 'MAY'));
+    expect(checks).toEqual(sorted.map((check) => ({ mark: { pass: '✓', fail: '✗', inconclusive: '?' }[check.outcome], name: check.name, href: check.url })));
     expect(await page.locator(`td[data-i="${index}"]`).evaluate((td) => td === document.activeElement)).toBe(true);
     await page.screenshot({ path: join(SHOTS, 'details.png') });
 
@@ -269,7 +275,9 @@ describe.skipIf(!haveChromium)(`report.html in Chromium (${haveChromium ? CHROMI
     await page.screenshot({ path: join(SHOTS, 'inconclusive.png') });
 
     // The fixture's own rerun cell: a real case may have been run again too, on a loaded machine, with runs of its own.
+    // (The panel, wide enough for an exchange's diagram, covers much of the grid: closed first.)
     const rerun = results.cells.findIndex((c) => c.attempts?.length === 1 && c.attempts[0]!.reason === RERUN_REASON);
+    await page.keyboard.press('Escape');
     await page.click(`td[data-i="${rerun}"]`);
     expect(await panel.locator('ol.attempts li').allTextContents()).toEqual([`inconclusive at time scale 1: ${RERUN_REASON}`, 'pass at time scale 2 (this verdict)']);
     expect(await panel.locator('dd', { hasText: 'judged at time scale 2' }).textContent()).toMatch(/^pass in [\d.]+ ms, judged at time scale 2 after 1 inconclusive run: /);
@@ -290,6 +298,7 @@ describe.skipIf(!haveChromium)(`report.html in Chromium (${haveChromium ? CHROMI
     expect(results.cells[index]!.reason).toContain(HOSTILE_TEXT.slice(0, 20));
     expect(await page.locator('#detail script, #detail pre pre').count()).toBe(0);
     const unloadable = results.cells.findIndex((cell) => cell.client === 'unloadable-client');
+    await page.keyboard.press('Escape');
     await page.click(`td[data-i="${unloadable}"]`);
     expect(await page.locator('#detail pre.evidence').textContent()).toBe(results.clients.at(-1)!.loadError);
     await page.click('#detail .close');
@@ -313,6 +322,8 @@ describe.skipIf(!haveChromium)(`report.html in Chromium (${haveChromium ? CHROMI
     const { loadMs } = await open('/full');
     const renderMs = Number(await page.getAttribute('html', 'data-render-ms'));
     expect(await page.locator('td.c[data-i]').count()).toBe(full.cells.length);
+    // It opens at the problems only; the filter is timed from every cell shown.
+    await page.click('button:has-text("Show all")');
     // Times are reported, never asserted (npm run bench measures; typical: render 50–150 ms, load 0.5–1 s for 8 MB).
     expect(renderMs, 'the page reports how long building the grid took').toBeGreaterThan(0);
     const filterMs = await page.evaluate(async () => {
@@ -322,7 +333,7 @@ describe.skipIf(!haveChromium)(`report.html in Chromium (${haveChromium ? CHROMI
       return performance.now() - started;
     });
     expect(await page.locator('td.c.v-pass').first().isVisible(), 'hiding every pass').toBe(false);
-    await page.click('text=Show all');
+    await page.click('button:has-text("Show all")');
     const openMs = await page.evaluate(async () => {
       const started = performance.now();
       document.querySelector('td.c.v-fail').click();
@@ -333,6 +344,8 @@ describe.skipIf(!haveChromium)(`report.html in Chromium (${haveChromium ? CHROMI
     console.log(`report.html at full size: load ${loadMs.toFixed(0)} ms, grid ${renderMs} ms, hide passes ${filterMs.toFixed(0)} ms, open a cell ${openMs.toFixed(0)} ms`);
     await page.keyboard.press('Escape');
 
+    // The grid, below the problems and the heat map.
+    await page.evaluate(() => document.querySelector('.grid-wrap').scrollIntoView());
     const png = await page.screenshot();
     writeFileSync(join(SHOTS, 'full-size.png'), png);
     expect(png.length).toBeGreaterThan(20_000);
@@ -353,5 +366,84 @@ describe.skipIf(!haveChromium)(`report.html in Chromium (${haveChromium ? CHROMI
     // Every verdict colour covers a real area of the first screen (thousands of sampled pixels for the common ones).
     for (const verdict of Object.keys(VERDICT_COLOURS)) expect(seen.get(verdict) ?? 0, `${verdict} pixels`).toBeGreaterThan(200);
     expect(distinct.size, 'not blank').toBeGreaterThan(50);
+  });
+
+  test('the first screen shows the problems: by rule, the grid at problems only, the heat map beside; the page uses its full width', async () => {
+    await open('/');
+    const problemCells = results.cells.filter((cell) => ['fail', 'warn', 'inconclusive', 'error'].includes(cell.verdict));
+    // As loaded (no "Show all"): the grid shows the problems only, pass and n/a unticked.
+    expect(await page.isChecked('label[data-verdict="pass"] input')).toBe(false);
+    expect(await page.isChecked('label[data-verdict="n/a"] input')).toBe(false);
+    expect(await shownCells()).toBe(problemCells.length);
+    // The problems list is on the first screen, its first rule a failed one, every problem cell one click away.
+    const list = page.locator('#problems-list');
+    const box = (await list.boundingBox())!;
+    expect(box.y).toBeLessThan(VIEWPORT.height / 2);
+    expect(await list.locator('.rule-problem').first().getAttribute('class')).toContain('fail');
+    const linked = await list.locator('button.case-link').evaluateAll((buttons) => buttons.map((b) => Number((b as Dom).dataset.i)));
+    expect(linked.length).toBeGreaterThan(0);
+    for (const index of linked) expect(['fail', 'warn', 'inconclusive', 'error']).toContain(results.cells[index]!.verdict);
+    // Each rule lists its cases (up to 24, the grid has the rest), and every client that failed has its cases there.
+    for (const client of new Set(results.cells.filter((cell) => cell.verdict === 'fail').map((cell) => cell.client))) expect(linked.some((index) => results.cells[index]!.client === client), client).toBe(true);
+    // The full width: the grid and the overview span the page (less its margins), not a column of it.
+    const width = await page.evaluate(() => ({ grid: document.querySelector('.grid-wrap').getBoundingClientRect().width, overview: document.querySelector('.overview').getBoundingClientRect().width, page: document.documentElement.clientWidth }));
+    expect(width.grid).toBeGreaterThan(width.page - 60);
+    expect(width.overview).toBeGreaterThan(width.page - 60);
+    expect((await page.locator('#heatmap').boundingBox())!.y).toBeLessThan(VIEWPORT.height);
+    await page.screenshot({ path: join(SHOTS, 'first-screen.png') });
+    console.log(`screenshots: ${SHOTS}`);
+  });
+
+  test('the heat map has a cell per client × rule some client breaks, coloured by what the client did there', async () => {
+    const map = heatMap(results);
+    expect(map.rules.length).toBeGreaterThan(0);
+    const drawn = await page.locator('#heatmap g.hm-cell').evaluateAll((cells) => cells.map((g) => ({ client: (g as Dom).dataset.client, rule: (g as Dom).dataset.rule, kind: (g as Dom).getAttribute('class').split(' ')[1] })));
+    expect(drawn).toHaveLength(results.clients.length * map.rules.length);
+    const expected = map.cells.map((cell) => ({ client: cell.client, rule: cell.rule, kind: cell.broken > 0 ? (cell.failed > 0 ? 'fail' : 'warn') : cell.judged > 0 ? 'kept' : 'unjudged' }));
+    expect(drawn).toEqual(expect.arrayContaining(expected));
+    // The variants break what they declare: initialized-sent's rule is a red cell of broken-skips-initialized.
+    const skips = drawn.filter((cell) => cell.client === 'broken-skips-initialized' && cell.kind === 'fail');
+    expect(skips.length).toBeGreaterThan(0);
+    expect(drawn.filter((cell) => cell.client === 'reference').every((cell) => cell.kind === 'kept' || cell.kind === 'unjudged')).toBe(true);
+    await page.locator('#heatmap').screenshot({ path: join(SHOTS, 'heat-map.png') });
+  });
+
+  test('a failing cell draws its exchange as a sequence diagram, the exchange that decided it marked', async () => {
+    const index = results.cells.findIndex((cell) => cell.client === 'broken-skips-initialized' && cell.verdict === 'fail' && cell.scenario === 'negotiation/handshake-order' && cell.revision === '2025-06-18');
+    const cell = results.cells[index]!;
+    const model = sequenceOf(cell, decodeRecord(cell.record!))!;
+    const marked = model.steps.filter((step) => step.decided.length > 0).map((step) => String(step.seq));
+    expect(marked.length).toBeGreaterThan(0);
+    // From the problems list: the case's button opens its panel.
+    await page.click(`button.case-link[data-i="${index}"]`);
+    const panel = page.locator('#detail');
+    await panel.waitFor({ state: 'visible' });
+    expect(await panel.locator('h2').textContent()).toBe(`${cell.scenario} @ ${cell.revision}`);
+    expect(await panel.locator('ul.checks li').first().getAttribute('data-outcome')).toBe('fail');
+    const diagram = panel.locator('svg.seq');
+    expect(await diagram.locator('text.lane-head').allTextContents()).toEqual(['client', 'server']);
+    expect(await diagram.locator('g.step').count()).toBe(model.steps.length);
+    expect(await diagram.locator('g.step.decided').evaluateAll((steps) => steps.map((g) => (g as Dom).dataset.seq))).toEqual(marked);
+    expect(await diagram.locator('g.step.decided text.why').first().textContent()).toContain('decided');
+    // The diagram comes before the checks, on the panel's first screen.
+    expect((await diagram.boundingBox())!.y).toBeLessThan(VIEWPORT.height);
+    await page.screenshot({ path: join(SHOTS, 'failing-cell.png') });
+    await panel.screenshot({ path: join(SHOTS, 'failing-cell-panel.png') });
+    await page.keyboard.press('Escape');
+  });
+
+  test('given earlier runs, the report draws the trend across nights', async () => {
+    const earlier = structuredClone(results);
+    earlier.generatedAt = '2026-11-30T02:00:00.000Z';
+    // A night before, the variant that skips initialized still passed everything.
+    for (const cell of earlier.cells) if (cell.client === 'broken-skips-initialized' && cell.verdict === 'fail') cell.verdict = 'pass';
+    pages['/trend'] = renderHtml(results, { history: [earlier] });
+    await open('/trend');
+    expect(await page.locator('#trend rect.trend-bar').count()).toBeGreaterThan(2);
+    const row = await page.locator('#trend-table tr', { hasText: 'broken-skips-initialized' }).locator('td').allTextContents();
+    const failing = results.cells.filter((cell) => cell.client === 'broken-skips-initialized' && (cell.verdict === 'fail' || cell.verdict === 'warn')).length;
+    const before = earlier.cells.filter((cell) => cell.client === 'broken-skips-initialized' && (cell.verdict === 'fail' || cell.verdict === 'warn')).length;
+    expect(row).toEqual(['broken-skips-initialized', String(before), String(failing)]);
+    await page.locator('#trend-section').screenshot({ path: join(SHOTS, 'trend.png') });
   });
 });

@@ -9,7 +9,7 @@ import { COMPILED } from '../../config/layout.ts';
 import { SCENARIOS } from '../../suites/index.ts';
 import { readMatrixFile } from './matrix-file.ts';
 import type { PlannedCell } from './plan.ts';
-import { renderHtml } from '../../results/html.ts';
+import { renderHtml, type HtmlOptions } from '../../results/html.ts';
 import { renderJunit } from '../../results/junit.ts';
 import { renderMarkdown } from '../../results/markdown.ts';
 import { cellKey, forReports, RESULTS_FORMAT, RESULTS_FORMAT_VERSION, runMachine, scenarioInfo, type Cell, type ClientInfo, type MatrixResults, type Selection } from '../../results/results.ts';
@@ -98,8 +98,11 @@ export function reportPaths(outDir: string): ReportPaths {
   return Object.fromEntries(Object.entries(REPORT_FILES).map(([kind, file]) => [kind, join(outDir, file)])) as ReportPaths;
 }
 
-/** Writes results.json (and, unless `resultsOnly`, the three reports), each replaced atomically; returns their paths. */
-export function writeReports(results: MatrixResults, outDir: string, resultsOnly = false): ReportPaths {
+/**
+ * Writes results.json (and, unless `resultsOnly`, the three reports), each replaced atomically; returns their paths.
+ * `html.history`: earlier runs, for report.html's trend across nights.
+ */
+export function writeReports(results: MatrixResults, outDir: string, resultsOnly = false, html: HtmlOptions = {}): ReportPaths {
   mkdirSync(outDir, { recursive: true });
   const paths = reportPaths(outDir);
   writeAtomically(paths.results, `${JSON.stringify(results, null, 1)}\n`);
@@ -108,6 +111,7 @@ export function writeReports(results: MatrixResults, outDir: string, resultsOnly
   const reported = forReports(results);
   writeAtomically(paths.markdown, renderMarkdown(reported));
   writeAtomically(paths.junit, renderJunit(reported));
-  writeAtomically(paths.html, renderHtml(reported));
+  // From the results with their records: the page draws a failing case's exchange from its record.
+  writeAtomically(paths.html, renderHtml(results, html));
   return paths;
 }
