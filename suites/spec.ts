@@ -216,7 +216,7 @@ export function authorizationErrors(revision: Revision, section: string, level: 
  * A section of the authorization page: basic/authorization (2025-06-18, 2025-11-25), basic/authorization/index at
  * 2026-07-28. The anchors the lifecycle scenarios cite exist at all three.
  */
-export function authorization(revision: Revision, anchor: 'token-requirements' | 'error-handling' | 'token-handling', section: string, level: Level): SpecRef {
+export function authorization(revision: Revision, anchor: 'token-requirements' | 'error-handling' | 'token-handling' | 'scope-selection-strategy', section: string, level: Level): SpecRef {
   return spec(specUrl(revision, isModern(revision) ? 'basic/authorization/index' : 'basic/authorization', anchor), `Authorization › ${section}`, level);
 }
 

@@ -12,6 +12,7 @@ import { ProtocolError, SessionLost } from './errors.ts';
 import { discard, readText, send, type HttpAnswer, type HttpRequest, type Sender } from './http.ts';
 import { parseJson } from './protocol.ts';
 import type { ReferenceRules } from './rules.ts';
+import { selectScope } from './scope.ts';
 
 /** The authorization failed: the client could not get a token (a refused registration, a missing PKCE method, …). */
 export class AuthorizationError extends Error {}
@@ -158,8 +159,7 @@ export class Authorizer implements Sender {
     if (this.metadata?.issuer !== metadata.issuer) this.registered = undefined;
     this.metadata = metadata;
     const client = await this.register(metadata, signal);
-    const scopesSupported = resourceMetadata['scopes_supported'];
-    const scope = challenge['scope'] ?? (Array.isArray(scopesSupported) ? scopesSupported.join(' ') : undefined);
+    const scope = selectScope(this.rules, challenge['scope'], resourceMetadata, metadata);
     const verifier = base64url(randomBytes(32));
     const state = base64url(randomBytes(16));
     const authorizationUrl = new URL(metadata.authorization_endpoint);

@@ -101,6 +101,22 @@ const AUTHORIZATION_VARIANTS: readonly VariantSpec[] = [
   },
 ];
 
+/** The scope-selection variants (suites/authorization/scope-selection.ts), in a block of their own. */
+const SCOPE_SELECTION_VARIANTS: readonly VariantSpec[] = [
+  {
+    name: 'broken-ignores-challenged-scope',
+    rule: 'scopeFromChallenge',
+    description: "Reference client that asks for every scope of the resource's metadata even when the challenge names one",
+    breaks: ['authorization/scope-from-challenge'],
+  },
+  {
+    name: 'broken-scope-from-authorization-server',
+    rule: 'scopeFromResourceMetadata',
+    description: "Reference client that, without a challenged scope, asks for the authorization server's scopes_supported (openid, offline_access and the rest) instead of the resource's, even when the resource lists none",
+    breaks: ['authorization/scope-from-metadata', 'authorization/scope-omitted'],
+  },
+];
+
 export const VARIANT_SPECS: readonly VariantSpec[] = [
   // — handshake —
   {
@@ -679,4 +695,5 @@ export const VARIANT_SPECS: readonly VariantSpec[] = [
   },
   // — issue 29: the lifecycle around authorization (suites/authorization/) —
   ...AUTHORIZATION_VARIANTS,
+  ...SCOPE_SELECTION_VARIANTS,
 ];

@@ -134,6 +134,15 @@ export async function startAuthorizationServer(options: AuthorizationServerOptio
       if (req.path.startsWith('/interaction/')) return await approve(provider!, req, res);
       // RFC 8414's well-known name for the metadata oidc-provider publishes under OpenID discovery's.
       if (req.path === '/.well-known/oauth-authorization-server') req.url = '/.well-known/openid-configuration';
+      // RFC 6749 §3.3: an authorization request without a scope is processed with a pre-defined default, the resource's
+      // scopes (oidc-provider alone would refuse it: no scope granted). The record keeps what the client sent.
+      if (req.method === 'GET' && req.path === '/auth') {
+        const url = new URL(req.url ?? '/auth', 'http://authorization-server');
+        if ((url.searchParams.get('scope') ?? '').trim() === '') {
+          url.searchParams.set('scope', scopes.join(' '));
+          req.url = `${url.pathname}${url.search}`;
+        }
+      }
       handle!(req, res);
     } catch (error) {
       next(error);
@@ -180,7 +189,7 @@ export async function startAuthorizationServer(options: AuthorizationServerOptio
     findAccount: async (_ctx, sub) => ({ accountId: sub, claims: async () => ({ sub }) }),
     interactions: { url: async (_ctx, interaction) => `/interaction/${interaction.uid}` },
     cookies: { keys: [crypto.randomUUID()] },
-    ttl: { AccessToken: options.accessTokenTtlSeconds ?? 600, AuthorizationCode: 60, RefreshToken: 3600, Grant: 3600, Interaction: 60, Session: 3600 },
+    ttl: { AccessToken: options.accessTokenTtlSeconds ?? 600, AuthorizationCode: 60, RefreshToken: 3600, Grant: 3600, IdToken: 600, Interaction: 60, Session: 3600 },
   };
   provider = new Provider(issuer, configuration);
   // The suite reads errors from the record; the provider's own logging to stderr would only be noise.
