@@ -182,7 +182,7 @@ export class Authorizer implements Sender {
     if (iss !== null && iss !== metadata.issuer) throw new AuthorizationError(`the authorization response came from ${iss}, not ${metadata.issuer}`);
     const code = answered.get('code');
     if (code === null) throw new AuthorizationError(`the authorization was refused: ${answered.get('error') ?? 'no code'}`);
-    this.tokens = await this.tokenRequest({ grant_type: 'authorization_code', code, redirect_uri: this.options.redirectUri, code_verifier: verifier, resource: this.resource }, signal);
+    this.tokens = await this.tokenRequest({ grant_type: 'authorization_code', code, redirect_uri: this.options.redirectUri, code_verifier: verifier, ...(this.rules.resourceInTokenRequest ? { resource: this.resource } : {}) }, signal);
   }
 
   private async refresh(refreshToken: string, signal: AbortSignal): Promise<void> {

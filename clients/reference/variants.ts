@@ -101,7 +101,7 @@ const AUTHORIZATION_VARIANTS: readonly VariantSpec[] = [
   },
 ];
 
-/** The scope-selection variants (suites/authorization/scope-selection.ts), in a block of their own. */
+/** The variants of the first authorization's steps (suites/authorization/scope-selection.ts, first-authorization.ts), in a block of their own. */
 const SCOPE_SELECTION_VARIANTS: readonly VariantSpec[] = [
   {
     name: 'broken-ignores-challenged-scope',
@@ -114,6 +114,12 @@ const SCOPE_SELECTION_VARIANTS: readonly VariantSpec[] = [
     rule: 'scopeFromResourceMetadata',
     description: "Reference client that, without a challenged scope, asks for the authorization server's scopes_supported (openid, offline_access and the rest) instead of the resource's, even when the resource lists none",
     breaks: ['authorization/scope-from-metadata', 'authorization/scope-omitted'],
+  },
+  {
+    name: 'broken-no-resource-in-token-request',
+    rule: 'resourceInTokenRequest',
+    description: 'Reference client that leaves resource out of the token request redeeming the authorization code (it is in the authorization request)',
+    breaks: ['authorization/first-authorization'],
   },
 ];
 
