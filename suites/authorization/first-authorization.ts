@@ -29,6 +29,14 @@ export function firstAuthorization(evidence: Pick<Evidence, 'authorization'>) {
   return { request, redemption, serverMetadata: before.filter(isServerMetadata), registration: before.find(isRegistration) };
 }
 
+const registrationBody = (x: WireExchange): Record<string, unknown> | undefined => {
+  try {
+    return JSON.parse(x.requestBody) as Record<string, unknown>;
+  } catch {
+    return undefined;
+  }
+};
+
 /** PKCE S256 (RFC 7636 §4.6): the challenge is the base64url SHA-256 of the verifier. */
 const s256 = (verifier: string) => createHash('sha256').update(verifier).digest('base64url');
 
@@ -59,7 +67,10 @@ export const firstAuthorizationScenario = defineScenario<Protected>({
     // The challenge names the metadata document (resource_metadata); the resource is the MCP endpoint's canonical URI.
     const metadataUrl = /resource_metadata="([^"]+)"/.exec(challenged?.responseHeaders['www-authenticate'] ?? '')?.[1];
     const metadataPath = metadataUrl === undefined ? undefined : new URL(metadataUrl).pathname;
-    const fetched = noted(evidence.exchanges, AUTH_NOTES.metadata).filter((x) => x.path.split('?')[0] === metadataPath);
+    const metadataFetches = noted(evidence.exchanges, AUTH_NOTES.metadata);
+    const fetched = metadataFetches.filter((x) => x.path.split('?')[0] === metadataPath);
+    // The server serves the metadata at both well-known paths: a client that read the challenge asks for the one it names.
+    const unnamed = metadataFetches.filter((x) => x.path.split('?')[0] !== metadataPath);
     const resource = challenged === undefined ? undefined : `http://${challenged.requestHeaders['host']}${challenged.path.split('?')[0]}`;
     const { request, redemption, serverMetadata, registration } = firstAuthorization(evidence);
     const query = request === undefined ? undefined : queryOf(request);
@@ -83,6 +94,13 @@ export const firstAuthorizationScenario = defineScenario<Protected>({
         [...shown, ...fetched.slice(0, 1)],
       ),
       check(
+        'named-metadata-only',
+        authorization(revision, 'authorization-server-discovery', 'the metadata URL from the challenge first: no well-known guess when the challenge names the document', 'MUST'),
+        unnamed.length === 0,
+        unnamed.length === 0 ? 'no metadata was asked for but the one the challenge named' : `the client also asked for ${unnamed.map((x) => x.path).join(', ')}, which the challenge did not name`,
+        [...shown, ...unnamed],
+      ),
+      check(
         'server-metadata-requested',
         authorizationStep(revision, 'server-metadata', 'Authorization Server Metadata Discovery (RFC 8414 or OpenID Connect Discovery)', 'MUST'),
         serverMetadata.length > 0,
@@ -90,10 +108,21 @@ export const firstAuthorizationScenario = defineScenario<Protected>({
       ),
       check(
         'registered',
-        authorizationStep(revision, 'registration', 'Dynamic Client Registration: with no credentials given and no Client ID Metadata Document support advertised, the client registers', 'SHOULD'),
+        // SHOULD at 2025-06-18; from 2025-11-25 a fallback clients MAY support (after pre-registration and CIMD).
+        authorizationStep(revision, 'registration', 'Dynamic Client Registration: with no credentials given and no Client ID Metadata Document support advertised, the client registers', revision === '2025-06-18' ? 'SHOULD' : 'MAY'),
         registration !== undefined,
         registration !== undefined ? `the client registered (${registration.method} ${registration.path}) before the authorization request` : 'no registration request came before the authorization request',
       ),
+      ...(revision === '2026-07-28'
+        ? [
+            check(
+              'application-type-registered',
+              authorizationStep(revision, 'registration', 'Application Type and Redirect URI Constraints: an application_type in the registration request', 'MUST'),
+              registration === undefined || typeof registrationBody(registration)?.['application_type'] === 'string',
+              registration === undefined ? 'the client did not register dynamically' : `the registration request carried application_type ${JSON.stringify(registrationBody(registration)?.['application_type'] ?? null)}`,
+            ),
+          ]
+        : []),
       check(
         'pkce-s256',
         authorizationStep(revision, 'pkce', 'Authorization Code Protection: PKCE with S256 (code_challenge, code_challenge_method=S256)', 'MUST'),
@@ -136,6 +165,17 @@ export const firstAuthorizationScenario = defineScenario<Protected>({
       doctor: (e) => ({ ...e, exchanges: e.exchanges.filter((x) => !x.notes.includes(AUTH_NOTES.metadata)) }),
     },
     {
+      check: 'named-metadata-only',
+      how: 'a fetch of the root metadata besides the one the challenge named',
+      doctor: (e) => {
+        const fetched = e.exchanges.find((x) => x.notes.includes(AUTH_NOTES.metadata))!;
+        const root: WireExchange = { ...structuredClone(fetched), path: '/.well-known/oauth-protected-resource' };
+        const at = e.exchanges.indexOf(fetched) + 1;
+        const exchanges = [...e.exchanges.slice(0, at), root, ...e.exchanges.slice(at)];
+        return { ...e, exchanges: exchanges.map((x, index) => ({ ...x, seq: index + 1 })) };
+      },
+    },
+    {
       check: 'server-metadata-requested',
       how: "no request for the authorization server's metadata",
       doctor: (e) => withLane(e, (lane) => lane.filter((x) => !isServerMetadata(x))),
@@ -144,6 +184,18 @@ export const firstAuthorizationScenario = defineScenario<Protected>({
       check: 'registered',
       how: 'no registration request',
       doctor: (e) => withLane(e, (lane) => lane.filter((x) => !isRegistration(x))),
+    },
+    {
+      check: 'application-type-registered',
+      how: 'no application_type in the registration request',
+      doctor: (e) =>
+        withLane(e, (lane) =>
+          lane.map((x) => {
+            if (!isRegistration(x)) return x;
+            const { application_type: _dropped, ...rest } = registrationBody(x) ?? {};
+            return { ...x, requestBody: JSON.stringify(rest) };
+          }),
+        ),
     },
     {
       check: 'pkce-s256',
