@@ -217,7 +217,7 @@ export class Authorizer implements Sender {
   private async register(metadata: ServerMetadata, signal: AbortSignal): Promise<{ clientId: string; clientSecret?: string }> {
     if (this.registered !== undefined) return this.registered;
     const { clientId, clientSecret, clientMetadataUrl } = this.options;
-    if (clientId !== undefined) return (this.registered = { clientId, ...(clientSecret !== undefined ? { clientSecret } : {}) });
+    if (clientId !== undefined && this.rules.usePreRegisteredCredentials) return (this.registered = { clientId, ...(clientSecret !== undefined ? { clientSecret } : {}) });
     if (clientMetadataUrl !== undefined && metadata.client_id_metadata_document_supported === true) return (this.registered = { clientId: clientMetadataUrl });
     if (metadata.registration_endpoint === undefined) throw new AuthorizationError('the authorization server offers no registration, and the client has no credentials');
     const body = JSON.stringify({

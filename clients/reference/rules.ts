@@ -91,6 +91,7 @@ export interface ReferenceRules {
   scopeFromResourceMetadata: boolean;
   // — authorization: the requests of the first authorization (oauth.ts) —
   resourceInTokenRequest: boolean;
+  usePreRegisteredCredentials: boolean;
   // — authorization (OAuth 2.1, oauth.ts) —
   authorizeOn401: boolean;
   retryInSessionAfterAuthorization: boolean;
@@ -416,6 +417,10 @@ export const RULES: Record<RuleName, RuleDoc> = {
   resourceInTokenRequest: {
     does: 'the token request that redeems the authorization code carries `resource`, the same canonical server URI as the authorization request',
     source: `${AUTH} › Resource Parameter Implementation (MUST include resource in both the authorization and the token request)`,
+  },
+  usePreRegisteredCredentials: {
+    does: 'given credentials registered beforehand (ConnectOptions.authorization clientId, clientSecret), uses them rather than registering: the authorization request names that client, the token request authenticates as it',
+    source: `2025-11-25 ${AUTH} › Client Registration Approaches (SHOULD: pre-registered client information first); Preregistration`,
   },
   authorizeOn401: {
     does: 'given headless authorization (ConnectOptions.authorization), a 401 with a Bearer challenge is answered by getting a token — a refresh when it holds a refresh token, else the authorization: Protected Resource Metadata from the challenge\'s resource_metadata, else the well-known paths (path-based, then root); authorization-server metadata (RFC 8414, then OpenID discovery); PKCE S256 refused unless advertised; registration (given credentials, a Client ID Metadata Document, dynamic registration); `resource` in the authorization and the token request — and by sending the request again',

@@ -6,7 +6,7 @@ import { withRuleBroken, type RuleName } from './rules.ts';
 import { CONNECT, newClient, serve } from './test-support.ts';
 
 type ScopeRule = Extract<RuleName, 'scopeFromChallenge' | 'scopeFromResourceMetadata'>;
-type FlowRule = ScopeRule | Extract<RuleName, 'resourceInTokenRequest'>;
+type FlowRule = ScopeRule | Extract<RuleName, 'resourceInTokenRequest' | 'usePreRegisteredCredentials'>;
 
 const SCOPES = ['mcp:basic', 'mcp:read', 'mcp:write'];
 
@@ -35,5 +35,13 @@ export const SCOPE_ON_THE_WIRE: Record<FlowRule, () => Promise<void>> = {
     await (await client.connect(server.url, { ...CONNECT, authorization: resource.clientAuthorization() })).listTools();
     const redemption = resource.authorizationServer.record.exchanges.find((x) => x.requestBody.includes('grant_type=authorization_code'));
     expect(new URLSearchParams(redemption!.requestBody).has('resource')).toBe(false);
+  },
+  async usePreRegisteredCredentials() {
+    const resource = protectedResource();
+    const server = await serve('2025-11-25', [resource]);
+    const client = newClient({ rules: withRuleBroken('usePreRegisteredCredentials') });
+    // Credentials the authorization server never issued: ignored, the client registers (and authorizes) all the same.
+    await (await client.connect(server.url, { ...CONNECT, authorization: resource.clientAuthorization({ clientId: 'never-used', clientSecret: 'never-used' }) })).listTools();
+    expect(resource.authorizationServer.record.exchanges.some((x) => x.method === 'POST' && x.requestBody.includes('redirect_uris'))).toBe(true);
   },
 };

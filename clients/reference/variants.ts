@@ -121,6 +121,12 @@ const SCOPE_SELECTION_VARIANTS: readonly VariantSpec[] = [
     description: 'Reference client that leaves resource out of the token request redeeming the authorization code (it is in the authorization request)',
     breaks: ['authorization/first-authorization'],
   },
+  {
+    name: 'broken-ignores-pre-registration',
+    rule: 'usePreRegisteredCredentials',
+    description: 'Reference client that ignores the credentials it was given and registers dynamically, and so cannot authorize with an authorization server that offers no registration',
+    breaks: ['authorization/pre-registered'],
+  },
 ];
 
 export const VARIANT_SPECS: readonly VariantSpec[] = [

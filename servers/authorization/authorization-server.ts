@@ -23,6 +23,8 @@ export interface AuthorizationServerOptions {
   scopes?: readonly string[];
   /** Clients registered beforehand (the pre-registration path): public or confidential. */
   clients?: readonly { clientId: string; clientSecret?: string; redirectUris: readonly string[] }[];
+  /** Dynamic client registration offered (a `registration_endpoint`). Default true. */
+  dynamicRegistration?: boolean;
   /** Rotate refresh tokens on each use (default: true, as OAuth 2.1 requires for public clients). */
   rotateRefreshTokens?: boolean;
 }
@@ -153,7 +155,8 @@ export async function startAuthorizationServer(options: AuthorizationServerOptio
   const configuration: Configuration = {
     clients: (options.clients ?? []).map((client) => ({
       client_id: client.clientId,
-      ...(client.clientSecret !== undefined ? { client_secret: client.clientSecret } : { token_endpoint_auth_method: 'none' }),
+      // A confidential client authenticates with HTTP Basic (the clientDefaults below are a public client's).
+      ...(client.clientSecret !== undefined ? { client_secret: client.clientSecret, token_endpoint_auth_method: 'client_secret_basic' } : { token_endpoint_auth_method: 'none' }),
       redirect_uris: [...client.redirectUris],
       grant_types: ['authorization_code', 'refresh_token'],
       response_types: ['code'],
@@ -163,7 +166,7 @@ export async function startAuthorizationServer(options: AuthorizationServerOptio
     scopes: ['openid', 'offline_access', ...scopes],
     features: {
       devInteractions: { enabled: false },
-      registration: { enabled: true },
+      registration: { enabled: options.dynamicRegistration ?? true },
       revocation: { enabled: true },
       resourceIndicators: {
         enabled: true,
