@@ -3,12 +3,14 @@
 // adapter, HTTP+SSE (2024-11-05).
 // One builder serves every installed version: the built-in adapters apply it to the statically imported root
 // package, the default export (the compatibility matrix's factory) to any version imported by package name.
+import * as rootAuth from '@modelcontextprotocol/sdk/client/auth.js';
 import * as rootClient from '@modelcontextprotocol/sdk/client/index.js';
 import * as rootSse from '@modelcontextprotocol/sdk/client/sse.js';
 import * as rootStdio from '@modelcontextprotocol/sdk/client/stdio.js';
 import * as rootStreamableHttp from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import * as rootTypes from '@modelcontextprotocol/sdk/types.js';
 import { installedPackage } from './installed.ts';
+import { HeadlessOAuthProvider } from './sdk-oauth.ts';
 import { L, STREAMABLE_REVISIONS, type Revision } from '../protocol/revisions.ts';
 import { isStdioTarget, stateless, type ClientAdapter, type ClientConnection, type ClientHandlers, type Feature, type OperationOptions, type ServerTarget, type StdioTarget, type ToolResult } from './adapter.ts';
 
@@ -21,6 +23,8 @@ interface SdkV1Modules {
   sse: typeof rootSse;
   stdio: typeof rootStdio;
   types: typeof rootTypes;
+  /** Its OAuth (client/auth.js), absent from versions before it. */
+  auth: typeof rootAuth | undefined;
 }
 
 const V1_TRANSPORTS = ['streamable-http', 'sse'] as const;
@@ -120,7 +124,10 @@ function streamableHttpAdapter(name: string, label: string, sdk: SdkV1Modules): 
   // A resume state needs the negotiated version; before the transport's `protocolVersion` getter (1.12) the
   // version keeps it nowhere public, so it can take a session id but cannot export what a resume needs.
   const exportsVersion = 'protocolVersion' in StreamableHTTPClientTransport.prototype;
-  const features: Feature[] = ['mode-legacy', ...(exportsVersion ? (['resume'] as const) : []), 'keep-session', 'cancellation', 'request-timeout', ...handlerFeatures(sdk.types)];
+  // OAuth: an authProvider option on the transport and finishAuth for the interactive flow's code.
+  const { auth } = sdk;
+  const oauthFeature = auth !== undefined && 'finishAuth' in StreamableHTTPClientTransport.prototype;
+  const features: Feature[] = ['mode-legacy', ...(exportsVersion ? (['resume'] as const) : []), 'keep-session', 'cancellation', 'request-timeout', ...handlerFeatures(sdk.types), ...(oauthFeature ? (['oauth'] as const) : [])];
   return {
     name,
     description: `${label} Client + StreamableHTTPClientTransport or StdioClientTransport`,
@@ -133,10 +140,22 @@ function streamableHttpAdapter(name: string, label: string, sdk: SdkV1Modules): 
       if (isStdioTarget(target)) return connectStdio(sdk, target, options.timeoutMs, options.handlers);
       const url = target;
       const client = newClient(sdk, options.handlers);
+      const oauth = oauthFeature && options.authorization ? new HeadlessOAuthProvider(options.authorization, CLIENT_INFO.name) : undefined;
       // v1 resumes with the `sessionId` transport option (connect then skips `initialize`); it has no option
       // for the negotiated version.
-      const transport = new StreamableHTTPClientTransport(new URL(url), options.resume?.sessionId ? { sessionId: options.resume.sessionId } : {});
-      await client.connect(transport, { timeout: options.timeoutMs });
+      const transportOptions = { ...(options.resume?.sessionId ? { sessionId: options.resume.sessionId } : {}), ...(oauth ? { authProvider: oauth as rootAuth.OAuthClientProvider } : {}) };
+      let transport = new StreamableHTTPClientTransport(new URL(url), transportOptions);
+      try {
+        await client.connect(transport, { timeout: options.timeoutMs });
+      } catch (error) {
+        // The documented interactive flow (the SDK's examples/client/simpleOAuthClient): connect throws
+        // UnauthorizedError once the user agent was sent to authorize; finishAuth redeems the code the callback
+        // received, and the client connects again with a new transport. Everything after it is the SDK's own.
+        if (oauth === undefined || !oauth.redirected || !(error instanceof auth!.UnauthorizedError)) throw error;
+        await transport.finishAuth((await oauth.callback()).get('code') ?? '');
+        transport = new StreamableHTTPClientTransport(new URL(url), transportOptions);
+        await client.connect(transport, { timeout: options.timeoutMs });
+      }
       return {
         async info() {
           const protocolVersion = transport.protocolVersion;
@@ -181,7 +200,7 @@ const BUILDERS: Record<SdkV1Transport, (name: string, label: string, sdk: SdkV1M
 };
 
 const ROOT_PACKAGE = '@modelcontextprotocol/sdk';
-const ROOT: SdkV1Modules = { client: rootClient, streamableHttp: rootStreamableHttp, sse: rootSse, stdio: rootStdio, types: rootTypes };
+const ROOT: SdkV1Modules = { client: rootClient, streamableHttp: rootStreamableHttp, sse: rootSse, stdio: rootStdio, types: rootTypes, auth: rootAuth };
 const ROOT_LABEL = installedSdk(ROOT_PACKAGE).label;
 
 export const sdkV1StreamableHttp: ClientAdapter = streamableHttpAdapter('sdk-v1', ROOT_LABEL, ROOT);
@@ -209,5 +228,7 @@ export default async function sdkV1Factory(options: Partial<SdkV1FactoryOptions>
     }
   };
   const [client, streamableHttp, sse, stdio, types] = await Promise.all(['client/index.js', 'client/streamableHttp.js', 'client/sse.js', 'client/stdio.js', 'types.js'].map(load));
-  return BUILDERS[transport](name ?? `${transport === 'sse' ? 'sdk-v1-sse' : 'sdk-v1'}@${version}`, label, { client, streamableHttp, sse, stdio, types });
+  // OAuth came later than the rest: a version without it is driven without the feature oauth.
+  const auth = await load('client/auth.js').catch(() => undefined);
+  return BUILDERS[transport](name ?? `${transport === 'sse' ? 'sdk-v1-sse' : 'sdk-v1'}@${version}`, label, { client, streamableHttp, sse, stdio, types, auth });
 }

@@ -9,6 +9,7 @@ import type { VersionNegotiationOptions } from '@modelcontextprotocol/client';
 import * as rootStdio from '@modelcontextprotocol/client/stdio';
 import { STREAMABLE_REVISIONS, type Revision } from '../protocol/revisions.ts';
 import { isStdioTarget, stateless, type ClientAdapter, type ClientConnection, type Feature, type OperationOptions, type ServerTarget, type ToolResult } from './adapter.ts';
+import { HeadlessOAuthProvider } from './sdk-oauth.ts';
 import { CLIENT_INFO, installedSdk } from './sdk-v1.ts';
 
 /** One installed version's root module, typed as the root package's. */
@@ -29,10 +30,13 @@ const NEGOTIATION: Record<SdkV2Mode, { negotiation: VersionNegotiationOptions; f
 };
 
 function sdkV2Adapter(name: string, label: string, sdk: SdkV2Module, stdio: SdkV2Stdio, mode: SdkV2Mode): ClientAdapter {
-  const { Client, StreamableHTTPClientTransport, SUPPORTED_PROTOCOL_VERSIONS } = sdk;
+  const { Client, StreamableHTTPClientTransport, SUPPORTED_PROTOCOL_VERSIONS, UnauthorizedError } = sdk;
   const { negotiation, feature, legacy, modern } = NEGOTIATION[mode];
   // The same handlers answer the legacy eras' server requests and 2026-07-28's multi-round-trip inputs (its driver).
   const features: Feature[] = [feature, 'cancellation', 'request-timeout', 'roots', 'sampling', 'elicitation'];
+  // OAuth: an authProvider option on the transport and finishAuth for the interactive flow's callback.
+  const oauthFeature = typeof UnauthorizedError === 'function' && 'finishAuth' in StreamableHTTPClientTransport.prototype;
+  if (oauthFeature) features.push('oauth');
   // Sessions (and so resume and keeping one at close) exist only in the legacy era.
   if (legacy) features.push('resume', 'keep-session');
   const revisions: Revision[] = [...(legacy ? STREAMABLE_REVISIONS.filter((revision) => SUPPORTED_PROTOCOL_VERSIONS.includes(revision)) : []), ...(modern ? [MODERN] : [])];
@@ -77,9 +81,24 @@ function sdkV2Adapter(name: string, label: string, sdk: SdkV2Module, stdio: SdkV
           close: () => client.close(),
         };
       }
+      const oauth = oauthFeature && options.authorization ? new HeadlessOAuthProvider(options.authorization, CLIENT_INFO.name) : undefined;
       // The documented resume: the preserved session id and the version negotiated when it began.
-      const transport = new StreamableHTTPClientTransport(new URL(target), options.resume ? { sessionId: options.resume.sessionId, protocolVersion: options.resume.protocolVersion } : {});
-      await client.connect(transport, { timeout: options.timeoutMs });
+      const transportOptions = {
+        ...(options.resume ? { sessionId: options.resume.sessionId, protocolVersion: options.resume.protocolVersion } : {}),
+        ...(oauth ? { authProvider: oauth as rootClient.OAuthClientProvider } : {}),
+      };
+      let transport = new StreamableHTTPClientTransport(new URL(target), transportOptions);
+      try {
+        await client.connect(transport, { timeout: options.timeoutMs });
+      } catch (error) {
+        // The documented interactive flow (StreamableHTTPClientTransportOptions.authProvider): after UnauthorizedError
+        // the user authorizes, finishAuth gets the callback's parameters (the SDK checks its iss), and the client
+        // connects again. Everything after it is the SDK's own.
+        if (oauth === undefined || !oauth.redirected || !(error instanceof UnauthorizedError)) throw error;
+        await transport.finishAuth(await oauth.callback());
+        transport = new StreamableHTTPClientTransport(new URL(target), transportOptions);
+        await client.connect(transport, { timeout: options.timeoutMs });
+      }
       const connection: ClientConnection = {
         async info() {
           const negotiatedVersion = client.getNegotiatedProtocolVersion();

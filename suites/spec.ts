@@ -220,8 +220,24 @@ export function authorizationErrors(revision: Revision, section: string, level: 
  * A section of the authorization page: basic/authorization (2025-06-18, 2025-11-25), basic/authorization/index at
  * 2026-07-28. The anchors the lifecycle scenarios cite exist at all three.
  */
-export function authorization(revision: Revision, anchor: 'token-requirements' | 'error-handling' | 'token-handling', section: string, level: Level): SpecRef {
+export function authorization(revision: Revision, anchor: 'token-requirements' | 'error-handling' | 'token-handling' | 'scope-selection-strategy' | 'resource-parameter-implementation' | 'authorization-flow-steps' | 'authorization-server-discovery', section: string, level: Level): SpecRef {
   return spec(specUrl(revision, isModern(revision) ? 'basic/authorization/index' : 'basic/authorization', anchor), `Authorization › ${section}`, level);
+}
+
+/**
+ * The authorization sections 2026-07-28 moved off the main page: PKCE (Security Considerations › Authorization Code
+ * Protection), dynamic registration (Client Registration) and the authorization server's metadata (Authorization Server
+ * Discovery); the earlier revisions keep them on basic/authorization.
+ */
+export function authorizationStep(revision: Revision, step: 'pkce' | 'registration' | 'server-metadata', section: string, level: Level): SpecRef {
+  const modern = isModern(revision);
+  const [page, anchor] =
+    step === 'pkce'
+      ? [modern ? 'basic/authorization/security-considerations' : 'basic/authorization', 'authorization-code-protection']
+      : step === 'registration'
+        ? [modern ? 'basic/authorization/client-registration' : 'basic/authorization', 'dynamic-client-registration']
+        : [modern ? 'basic/authorization/authorization-server-discovery' : 'basic/authorization', revision === '2025-06-18' ? 'server-metadata-discovery' : 'authorization-server-metadata-discovery'];
+  return spec(specUrl(revision, page, anchor), `Authorization › ${section}`, level);
 }
 
 // — cancellation and request ids —

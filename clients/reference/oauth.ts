@@ -13,6 +13,7 @@ import { ProtocolError, SessionLost } from './errors.ts';
 import { discard, readText, send, type HttpAnswer, type HttpRequest, type Sender } from './http.ts';
 import { parseJson } from './protocol.ts';
 import type { ReferenceRules } from './rules.ts';
+import { selectScope } from './scope.ts';
 
 /** The authorization failed: the client could not get a token (a refused registration, a missing PKCE method, …). */
 export class AuthorizationError extends Error {}
@@ -213,8 +214,7 @@ export class Authorizer implements Sender {
     if (this.metadata?.issuer !== metadata.issuer) this.registered = undefined;
     this.metadata = metadata;
     const client = await this.register(metadata, signal);
-    const scopesSupported = resourceMetadata['scopes_supported'];
-    const chosen = challenge['scope'] ?? (Array.isArray(scopesSupported) ? scopesSupported.join(' ') : undefined);
+    const chosen = selectScope(this.rules, challenge['scope'], resourceMetadata, metadata);
     const scope = stepUp ? scopeUnion(this.scope, chosen) : chosen;
     this.scope = scope;
     const verifier = base64url(randomBytes(32));
@@ -241,7 +241,7 @@ export class Authorizer implements Sender {
     if (iss === null && metadata.authorization_response_iss_parameter_supported === true) throw new AuthorizationError(`the authorization response carried no iss, which ${metadata.issuer} promises (authorization_response_iss_parameter_supported)`);
     const code = answered.get('code');
     if (code === null) throw new AuthorizationError(`the authorization was refused: ${answered.get('error') ?? 'no code'}`);
-    this.tokens = await this.tokenRequest({ grant_type: 'authorization_code', code, redirect_uri: this.options.redirectUri, code_verifier: verifier, resource: this.resource }, signal);
+    this.tokens = await this.tokenRequest({ grant_type: 'authorization_code', code, redirect_uri: this.options.redirectUri, code_verifier: verifier, ...(this.rules.resourceInTokenRequest ? { resource: this.resource } : {}) }, signal);
   }
 
   private async refresh(refreshToken: string, signal: AbortSignal): Promise<void> {
@@ -278,7 +278,7 @@ export class Authorizer implements Sender {
   private async register(metadata: ServerMetadata, signal: AbortSignal): Promise<Registration> {
     if (this.registered !== undefined) return this.registered;
     const { clientId, clientSecret, clientMetadataUrl } = this.options;
-    if (clientId !== undefined) return (this.registered = { clientId, ...(clientSecret !== undefined ? { clientSecret } : {}), auth: secretAuth(clientSecret, metadata) });
+    if (clientId !== undefined && this.rules.usePreRegisteredCredentials) return (this.registered = { clientId, ...(clientSecret !== undefined ? { clientSecret } : {}), auth: secretAuth(clientSecret, metadata) });
     if (clientMetadataUrl !== undefined && metadata.client_id_metadata_document_supported === true) return (this.registered = { clientId: clientMetadataUrl, auth: 'none' });
     if (metadata.registration_endpoint === undefined) throw new AuthorizationError('the authorization server offers no registration, and the client has no credentials');
     const body = JSON.stringify({

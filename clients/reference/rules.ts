@@ -92,6 +92,12 @@ export interface ReferenceRules {
   boundSessionRecovery: boolean;
   noFallbackAfterAnsweredInitialize: boolean;
   connectGivesUpAtOnce: boolean;
+  // — authorization: the scope of the first authorization (scope.ts) —
+  scopeFromChallenge: boolean;
+  scopeFromResourceMetadata: boolean;
+  // — authorization: the requests of the first authorization (oauth.ts) —
+  resourceInTokenRequest: boolean;
+  usePreRegisteredCredentials: boolean;
   // — authorization (OAuth 2.1, oauth.ts) —
   authorizeOn401: boolean;
   retryInSessionAfterAuthorization: boolean;
@@ -426,6 +432,22 @@ export const RULES: Record<RuleName, RuleDoc> = {
   connectGivesUpAtOnce: {
     does: 'stdio: a connect that gives up (its timeout) rejects then and there; the server it launched is shut down in the background with the graces of close() (stdin, SIGTERM, SIGKILL), never waited for first',
     source: `basic/lifecycle.mdx › Timeouts (stop waiting; prevent hung connections); ${STDIO_SHUTDOWN} (SIGTERM when the server does not exit after its stdin closed)`,
+  },
+  scopeFromChallenge: {
+    does: 'the first authorization asks for the scope the 401 challenge names, when it names one (not the metadata\'s scopes_supported)',
+    source: `2025-11-25 ${AUTH} › Scope Selection Strategy (SHOULD, priority 1); Protected Resource Metadata Discovery Requirements (challenged scopes are authoritative)`,
+  },
+  scopeFromResourceMetadata: {
+    does: 'without a challenged scope, the first authorization asks for every scope of the Protected Resource Metadata\'s scopes_supported, and for none (no scope parameter) when it lists none: never the authorization server\'s scopes_supported',
+    source: `2025-11-25 ${AUTH} › Scope Selection Strategy (SHOULD, priority 2)`,
+  },
+  resourceInTokenRequest: {
+    does: 'the token request that redeems the authorization code carries `resource`, the same canonical server URI as the authorization request',
+    source: `${AUTH} › Resource Parameter Implementation (MUST include resource in both the authorization and the token request)`,
+  },
+  usePreRegisteredCredentials: {
+    does: 'given credentials registered beforehand (ConnectOptions.authorization clientId, clientSecret), uses them rather than registering: the authorization request names that client, the token request authenticates as it',
+    source: `2025-11-25 ${AUTH} › Client Registration Approaches (SHOULD: pre-registered client information first); Preregistration`,
   },
   authorizeOn401: {
     does: 'given headless authorization (ConnectOptions.authorization), a 401 with a Bearer challenge is answered by getting a token — a refresh when it holds a refresh token, else the authorization: Protected Resource Metadata from the challenge\'s resource_metadata, else the well-known paths (path-based, then root); authorization-server metadata (RFC 8414, then OpenID discovery); PKCE S256 refused unless advertised; registration (given credentials, a Client ID Metadata Document, dynamic registration); `resource` in the authorization and the token request — and by sending the request again',

@@ -101,6 +101,34 @@ const AUTHORIZATION_VARIANTS: readonly VariantSpec[] = [
   },
 ];
 
+/** The variants of the first authorization's steps (suites/authorization/scope-selection.ts, first-authorization.ts), in a block of their own. */
+const SCOPE_SELECTION_VARIANTS: readonly VariantSpec[] = [
+  {
+    name: 'broken-ignores-challenged-scope',
+    rule: 'scopeFromChallenge',
+    description: "Reference client that asks for every scope of the resource's metadata even when the challenge names one",
+    breaks: ['authorization/scope-from-challenge'],
+  },
+  {
+    name: 'broken-scope-from-authorization-server',
+    rule: 'scopeFromResourceMetadata',
+    description: "Reference client that, without a challenged scope, asks for the authorization server's scopes_supported (openid, offline_access and the rest) instead of the resource's, even when the resource lists none",
+    breaks: ['authorization/scope-from-metadata', 'authorization/scope-omitted'],
+  },
+  {
+    name: 'broken-no-resource-in-token-request',
+    rule: 'resourceInTokenRequest',
+    description: 'Reference client that leaves resource out of the token request redeeming the authorization code (it is in the authorization request)',
+    breaks: ['authorization/first-authorization'],
+  },
+  {
+    name: 'broken-ignores-pre-registration',
+    rule: 'usePreRegisteredCredentials',
+    description: 'Reference client that ignores the credentials it was given and registers dynamically, and so cannot authorize with an authorization server that offers no registration',
+    breaks: ['authorization/pre-registered'],
+  },
+];
+
 export const VARIANT_SPECS: readonly VariantSpec[] = [
   // — handshake —
   {
@@ -708,4 +736,5 @@ export const VARIANT_SPECS: readonly VariantSpec[] = [
   },
   // — issue 29: the lifecycle around authorization (suites/authorization/) —
   ...AUTHORIZATION_VARIANTS,
+  ...SCOPE_SELECTION_VARIANTS,
 ];

@@ -23,6 +23,8 @@ export interface AuthorizationServerOptions {
   scopes?: readonly string[];
   /** Clients registered beforehand (the pre-registration path): public or confidential. */
   clients?: readonly { clientId: string; clientSecret?: string; redirectUris: readonly string[] }[];
+  /** Dynamic client registration offered (a `registration_endpoint`). Default true. */
+  dynamicRegistration?: boolean;
   /** Rotate refresh tokens on each use (default: true, as OAuth 2.1 requires for public clients). */
   rotateRefreshTokens?: boolean;
 }
@@ -134,6 +136,15 @@ export async function startAuthorizationServer(options: AuthorizationServerOptio
       if (req.path.startsWith('/interaction/')) return await approve(provider!, req, res);
       // RFC 8414's well-known name for the metadata oidc-provider publishes under OpenID discovery's.
       if (req.path === '/.well-known/oauth-authorization-server') req.url = '/.well-known/openid-configuration';
+      // RFC 6749 §3.3: an authorization request without a scope is processed with a pre-defined default, the resource's
+      // scopes (oidc-provider alone would refuse it: no scope granted). The record keeps what the client sent.
+      if (req.method === 'GET' && req.path === '/auth') {
+        const url = new URL(req.url ?? '/auth', 'http://authorization-server');
+        if ((url.searchParams.get('scope') ?? '').trim() === '') {
+          url.searchParams.set('scope', scopes.join(' '));
+          req.url = `${url.pathname}${url.search}`;
+        }
+      }
       handle!(req, res);
     } catch (error) {
       next(error);
@@ -144,7 +155,8 @@ export async function startAuthorizationServer(options: AuthorizationServerOptio
   const configuration: Configuration = {
     clients: (options.clients ?? []).map((client) => ({
       client_id: client.clientId,
-      ...(client.clientSecret !== undefined ? { client_secret: client.clientSecret } : { token_endpoint_auth_method: 'none' }),
+      // A confidential client authenticates with HTTP Basic (the clientDefaults below are a public client's).
+      ...(client.clientSecret !== undefined ? { client_secret: client.clientSecret, token_endpoint_auth_method: 'client_secret_basic' } : { token_endpoint_auth_method: 'none' }),
       redirect_uris: [...client.redirectUris],
       grant_types: ['authorization_code', 'refresh_token'],
       response_types: ['code'],
@@ -154,7 +166,7 @@ export async function startAuthorizationServer(options: AuthorizationServerOptio
     scopes: ['openid', 'offline_access', ...scopes],
     features: {
       devInteractions: { enabled: false },
-      registration: { enabled: true },
+      registration: { enabled: options.dynamicRegistration ?? true },
       revocation: { enabled: true },
       resourceIndicators: {
         enabled: true,
@@ -180,7 +192,7 @@ export async function startAuthorizationServer(options: AuthorizationServerOptio
     findAccount: async (_ctx, sub) => ({ accountId: sub, claims: async () => ({ sub }) }),
     interactions: { url: async (_ctx, interaction) => `/interaction/${interaction.uid}` },
     cookies: { keys: [crypto.randomUUID()] },
-    ttl: { AccessToken: options.accessTokenTtlSeconds ?? 600, AuthorizationCode: 60, RefreshToken: 3600, Grant: 3600, Interaction: 60, Session: 3600 },
+    ttl: { AccessToken: options.accessTokenTtlSeconds ?? 600, AuthorizationCode: 60, RefreshToken: 3600, Grant: 3600, IdToken: 600, Interaction: 60, Session: 3600 },
   };
   provider = new Provider(issuer, configuration);
   // The suite reads errors from the record; the provider's own logging to stderr would only be noise.

@@ -20,6 +20,8 @@ export interface ProtectedResourceOptions {
   challengeScope?: string;
   /** Where the metadata is: path-based (`/.well-known/oauth-protected-resource/mcp`), at the root, or both (default). */
   metadataAt?: MetadataAt;
+  /** The metadata lists `scopes_supported` (the authorization server's resource scopes). Default true. */
+  scopesInMetadata?: boolean;
   /** A token without this scope is answered 403 `insufficient_scope`. */
   requiredScope?: string;
   /** How the authorization server behind it is set up. */
@@ -116,7 +118,7 @@ export function protectedResource(options: ProtectedResourceOptions = {}): Prote
       if (req.method === 'GET' && servedAt().includes(path)) {
         record.note(exchange, AUTH_NOTES.metadata);
         res.writeHead(200, { 'content-type': 'application/json' }).end(
-          JSON.stringify({ resource, authorization_servers: [server().issuer], bearer_methods_supported: ['header'], ...(options.authorization?.scopes ? { scopes_supported: options.authorization.scopes } : { scopes_supported: ['mcp'] }) }),
+          JSON.stringify({ resource, authorization_servers: [server().issuer], bearer_methods_supported: ['header'], ...(options.scopesInMetadata === false ? {} : { scopes_supported: options.authorization?.scopes ?? ['mcp'] }) }),
         );
         return;
       }
