@@ -22,6 +22,7 @@ import { sseRetryInterval } from '../../servers/personalities/sse-retry.ts';
 import { toolsOnly } from '../../servers/personalities/tools-only.ts';
 import { unknownSession400 } from '../../servers/personalities/unknown-session-400.ts';
 import type { ReferenceClient } from './client.ts';
+import { AUTHORIZATION_LIFECYCLE_ON_THE_WIRE } from './oauth-lifecycle-test-support.ts';
 import { AUTHORIZATION_ON_THE_WIRE } from './oauth-test-support.ts';
 import { SCENARIOS } from '../../suites/index.ts';
 import { brokenVariants, referenceClient, REFERENCE_FEATURES, RULES, RULES_AWAITING_SCENARIOS, SPEC_RULES, VARIANT_SPECS, withRuleBroken, type RuleName } from './index.ts';
@@ -700,6 +701,7 @@ const ON_THE_WIRE: Record<RuleName, () => Promise<void>> = {
     await connecting;
   },
   ...AUTHORIZATION_ON_THE_WIRE,
+  ...AUTHORIZATION_LIFECYCLE_ON_THE_WIRE,
 };
 
 describe('each flipped rule shows on the wire', () => {

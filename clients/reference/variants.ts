@@ -101,6 +101,28 @@ const AUTHORIZATION_VARIANTS: readonly VariantSpec[] = [
   },
 ];
 
+/** The authorization variants of the lifecycle beyond a POST (the GET streams, the close, another origin), in a block of their own. */
+const AUTHORIZATION_LIFECYCLE_VARIANTS: readonly VariantSpec[] = [
+  {
+    name: 'broken-renews-only-posts',
+    rule: 'renewForEveryMethod',
+    description: 'Reference client that renews its token only for a refused POST: a 401 to its standalone GET stream, a resuming GET or its DELETE is passed on (the stream stays closed, the resumed call fails)',
+    breaks: ['authorization/expiry-on-listening-stream', 'authorization/expiry-on-resumed-get'],
+  },
+  {
+    name: 'broken-close-fails-on-refused-delete',
+    rule: 'closeSettlesOnRefusedDelete',
+    description: 'Reference client whose close() rejects when its DELETE is still refused 401/403 after the one renewal',
+    breaks: ['authorization/close-with-expired-token'],
+  },
+  {
+    name: 'broken-token-across-redirect',
+    rule: 'noTokenAcrossOrigins',
+    description: 'Reference client that keeps its Authorization header when it follows a 307/308 redirect to another origin',
+    breaks: ['authorization/no-token-across-redirect'],
+  },
+];
+
 export const VARIANT_SPECS: readonly VariantSpec[] = [
   // — handshake —
   {
@@ -679,4 +701,5 @@ export const VARIANT_SPECS: readonly VariantSpec[] = [
   },
   // — issue 29: the lifecycle around authorization (suites/authorization/) —
   ...AUTHORIZATION_VARIANTS,
+  ...AUTHORIZATION_LIFECYCLE_VARIANTS,
 ];

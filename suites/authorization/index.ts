@@ -1,10 +1,25 @@
 // The lifecycle around authorization (issue 29): the server is a protected resource with a real authorization server
 // (servers/authorization/), and the client is driven headlessly (ConnectOptions.authorization, the feature oauth).
 import type { Scenario } from '../scenario.ts';
+import { closeWithExpiredToken } from './close-with-expired-token.ts';
+import { expiryOnListeningStream } from './expiry-on-listening-stream.ts';
+import { expiryOnResumedGet } from './expiry-on-resumed-get.ts';
 import { noAuthorizationLoop } from './no-authorization-loop.ts';
+import { noTokenAcrossRedirect } from './no-token-across-redirect.ts';
 import { oneRenewalInFlight } from './one-renewal-in-flight.ts';
 import { probeChallengeNotLegacy } from './probe-challenge-not-legacy.ts';
 import { tokenExpiryKeepsSession } from './token-expiry-keeps-session.ts';
 import { tokenOnlyWhereItBelongs } from './token-only-where-it-belongs.ts';
 
-export const AUTHORIZATION: readonly Scenario[] = [tokenExpiryKeepsSession, oneRenewalInFlight, noAuthorizationLoop, tokenOnlyWhereItBelongs, probeChallengeNotLegacy];
+export const AUTHORIZATION: readonly Scenario[] = [
+  tokenExpiryKeepsSession,
+  oneRenewalInFlight,
+  noAuthorizationLoop,
+  tokenOnlyWhereItBelongs,
+  probeChallengeNotLegacy,
+  // The lifecycle beyond a POST (auth-life): the GET streams, the close, another origin.
+  expiryOnListeningStream,
+  expiryOnResumedGet,
+  closeWithExpiredToken,
+  noTokenAcrossRedirect,
+];

@@ -1,0 +1,118 @@
+import { HEADERS } from '../../protocol/http.ts';
+import { AUTH_NOTES } from '../../servers/authorization/protected-resource.ts';
+import { FIXTURE_TOOLS } from '../../servers/fixtures.ts';
+import type { WireExchange } from '../../servers/wire-record.ts';
+import { check, clientCompleted, precondition } from '../checks.ts';
+import { describeOutcome, outcomeOf, settle } from '../outcome.ts';
+import { defineScenario } from '../scenario.ts';
+import { authorization, resumability, sessionManagement } from '../spec.ts';
+import { callsTool, label, labels } from '../wire.ts';
+import { refusedAndRetried, renewalChecks } from './renewal.ts';
+import { protectedSetup, type Protected } from './support.ts';
+
+const CALL = 'call';
+const TOOL = FIXTURE_TOOLS.closeStream;
+
+const isResumingGet = (exchange: WireExchange) => exchange.method === 'GET' && exchange.requestHeaders[HEADERS.lastEventId] !== undefined;
+
+/**
+ * A token that expires while a call's stream is away (2025-11-25, SSE polling): `close_stream` closes its POST's stream
+ * after the priming event, and the token expires as that POST is let through, so the GET that resumes the stream
+ * (Last-Event-ID) is answered 401 `invalid_token`. The client gets one new token and resumes again, with the same
+ * Last-Event-ID, in the same session, where the answer waits; no new `initialize`, the call never POSTed again.
+ * At 2025-03-26 and 2025-06-18 a server SHOULD NOT close a stream before its answer: the cut would be a broken
+ * connection the suite times (resume/sse-last-event-id), not needed here — the rule is the same at every revision.
+ */
+export const expiryOnResumedGet = defineScenario<Protected>({
+  id: 'authorization/expiry-on-resumed-get',
+  title: 'A token that expires while a call\'s stream is away meets the resuming GET (Last-Event-ID): one renewal, the same stream resumed in the same session',
+  revisions: ['2025-11-25'],
+  requires: ['oauth'],
+  source: { spec: authorization('2025-11-25', 'token-requirements', 'Access Token Usage (authorization in every HTTP request, even within the same logical session); Error Handling (401: the token expired)', 'MUST') },
+  setup: () => protectedSetup(),
+  async run({ connect, bounded, state, observe }) {
+    state.resource.expireOnceAccepted(({ messages }) => messages.some((m) => m.method === 'tools/call' && (m.params as { name?: unknown } | undefined)?.name === TOOL));
+    const client = await connect({ authorization: state.resource.clientAuthorization() });
+    observe(CALL, await settle(bounded(client.callTool(TOOL, {}), `tools/call ${TOOL}`)));
+    await bounded(client.close(), 'close');
+  },
+  judge(evidence) {
+    const { revision } = evidence;
+    const posts = evidence.exchanges.filter((x) => x.method === 'POST' && callsTool(x, TOOL));
+    const post = posts.find((x) => x.notes.includes(AUTH_NOTES.expiredAfter));
+    const { refused, retry } = refusedAndRetried(evidence, isResumingGet);
+    const outcome = outcomeOf(evidence, CALL);
+    const met = precondition(
+      'resume-refused-as-expired',
+      authorization(revision, 'error-handling', 'a request with an expired token is answered 401 invalid_token', 'MUST'),
+      refused !== undefined,
+      refused !== undefined
+        ? `${label(refused)} (resuming ${post ? label(post) : 'the call'} from Last-Event-ID ${refused.requestHeaders[HEADERS.lastEventId]}) was answered 401 invalid_token (expired)`
+        : post === undefined
+          ? `no tools/call ${TOOL} was let through for the token to expire after (${labels(evidence.exchanges)})`
+          : `the client never resumed ${label(post)} with a GET and Last-Event-ID (resume/sse-last-event-id judges that): ${describeOutcome(outcome, 'the call')}`,
+      refused ? [refused] : post ? [post] : [],
+      // A client that never resumes broke another rule first: what it did about the call stands.
+      { by: post !== undefined && refused === undefined ? 'client' : undefined },
+    );
+    const answered = (x: WireExchange) => x.responseMessages.some(({ message }) => message.method === undefined && message.result !== undefined);
+    return [
+      met,
+      clientCompleted(evidence, resumability(revision, 'the script runs to its end', 'SHOULD')),
+      ...(refused === undefined
+        ? []
+        : renewalChecks(evidence, refused, retry, {
+            sentAgain: {
+              name: 'resumed-after-renewal',
+              spec: authorization(revision, 'error-handling', 'a 401 is answered by a new token, and the request (here the GET that resumes the stream) sent again with it', 'MUST'),
+              what: 'the resuming GET',
+            },
+            session: sessionManagement(revision, 'a new token is no new session: the stream is resumed in the session it belonged to, with its negotiated version, and no new initialize', 'SHOULD'),
+            once: authorization(revision, 'error-handling', 'one new token for the expiry: one refresh (or one authorization), not one per attempt', 'SHOULD'),
+          })),
+      check(
+        'same-stream-resumed',
+        resumability(revision, 'the client resumes with GET and the Last-Event-ID of the stream it lost; the answer is delivered there, never by POSTing the call again', 'SHOULD'),
+        retry !== undefined && retry.requestHeaders[HEADERS.lastEventId] === refused?.requestHeaders[HEADERS.lastEventId] && answered(retry) && posts.length === 1 && outcome?.state === 'resolved',
+        retry === undefined
+          ? `no resuming GET was accepted after the refusal; tools/call ${TOOL} was POSTed ${posts.length} time(s) (${describeOutcome(outcome, 'the call')})`
+          : `${label(retry)} resumed from Last-Event-ID ${retry.requestHeaders[HEADERS.lastEventId]} (refused: ${refused?.requestHeaders[HEADERS.lastEventId]})${answered(retry) ? ', and the answer came there' : ', but no answer came there'}; the call was POSTed ${posts.length} time(s) (${describeOutcome(outcome, 'the call')})`,
+        [...posts, ...(refused ? [refused] : []), ...(retry ? [retry] : [])],
+      ),
+    ];
+  },
+  doctored: [
+    {
+      check: 'resume-refused-as-expired',
+      unmet: true,
+      how: 'no call was let through for the token to expire after, and no GET was refused (the personality did not act)',
+      doctor: (e) => ({ ...e, exchanges: e.exchanges.map((x) => ({ ...x, notes: x.notes.filter((n) => n !== AUTH_NOTES.expired && n !== AUTH_NOTES.expiredAfter) })) }),
+    },
+    {
+      check: 'same-session-kept',
+      how: 'an initialize came after the refusal',
+      doctor: (e) => {
+        const { refused } = refusedAndRetried(e, isResumingGet);
+        const init = e.exchanges.find((x) => x.requestMessages.some((m) => m.method === 'initialize'))!;
+        return { ...e, exchanges: [...e.exchanges, { ...structuredClone(init), seq: refused!.seq + 0.5 }].sort((a, b) => a.seq - b.seq) };
+      },
+    },
+    {
+      check: 'renewed-once',
+      how: 'the token request of the renewal sent twice',
+      doctor: (e) => {
+        const lane = e.authorization!.exchanges;
+        const last = lane.at(-1)!;
+        return { ...e, authorization: { ...e.authorization!, exchanges: [...lane, { ...structuredClone(last), seq: last.seq + 1 }] } };
+      },
+    },
+    {
+      check: 'same-stream-resumed',
+      how: 'the call POSTed a second time',
+      doctor: (e) => {
+        const post = e.exchanges.find((x) => x.method === 'POST' && callsTool(x, TOOL))!;
+        return { ...e, exchanges: [...e.exchanges, { ...structuredClone(post), seq: e.exchanges.at(-1)!.seq + 1 }] };
+      },
+    },
+  ],
+});
