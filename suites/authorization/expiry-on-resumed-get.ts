@@ -59,9 +59,7 @@ export const expiryOnResumedGet = defineScenario<Protected>({
     return [
       met,
       clientCompleted(evidence, resumability(revision, 'the script runs to its end', 'SHOULD')),
-      ...(refused === undefined
-        ? []
-        : renewalChecks(evidence, refused, retry, {
+      ...renewalChecks(evidence, refused, retry, {
             sentAgain: {
               name: 'resumed-after-renewal',
               spec: authorization(revision, 'error-handling', 'a 401 is answered by a new token, and the request (here the GET that resumes the stream) sent again with it', 'MUST'),
@@ -69,7 +67,7 @@ export const expiryOnResumedGet = defineScenario<Protected>({
             },
             session: sessionManagement(revision, 'a new token is no new session: the stream is resumed in the session it belonged to, with its negotiated version, and no new initialize', 'SHOULD'),
             once: authorization(revision, 'error-handling', 'one new token for the expiry: one refresh (or one authorization), not one per attempt', 'SHOULD'),
-          })),
+          }),
       check(
         'same-stream-resumed',
         resumability(revision, 'the client resumes with GET and the Last-Event-ID of the stream it lost; the answer is delivered there, never by POSTing the call again', 'SHOULD'),

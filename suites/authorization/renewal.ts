@@ -3,7 +3,7 @@
 // initialize. (token-expiry-keeps-session judges a POST's the same way, with its own re-send query.)
 import { AUTH_NOTES } from '../../servers/authorization/protected-resource.ts';
 import type { WireExchange } from '../../servers/wire-record.ts';
-import { check } from '../checks.ts';
+import { check, unexercised } from '../checks.ts';
 import type { Check, Evidence, SpecRef } from '../scenario.ts';
 import { label, labels, sessionOf } from '../wire.ts';
 import { bearerOf, tokenRequests } from './support.ts';
@@ -20,7 +20,11 @@ export function refusedAndRetried(evidence: Evidence, pick: (exchange: WireExcha
  * with its negotiated version, and no initialize anywhere after the refusal (`same-session-kept`); one token request
  * for the expiry (`renewed-once`).
  */
-export function renewalChecks(evidence: Evidence, refused: WireExchange, retry: WireExchange | undefined, rules: { sentAgain: { name: string; spec: SpecRef; what: string }; session: SpecRef; once: SpecRef }): Check[] {
+export function renewalChecks(evidence: Evidence, refused: WireExchange | undefined, retry: WireExchange | undefined, rules: { sentAgain: { name: string; spec: SpecRef; what: string }; session: SpecRef; once: SpecRef }): Check[] {
+  if (refused === undefined) {
+    const why = `${rules.sentAgain.what} was never refused as expired`;
+    return [unexercised(rules.sentAgain.name, rules.sentAgain.spec, why), unexercised('same-session-kept', rules.session, why), unexercised('renewed-once', rules.once, why)];
+  }
   const session = sessionOf(refused);
   const reinitialized = evidence.exchanges.filter((x) => x.seq > refused.seq && x.requestMessages.some((m) => m.method === 'initialize'));
   const renewals = tokenRequests(evidence).slice(1);
