@@ -115,6 +115,8 @@ export class Authorizer implements Sender {
   /** The request with the access token in its Authorization header (and, for a broken variant, in its query string). */
   private withToken(req: HttpRequest, token: string | undefined): HttpRequest {
     if (token === undefined) return req;
+    // A request to another origin (an HTTP+SSE endpoint a client was steered to) goes without the token.
+    if (this.rules.noTokenAcrossOrigins && new URL(req.url).origin !== this.serverOrigin) return req;
     const headers = { ...req.headers, authorization: `Bearer ${token}` };
     // A redirect to another origin drops the header (http.ts); a broken variant carries it along.
     if (!this.rules.noTokenAcrossOrigins) req = { ...req, authorizationAcrossOrigins: true };

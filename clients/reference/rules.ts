@@ -441,7 +441,7 @@ export const RULES: Record<RuleName, RuleDoc> = {
     source: `${T} › Session Management (the client SHOULD send a DELETE; the server MAY refuse it); ${AUTH} › Step-Up Authorization Flow (retry limits)`,
   },
   noTokenAcrossOrigins: {
-    does: 'a 307/308 redirect is followed with the method and body, and the Authorization header is dropped when it leads to another origin (the Fetch standard\'s HTTP-redirect fetch): the token never reaches another origin',
+    does: 'a 307/308 redirect is followed with the method and body, and the Authorization header is dropped when it leads to another origin (the Fetch standard\'s HTTP-redirect fetch); a request sent to another origin (an HTTP+SSE endpoint there, taken by a client that does not refuse it) carries no token either: the token never reaches another origin',
     source: `${AUTH} › Access Token Usage › Token Handling, Security Considerations › Token Theft, Token Audience Binding (tokens are for their resource alone); Fetch § HTTP-redirect fetch`,
   },
 };
