@@ -7,38 +7,53 @@ import { describeOutcome, outcomeOf, settle } from '../outcome.ts';
 import { defineScenario } from '../scenario.ts';
 import { authorization, resumability, sessionManagement } from '../spec.ts';
 import { callsTool, label, labels } from '../wire.ts';
+import { streamCutter, type StreamCutter } from '../resume/support.ts';
 import { refusedAndRetried, renewalChecks } from './renewal.ts';
-import { protectedSetup, type Protected } from './support.ts';
+import { protectedSetup, SESSION_REVISIONS, type Protected } from './support.ts';
 
 const CALL = 'call';
-const TOOL = FIXTURE_TOOLS.closeStream;
+
+/** 2025-11-25 closes the stream itself (SSE polling); before it, the suite cuts the connection after an event id. */
+const polling = (revision: string) => revision >= '2025-11-25';
+const toolFor = (revision: string) => (polling(revision) ? FIXTURE_TOOLS.closeStream : 'test_tool_with_logging');
 
 const isResumingGet = (exchange: WireExchange) => exchange.method === 'GET' && exchange.requestHeaders[HEADERS.lastEventId] !== undefined;
 
 /**
- * A token that expires while a call's stream is away (2025-11-25, SSE polling): `close_stream` closes its POST's stream
- * after the priming event, and the token expires as that POST is let through, so the GET that resumes the stream
- * (Last-Event-ID) is answered 401 `invalid_token`. The client gets one new token and resumes again, with the same
- * Last-Event-ID, in the same session, where the answer waits; no new `initialize`, the call never POSTed again.
- * At 2025-03-26 and 2025-06-18 a server SHOULD NOT close a stream before its answer: the cut would be a broken
- * connection the suite times (resume/sse-last-event-id), not needed here — the rule is the same at every revision.
+ * A token that expires while a call's stream is away: the token expires as the call's POST is let through, and its
+ * stream ends after an event id before the answer, so the GET that resumes it (Last-Event-ID) is answered 401
+ * `invalid_token`. The client gets one new token and resumes again, with the same Last-Event-ID, in the same session,
+ * where the answer waits; no new `initialize`, the call never POSTed again. At 2025-11-25 `close_stream` closes its own
+ * stream after the priming event (SSE polling); at 2025-06-18, where a server SHOULD NOT close a stream before its
+ * answer, the suite cuts the connection of `test_tool_with_logging` after its first event, as resume/sse-last-event-id
+ * does.
  */
-export const expiryOnResumedGet = defineScenario<Protected>({
+export const expiryOnResumedGet = defineScenario<Protected & { cutter?: StreamCutter }>({
   id: 'authorization/expiry-on-resumed-get',
   title: 'A token that expires while a call\'s stream is away meets the resuming GET (Last-Event-ID): one renewal, the same stream resumed in the same session',
-  revisions: ['2025-11-25'],
+  revisions: SESSION_REVISIONS,
   requires: ['oauth'],
   source: { spec: authorization('2025-11-25', 'token-requirements', 'Access Token Usage (authorization in every HTTP request, even within the same logical session); Error Handling (401: the token expired)', 'MUST') },
-  setup: () => protectedSetup(),
-  async run({ connect, bounded, state, observe }) {
-    state.resource.expireOnceAccepted(({ messages }) => messages.some((m) => m.method === 'tools/call' && (m.params as { name?: unknown } | undefined)?.name === TOOL));
+  setup: (revision) => {
+    const { server, state } = protectedSetup();
+    if (polling(revision)) return { server, state };
+    // Behind the protected resource: a resuming GET is refused for its token before the cutter holds it.
+    const cutter = streamCutter();
+    return { server: { personalities: [...server.personalities!, cutter] }, state: { ...state, cutter } };
+  },
+  async run({ connect, bounded, state, observe, revision, time }) {
+    const tool = toolFor(revision);
+    state.resource.expireOnceAccepted(({ messages }) => messages.some((m) => m.method === 'tools/call' && (m.params as { name?: unknown } | undefined)?.name === tool));
+    // The cutter holds a resuming GET until the era lets go of the cut stream (at its next write, one logging step).
+    state.cutter?.cutNext(tool, 4 * time.ms.react);
     const client = await connect({ authorization: state.resource.clientAuthorization() });
-    observe(CALL, await settle(bounded(client.callTool(TOOL, {}), `tools/call ${TOOL}`)));
+    observe(CALL, await settle(bounded(client.callTool(tool, {}), `tools/call ${tool}`)));
     await bounded(client.close(), 'close');
   },
   judge(evidence) {
     const { revision } = evidence;
-    const posts = evidence.exchanges.filter((x) => x.method === 'POST' && callsTool(x, TOOL));
+    const tool = toolFor(revision);
+    const posts = evidence.exchanges.filter((x) => x.method === 'POST' && callsTool(x, tool));
     const post = posts.find((x) => x.notes.includes(AUTH_NOTES.expiredAfter));
     const { refused, retry } = refusedAndRetried(evidence, isResumingGet);
     const outcome = outcomeOf(evidence, CALL);
@@ -49,7 +64,7 @@ export const expiryOnResumedGet = defineScenario<Protected>({
       refused !== undefined
         ? `${label(refused)} (resuming ${post ? label(post) : 'the call'} from Last-Event-ID ${refused.requestHeaders[HEADERS.lastEventId]}) was answered 401 invalid_token (expired)`
         : post === undefined
-          ? `no tools/call ${TOOL} was let through for the token to expire after (${labels(evidence.exchanges)})`
+          ? `no tools/call ${tool} was let through for the token to expire after (${labels(evidence.exchanges)})`
           : `the client never resumed ${label(post)} with a GET and Last-Event-ID (resume/sse-last-event-id judges that): ${describeOutcome(outcome, 'the call')}`,
       refused ? [refused] : post ? [post] : [],
       // A client that never resumes broke another rule first: what it did about the call stands.
@@ -73,7 +88,7 @@ export const expiryOnResumedGet = defineScenario<Protected>({
         resumability(revision, 'the client resumes with GET and the Last-Event-ID of the stream it lost; the answer is delivered there, never by POSTing the call again', 'SHOULD'),
         retry !== undefined && retry.requestHeaders[HEADERS.lastEventId] === refused?.requestHeaders[HEADERS.lastEventId] && answered(retry) && posts.length === 1 && outcome?.state === 'resolved',
         retry === undefined
-          ? `no resuming GET was accepted after the refusal; tools/call ${TOOL} was POSTed ${posts.length} time(s) (${describeOutcome(outcome, 'the call')})`
+          ? `no resuming GET was accepted after the refusal; tools/call ${tool} was POSTed ${posts.length} time(s) (${describeOutcome(outcome, 'the call')})`
           : `${label(retry)} resumed from Last-Event-ID ${retry.requestHeaders[HEADERS.lastEventId]} (refused: ${refused?.requestHeaders[HEADERS.lastEventId]})${answered(retry) ? ', and the answer came there' : ', but no answer came there'}; the call was POSTed ${posts.length} time(s) (${describeOutcome(outcome, 'the call')})`,
         [...posts, ...(refused ? [refused] : []), ...(retry ? [retry] : [])],
       ),
@@ -108,7 +123,7 @@ export const expiryOnResumedGet = defineScenario<Protected>({
       check: 'same-stream-resumed',
       how: 'the call POSTed a second time',
       doctor: (e) => {
-        const post = e.exchanges.find((x) => x.method === 'POST' && callsTool(x, TOOL))!;
+        const post = e.exchanges.find((x) => x.method === 'POST' && callsTool(x, toolFor(e.revision)))!;
         return { ...e, exchanges: [...e.exchanges, { ...structuredClone(post), seq: e.exchanges.at(-1)!.seq + 1 }] };
       },
     },
