@@ -20,7 +20,7 @@ function connectAuthorized(server: ReferenceServer, resource: ProtectedResource,
 export const AUTHORIZATION_LIFECYCLE_ON_THE_WIRE: Record<AuthorizationLifecycleRule, () => Promise<void>> = {
   async renewForEveryMethod() {
     const { server, resource } = await protectedServer();
-    resource.expireOnceAccepted(({ messages }) => messages.some((m) => m.method === 'notifications/initialized'));
+    resource.expireBefore(({ method }) => method === 'GET');
     const connection = await connectAuthorized(server, resource, 'renewForEveryMethod', { listen: true });
     await eventually(() => server.record.exchanges.some((x) => x.method === 'GET' && x.status === 401), 'the GET stream refused');
     await connection.callTool('echo', { text: 'a POST is still renewed' });

@@ -38,14 +38,12 @@ export const AUTH_NOTES = {
   tokenInQuery: 'auth-token-in-query',
   insufficientScope: 'auth-403-insufficient-scope',
   accepted: 'auth-accepted',
-  /** An accepted request after which every token issued so far expired (expireOnceAccepted). */
-  expiredAfter: 'auth-expired-after-this',
   /** An accepted request answered 307 to another origin (redirectOnce). */
   redirected: 'auth-307-other-origin',
 } as const;
 
-/** What a one-shot control matches an accepted request by: its HTTP method and the JSON-RPC messages it carried. */
-export type AcceptedRequest = { method: string; messages: readonly JsonRpcMessage[] };
+/** What a one-shot control matches a request by: its HTTP method, its headers (names lower-cased) and the JSON-RPC messages it carried. */
+export type MatchedRequest = { method: string; headers: Readonly<Record<string, string>>; messages: readonly JsonRpcMessage[] };
 
 export interface ProtectedResource extends Personality {
   /** The authorization server, once the reference server has started. */
@@ -55,15 +53,15 @@ export interface ProtectedResource extends Personality {
   /** From now on, every request is answered 401 `invalid_token` whatever its token (a server that keeps refusing), or no longer. */
   refuseEveryToken(refusing: boolean): void;
   /**
-   * The next accepted request that `matches` is let through, and every token issued so far expires then: the client's
-   * next request, whatever it is (a GET stream opened after the handshake, a resuming GET), carries an expired token.
+   * Every token issued so far expires just as the next request that `matches` arrives (the GET that opens the stream,
+   * the GET that resumes one): that request is answered 401 `invalid_token`, and a token issued after it is good.
    */
-  expireOnceAccepted(matches: (request: AcceptedRequest) => boolean): void;
+  expireBefore(matches: (request: MatchedRequest) => boolean): void;
   /**
    * The next accepted request that `matches` is answered 307 Temporary Redirect to the same path on another origin (a
    * decoy on another loopback port, which records what reaches it and answers 403).
    */
-  redirectOnce(matches: (request: AcceptedRequest) => boolean): void;
+  redirectOnce(matches: (request: MatchedRequest) => boolean): void;
   /** What reached the decoy origin of redirectOnce (empty until a client followed a redirect there). */
   readonly decoyRecord: WireRecord;
   /** What a client is given to authorize headlessly (ConnectOptions.authorization). */
@@ -97,8 +95,8 @@ export function protectedResource(options: ProtectedResourceOptions = {}): Prote
     return authorization;
   };
   let keys: ReturnType<typeof createLocalJWKSet> | undefined;
-  let expireAfter: ((request: AcceptedRequest) => boolean) | undefined;
-  let redirectAfter: ((request: AcceptedRequest) => boolean) | undefined;
+  let expireAt: ((request: MatchedRequest) => boolean) | undefined;
+  let redirectAt: ((request: MatchedRequest) => boolean) | undefined;
   const decoyRecord = new WireRecord();
   let decoy: Listening | undefined;
 
@@ -129,11 +127,11 @@ export function protectedResource(options: ProtectedResourceOptions = {}): Prote
     refuseEveryToken(on) {
       refusing = on;
     },
-    expireOnceAccepted(matches) {
-      expireAfter = matches;
+    expireBefore(matches) {
+      expireAt = matches;
     },
     redirectOnce(matches) {
-      redirectAfter = matches;
+      redirectAt = matches;
     },
     clientAuthorization(overrides = {}) {
       const issuer = server().issuer;
@@ -169,6 +167,11 @@ export function protectedResource(options: ProtectedResourceOptions = {}): Prote
       if (new URLSearchParams(query).has('access_token')) record.note(exchange, AUTH_NOTES.tokenInQuery);
       const bearer = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '')?.[1];
       if (bearer === undefined) return refuse(401, AUTH_NOTES.noToken);
+      const seen: MatchedRequest = { method: req.method ?? '', headers: exchange.requestHeaders, messages: jsonRpcMessages(body) };
+      if (expireAt?.(seen)) {
+        expireAt = undefined;
+        expiredThrough = server().issued();
+      }
       let claims: JWTPayload;
       try {
         ({ payload: claims } = await jwtVerify(bearer, keys!, { issuer: server().issuer, audience: resource }));
@@ -182,17 +185,11 @@ export function protectedResource(options: ProtectedResourceOptions = {}): Prote
         return refuse(403, AUTH_NOTES.insufficientScope, 'insufficient_scope', `the access token lacks the scope ${options.requiredScope}`);
       }
       record.note(exchange, AUTH_NOTES.accepted);
-      const accepted: AcceptedRequest = { method: req.method ?? '', messages: jsonRpcMessages(body) };
-      if (redirectAfter?.(accepted)) {
-        redirectAfter = undefined;
+      if (redirectAt?.(seen)) {
+        redirectAt = undefined;
         record.note(exchange, AUTH_NOTES.redirected);
         res.writeHead(307, { location: `${decoy!.origin}${req.url ?? entryPath}` }).end();
         return;
-      }
-      if (expireAfter?.(accepted)) {
-        expireAfter = undefined;
-        expiredThrough = server().issued();
-        record.note(exchange, AUTH_NOTES.expiredAfter);
       }
       await next();
     },

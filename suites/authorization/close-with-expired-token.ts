@@ -4,7 +4,7 @@ import { check, clientCompleted, precondition } from '../checks.ts';
 import { describeOutcome, outcomeOf, settle } from '../outcome.ts';
 import { defineScenario, type Evidence } from '../scenario.ts';
 import { authorization, authorizationErrors, sessionManagement } from '../spec.ts';
-import { label, labels, mcpExchanges, sessionOf } from '../wire.ts';
+import { label, labels, mcpExchanges, noted, sessionOf } from '../wire.ts';
 import { protectedSetup, SESSION_REVISIONS, STIMULUS_AT, tokenRequests, type Protected } from './support.ts';
 
 const CLOSE = 'close';
@@ -61,8 +61,9 @@ export const closeWithExpiredToken = defineScenario<Protected>({
             ? `no DELETE after the token expired was refused (${labels(deletes)}): the server did not act`
             : `the client sent no DELETE after the token expired (${labels(sentAfterStimulus)}): a client that ends its session without one, or kept no session to end, never meets the refusal`,
         refused ? [refused] : deletes,
-        // No DELETE at close is a shape (a session per operation has none open; a DELETE is a SHOULD judged elsewhere).
-        { by: refused === undefined && deletes.length === 0 ? 'shape' : undefined },
+        // No DELETE at close is a shape (a session per operation has none open; a DELETE is a SHOULD judged elsewhere),
+        // unless the client never got a request through at all: then it kept itself from the close, and that stands.
+        { by: refused === undefined && deletes.length === 0 ? (noted(evidence.exchanges, AUTH_NOTES.accepted).length > 0 ? 'shape' : 'client') : undefined },
       ),
       clientCompleted(evidence, sessionManagement(revision, 'the script runs to its end', 'MUST')),
       check(

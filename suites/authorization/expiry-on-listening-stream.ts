@@ -1,3 +1,4 @@
+import { HEADERS } from '../../protocol/http.ts';
 import { AUTH_NOTES } from '../../servers/authorization/protected-resource.ts';
 import { FIXTURE_TOOLS } from '../../servers/fixtures.ts';
 import type { WireExchange } from '../../servers/wire-record.ts';
@@ -15,8 +16,8 @@ const isListeningGet = (exchange: WireExchange) => listeningGets([exchange]).len
 
 /**
  * A token that expires mid-session, met by the standalone GET stream (Streamable HTTP, 2025-06-18 and 2025-11-25, a
- * client asked to listen): the token expires once the handshake is through, so the client's GET stream is its next
- * request and is answered 401 `invalid_token`. The client gets one new token and opens the stream again in the same
+ * client asked to listen): the token expires just as the GET that opens the stream arrives, which is answered 401
+ * `invalid_token`. The client gets one new token and opens the stream again in the same
  * session: a new token is no new session, and no new `initialize`.
  */
 export const expiryOnListeningStream = defineScenario<Protected>({
@@ -30,8 +31,8 @@ export const expiryOnListeningStream = defineScenario<Protected>({
   async run({ connect, bounded, state, observe, server, features, time }) {
     const listen = features.includes('listen');
     observe('listenAsked', listen);
-    // The handshake's last request lets the token expire: whatever the client sends next carries an expired one.
-    state.resource.expireOnceAccepted(({ messages }) => messages.some((m) => m.method === 'notifications/initialized'));
+    // The token expires just as the stream is asked for: the GET that opens it (in a session, resuming nothing).
+    state.resource.expireBefore(({ method, headers }) => method === 'GET' && headers[HEADERS.session] !== undefined && headers[HEADERS.lastEventId] === undefined);
     const mark = markOf(server.record);
     const client = await connect({ authorization: state.resource.clientAuthorization(), ...(listen ? { listen: true } : {}) });
     // A lazy connect sent nothing: its first operation does the handshake, and its stream follows.

@@ -20,9 +20,8 @@ const toolFor = (revision: string) => (polling(revision) ? FIXTURE_TOOLS.closeSt
 const isResumingGet = (exchange: WireExchange) => exchange.method === 'GET' && exchange.requestHeaders[HEADERS.lastEventId] !== undefined;
 
 /**
- * A token that expires while a call's stream is away: the token expires as the call's POST is let through, and its
- * stream ends after an event id before the answer, so the GET that resumes it (Last-Event-ID) is answered 401
- * `invalid_token`. The client gets one new token and resumes again, with the same Last-Event-ID, in the same session,
+ * A token that expires while a call's stream is away: the call's stream ends after an event id before the answer, and
+ * the token expires just as the GET that resumes it (Last-Event-ID) arrives, which is answered 401 `invalid_token`. The client gets one new token and resumes again, with the same Last-Event-ID, in the same session,
  * where the answer waits; no new `initialize`, the call never POSTed again. At 2025-11-25 `close_stream` closes its own
  * stream after the priming event (SSE polling); at 2025-06-18, where a server SHOULD NOT close a stream before its
  * answer, the suite cuts the connection of `test_tool_with_logging` after its first event, as resume/sse-last-event-id
@@ -43,7 +42,8 @@ export const expiryOnResumedGet = defineScenario<Protected & { cutter?: StreamCu
   },
   async run({ connect, bounded, state, observe, revision, time }) {
     const tool = toolFor(revision);
-    state.resource.expireOnceAccepted(({ messages }) => messages.some((m) => m.method === 'tools/call' && (m.params as { name?: unknown } | undefined)?.name === tool));
+    // The token expires while the stream is away: just as the GET that resumes it arrives.
+    state.resource.expireBefore(({ method, headers }) => method === 'GET' && headers[HEADERS.lastEventId] !== undefined);
     // The cutter holds a resuming GET until the era lets go of the cut stream (at its next write, one logging step).
     state.cutter?.cutNext(tool, 4 * time.ms.react);
     const client = await connect({ authorization: state.resource.clientAuthorization() });
@@ -54,7 +54,7 @@ export const expiryOnResumedGet = defineScenario<Protected & { cutter?: StreamCu
     const { revision } = evidence;
     const tool = toolFor(revision);
     const posts = evidence.exchanges.filter((x) => x.method === 'POST' && callsTool(x, tool));
-    const post = posts.find((x) => x.notes.includes(AUTH_NOTES.expiredAfter));
+    const post = posts[0];
     const { refused, retry } = refusedAndRetried(evidence, isResumingGet);
     const outcome = outcomeOf(evidence, CALL);
     const met = precondition(
@@ -64,11 +64,12 @@ export const expiryOnResumedGet = defineScenario<Protected & { cutter?: StreamCu
       refused !== undefined
         ? `${label(refused)} (resuming ${post ? label(post) : 'the call'} from Last-Event-ID ${refused.requestHeaders[HEADERS.lastEventId]}) was answered 401 invalid_token (expired)`
         : post === undefined
-          ? `no tools/call ${tool} was let through for the token to expire after (${labels(evidence.exchanges)})`
+          ? `no tools/call ${tool} was POSTed (${labels(evidence.exchanges)})`
           : `the client never resumed ${label(post)} with a GET and Last-Event-ID (resume/sse-last-event-id judges that): ${describeOutcome(outcome, 'the call')}`,
       refused ? [refused] : post ? [post] : [],
-      // A client that never resumes broke another rule first: what it did about the call stands.
-      { by: post !== undefined && refused === undefined ? 'client' : undefined },
+      // A client that never POSTed the call, or never resumed its stream, broke another rule first: what it did stands.
+      // A resuming GET that was not refused is the suite's failure to act.
+      { by: refused === undefined && !evidence.exchanges.some(isResumingGet) ? 'client' : undefined },
     );
     const answered = (x: WireExchange) => x.responseMessages.some(({ message }) => message.method === undefined && message.result !== undefined);
     return [
@@ -98,8 +99,8 @@ export const expiryOnResumedGet = defineScenario<Protected & { cutter?: StreamCu
     {
       check: 'resume-refused-as-expired',
       unmet: true,
-      how: 'no call was let through for the token to expire after, and no GET was refused (the personality did not act)',
-      doctor: (e) => ({ ...e, exchanges: e.exchanges.map((x) => ({ ...x, notes: x.notes.filter((n) => n !== AUTH_NOTES.expired && n !== AUTH_NOTES.expiredAfter) })) }),
+      how: 'no resuming GET was refused as expired (the personality did not act)',
+      doctor: (e) => ({ ...e, exchanges: e.exchanges.map((x) => ({ ...x, notes: x.notes.filter((n) => n !== AUTH_NOTES.expired) })) }),
     },
     {
       check: 'same-session-kept',
