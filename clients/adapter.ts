@@ -173,7 +173,11 @@ export interface ConnectOptions {
   handlers?: ClientHandlers;
   /** Streamable HTTP: open the standalone GET stream once initialized, to hear the server between calls. Needs `listen`. */
   listen?: boolean;
-  /** Authorize with the server's authorization server when it challenges, headlessly (AuthorizationOptions). Needs `oauth`. */
+  /**
+   * Authorize with the server's authorization server when it challenges, headlessly (AuthorizationOptions). Needs
+   * `oauth`. HTTP only: no scenario gives it to a stdio connect (an stdio implementation SHOULD NOT follow the
+   * authorization spec, and takes its credentials from the environment; stdio has no challenge and no header).
+   */
   authorization?: AuthorizationOptions;
 }
 

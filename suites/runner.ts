@@ -275,6 +275,8 @@ async function runJudged(scenario: Scenario, adapter: ClientAdapter, revision: R
       const allowed = (feature: Feature) => scenario.requires.includes(feature) || (scenario.optional?.includes(feature) && adapter.features.includes(feature));
       const undeclared = optionFeatures(overrides).filter((feature) => !allowed(feature));
       if (undeclared.length > 0) throw new Error(`scenario ${scenario.id} uses ${undeclared.join(', ')} without requiring it`);
+      // The contract gives authorization over HTTP only (ConnectOptions.authorization): over stdio it would be a suite bug.
+      if (overrides.authorization !== undefined && stdioServer !== undefined && target.server === undefined) throw new Error(`scenario ${scenario.id} gives a stdio connect authorization, which the contract gives HTTP only`);
       const connectOptions: ConnectOptions = {
         timeoutMs: operationTimeoutMs,
         negotiation: defaultNegotiation(adapter, revision),

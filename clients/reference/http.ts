@@ -16,6 +16,8 @@ export interface HttpRequest {
   headers: Record<string, string>;
   body?: string;
   signal: AbortSignal;
+  /** A broken variant's: the Authorization header kept when a redirect leads to another origin. */
+  authorizationAcrossOrigins?: boolean;
 }
 
 export interface HttpAnswer {
@@ -33,10 +35,37 @@ export interface Sender {
 /** The client's agent, or the Sender its requests to an authorized server go through. */
 export type Via = Agent | Sender;
 
-/** Sends one request. A failure without an HTTP answer is a ConnectionDropped; an abort rethrows the signal's reason. */
+/** The most redirects one request follows. */
+const MAX_REDIRECTS = 5;
+
+/**
+ * Sends one request, following 307/308 redirects (the method and body kept, as fetch does). A failure without an HTTP
+ * answer is a ConnectionDropped; an abort rethrows the signal's reason.
+ */
 export async function send(via: Via, req: HttpRequest): Promise<HttpAnswer> {
   if (isSender(via)) return via.send(req);
-  const agent = via;
+  let current = req;
+  for (let hops = 0; ; hops++) {
+    const answer = await sendOnce(via, current);
+    const location = answer.headers['location'];
+    if ((answer.status !== 307 && answer.status !== 308) || location === undefined || hops >= MAX_REDIRECTS) return answer;
+    discard(answer.body);
+    current = redirected(current, location);
+  }
+}
+
+/**
+ * The request sent again where a redirect points. Across origins it loses its Authorization header (the Fetch
+ * standard's HTTP-redirect fetch): a token is for the server it was issued for, never for wherever that server points.
+ */
+function redirected(req: HttpRequest, location: string): HttpRequest {
+  const url = new URL(location, req.url);
+  if (url.origin === new URL(req.url).origin || req.authorizationAcrossOrigins === true) return { ...req, url: url.toString() };
+  const { authorization: _dropped, ...headers } = req.headers;
+  return { ...req, url: url.toString(), headers };
+}
+
+async function sendOnce(agent: Agent, req: HttpRequest): Promise<HttpAnswer> {
   if (req.signal.aborted) throw req.signal.reason;
   try {
     const response = await request(req.url, {

@@ -468,6 +468,8 @@ export class LegacySession implements Session {
       return;
     }
     if (status === 405 && !rules.tolerateDelete405) throw new HttpStatusError('DELETE', 405, '', undefined);
+    // A DELETE refused for its token (after the one renewal): the session ends on this side all the same.
+    if ((status === 401 || status === 403) && !rules.closeSettlesOnRefusedDelete) throw new HttpStatusError('DELETE', status, '', undefined);
     // seed 003: a 404/405 at exit read as "this server speaks HTTP+SSE".
     if ((status === 404 || status === 405) && !rules.fallbackOnlyBeforeInitialize) {
       await boundedByClose(this.ctx.config, async (signal) => {

@@ -147,6 +147,8 @@ export class Authorizer implements Sender {
       const stepUp = answer.status === 403;
       const challenge = bearerChallenge(answer.headers['www-authenticate']);
       if (challenge === undefined || !this.rules.authorizeOn401) return answer;
+      // A broken variant renews only for its POSTs: a 401 to a GET stream, a resuming GET or the DELETE is passed on.
+      if (!this.rules.renewForEveryMethod && req.method !== 'POST') return answer;
       // A 401 to the era probe taken for "not a modern server" (a broken variant): passed on, the probe decides.
       if (!this.rules.authorizeTheProbe && isProbe(req)) return answer;
       // Refused again with a token just obtained: the caller gets the 401 (no authorization loop).
@@ -165,7 +167,11 @@ export class Authorizer implements Sender {
   /** The request with the access token in its Authorization header (and, for a broken variant, in its query string). */
   private withToken(req: HttpRequest, token: string | undefined): HttpRequest {
     if (token === undefined) return req;
+    // A request to another origin (an HTTP+SSE endpoint a client was steered to) goes without the token.
+    if (this.rules.noTokenAcrossOrigins && new URL(req.url).origin !== this.serverOrigin) return req;
     const headers = { ...req.headers, authorization: `Bearer ${token}` };
+    // A redirect to another origin drops the header (http.ts); a broken variant carries it along.
+    if (!this.rules.noTokenAcrossOrigins) req = { ...req, authorizationAcrossOrigins: true };
     if (this.rules.tokenInHeaderOnly) return { ...req, headers };
     const url = new URL(req.url);
     url.searchParams.set('access_token', token);

@@ -106,6 +106,10 @@ export interface ReferenceRules {
   tokenInHeaderOnly: boolean;
   tokenOnlyToItsServer: boolean;
   authorizeTheProbe: boolean;
+  // — authorization: the lifecycle around it (issue 29, auth-life) —
+  renewForEveryMethod: boolean;
+  closeSettlesOnRefusedDelete: boolean;
+  noTokenAcrossOrigins: boolean;
 }
 
 export type RuleName = keyof ReferenceRules;
@@ -476,6 +480,18 @@ export const RULES: Record<RuleName, RuleDoc> = {
   authorizeTheProbe: {
     does: '2026-07-28: a 401 to the server/discover probe is a challenge like any other: the client authorizes and probes again, never taking the server for a legacy one',
     source: `2026-07-28 basic/versioning.mdx and ${T26} › Backward Compatibility (a 401 says nothing of the era); ${AUTH} › Error Handling`,
+  },
+  renewForEveryMethod: {
+    does: 'a 401 to any request of the session is renewed like a POST\'s: the standalone GET stream, a resuming GET (Last-Event-ID) and the DELETE are sent again with the new token, in the same session',
+    source: `${AUTH} › Access Token Usage (authorization in every HTTP request, even within the same logical session); Error Handling (401); ${T} › Listening for Messages from the Server, Resumability and Redelivery`,
+  },
+  closeSettlesOnRefusedDelete: {
+    does: 'close() ends the session on the client\'s side whatever answers its DELETE: a DELETE still refused 401/403 after the one renewal is given up, and close() resolves',
+    source: `${T} › Session Management (the client SHOULD send a DELETE; the server MAY refuse it); ${AUTH} › Step-Up Authorization Flow (retry limits)`,
+  },
+  noTokenAcrossOrigins: {
+    does: 'a 307/308 redirect is followed with the method and body, and the Authorization header is dropped when it leads to another origin (the Fetch standard\'s HTTP-redirect fetch); a request sent to another origin (an HTTP+SSE endpoint there, taken by a client that does not refuse it) carries no token either: the token never reaches another origin',
+    source: `${AUTH} › Access Token Usage › Token Handling, Security Considerations › Token Theft, Token Audience Binding (tokens are for their resource alone); Fetch § HTTP-redirect fetch`,
   },
 };
 

@@ -23,6 +23,7 @@ import { sseRetryInterval } from '../../servers/personalities/sse-retry.ts';
 import { toolsOnly } from '../../servers/personalities/tools-only.ts';
 import { unknownSession400 } from '../../servers/personalities/unknown-session-400.ts';
 import type { ReferenceClient } from './client.ts';
+import { AUTHORIZATION_LIFECYCLE_ON_THE_WIRE } from './oauth-lifecycle-test-support.ts';
 import { AUTHORIZATION_ON_THE_WIRE } from './oauth-test-support.ts';
 import { SCOPE_ON_THE_WIRE } from './scope-test-support.ts';
 import { SCENARIOS } from '../../suites/index.ts';
@@ -733,6 +734,7 @@ const ON_THE_WIRE: Record<RuleName, () => Promise<void>> = {
   },
   ...AUTHORIZATION_ON_THE_WIRE,
   ...SCOPE_ON_THE_WIRE,
+  ...AUTHORIZATION_LIFECYCLE_ON_THE_WIRE,
 };
 
 describe('each flipped rule shows on the wire', () => {

@@ -51,13 +51,13 @@ const AUTHORIZATION_VARIANTS: readonly VariantSpec[] = [
     name: 'broken-never-authorizes',
     rule: 'authorizeOn401',
     description: 'Reference client given headless authorization that never answers a 401 challenge by authorizing: every request to a protected server is refused',
-    breaks: ['authorization/token-expiry-keeps-session', 'authorization/one-renewal-in-flight', 'authorization/no-authorization-loop', 'authorization/token-only-where-it-belongs', 'authorization/probe-challenge-not-legacy'],
+    breaks: ['authorization/token-expiry-keeps-session', 'authorization/one-renewal-in-flight', 'authorization/no-authorization-loop', 'authorization/token-only-where-it-belongs', 'authorization/probe-challenge-not-legacy', 'authorization/expiry-on-listening-stream', 'authorization/expiry-on-resumed-get', 'authorization/close-with-expired-token', 'authorization/no-token-across-redirect'],
   },
   {
     name: 'broken-new-session-on-renewal',
     rule: 'retryInSessionAfterAuthorization',
     description: 'Reference client that takes a 401 in a session for the loss of the session: after a new token it initializes a new session, where a call that is not idempotent is not sent again',
-    breaks: ['authorization/token-expiry-keeps-session', 'authorization/one-renewal-in-flight', 'authorization/no-authorization-loop', 'authorization/token-only-where-it-belongs'],
+    breaks: ['authorization/token-expiry-keeps-session', 'authorization/one-renewal-in-flight', 'authorization/no-authorization-loop', 'authorization/token-only-where-it-belongs', 'authorization/expiry-on-listening-stream', 'authorization/expiry-on-resumed-get'],
     only: {
       'authorization/one-renewal-in-flight': { at: WITH_SESSIONS, why: 'only a session can be taken for lost (2026-07-28 has none)' },
       'authorization/no-authorization-loop': { at: WITH_SESSIONS, why: 'only a session can be taken for lost (2026-07-28 has none)' },
@@ -74,7 +74,7 @@ const AUTHORIZATION_VARIANTS: readonly VariantSpec[] = [
     name: 'broken-endless-authorization',
     rule: 'boundAuthorizationRetries',
     description: 'Reference client that renews its token and sends the request again each time it is refused 401, however often (up to 20 times)',
-    breaks: ['authorization/no-authorization-loop'],
+    breaks: ['authorization/no-authorization-loop', 'authorization/close-with-expired-token'],
   },
   {
     name: 'broken-token-in-query',
@@ -86,17 +86,18 @@ const AUTHORIZATION_VARIANTS: readonly VariantSpec[] = [
     name: 'broken-token-to-authorization-server',
     rule: 'tokenOnlyToItsServer',
     description: 'Reference client that sends its access token as a Bearer token to the authorization server too (metadata, registration, token requests), where the token endpoint refuses it',
-    breaks: ['authorization/token-only-where-it-belongs', 'authorization/token-expiry-keeps-session', 'authorization/one-renewal-in-flight', 'authorization/no-authorization-loop'],
+    breaks: ['authorization/token-only-where-it-belongs', 'authorization/token-expiry-keeps-session', 'authorization/one-renewal-in-flight', 'authorization/no-authorization-loop', 'authorization/expiry-on-listening-stream', 'authorization/expiry-on-resumed-get', 'authorization/close-with-expired-token'],
   },
   {
     name: 'broken-probe-401-is-legacy',
     rule: 'authorizeTheProbe',
     description: 'Reference client that takes a 401 to its server/discover probe for a legacy server: it falls back to initialize (pinned to 2026-07-28, it gives up)',
-    breaks: ['authorization/probe-challenge-not-legacy', 'authorization/one-renewal-in-flight', 'authorization/no-authorization-loop', 'authorization/token-only-where-it-belongs'],
+    breaks: ['authorization/probe-challenge-not-legacy', 'authorization/one-renewal-in-flight', 'authorization/no-authorization-loop', 'authorization/token-only-where-it-belongs', 'authorization/no-token-across-redirect'],
     only: {
       'authorization/one-renewal-in-flight': { at: M, why: 'the probe exists only at 2026-07-28' },
       'authorization/no-authorization-loop': { at: M, why: 'the probe exists only at 2026-07-28' },
       'authorization/token-only-where-it-belongs': { at: M, why: 'the probe exists only at 2026-07-28' },
+      'authorization/no-token-across-redirect': { at: M, why: 'the probe exists only at 2026-07-28' },
     },
   },
 ];
@@ -129,6 +130,28 @@ const SCOPE_SELECTION_VARIANTS: readonly VariantSpec[] = [
   },
 ];
 
+/** The authorization variants of the lifecycle beyond a POST (the GET streams, the close, another origin), in a block of their own. */
+const AUTHORIZATION_LIFECYCLE_VARIANTS: readonly VariantSpec[] = [
+  {
+    name: 'broken-renews-only-posts',
+    rule: 'renewForEveryMethod',
+    description: 'Reference client that renews its token only for a refused POST: a 401 to its standalone GET stream, a resuming GET or its DELETE is passed on (the stream stays closed, the resumed call fails)',
+    breaks: ['authorization/expiry-on-listening-stream', 'authorization/expiry-on-resumed-get'],
+  },
+  {
+    name: 'broken-close-fails-on-refused-delete',
+    rule: 'closeSettlesOnRefusedDelete',
+    description: 'Reference client whose close() rejects when its DELETE is still refused 401/403 after the one renewal',
+    breaks: ['authorization/close-with-expired-token'],
+  },
+  {
+    name: 'broken-token-across-redirect',
+    rule: 'noTokenAcrossOrigins',
+    description: 'Reference client that keeps its Authorization header when it follows a 307/308 redirect to another origin',
+    breaks: ['authorization/no-token-across-redirect'],
+  },
+];
+
 export const VARIANT_SPECS: readonly VariantSpec[] = [
   // — handshake —
   {
@@ -141,7 +164,7 @@ export const VARIANT_SPECS: readonly VariantSpec[] = [
     name: 'broken-omits-version-header',
     rule: 'sendProtocolVersionHeader',
     description: 'Reference client that never sends MCP-Protocol-Version',
-    breaks: ['negotiation/version-per-revision', 'disposal/delete-issued-session', 'resume/no-rehandshake', 'resume/negotiated-version-after-expiry', 'resume/sse-last-event-id', 'json-responses/version-per-revision', 'json-responses/delete-issued-session'],
+    breaks: ['negotiation/version-per-revision', 'disposal/delete-issued-session', 'resume/no-rehandshake', 'resume/negotiated-version-after-expiry', 'resume/sse-last-event-id', 'json-responses/version-per-revision', 'json-responses/delete-issued-session', 'authorization/expiry-on-resumed-get'],
     only: {
       'negotiation/version-per-revision': { at: WITH_VERSION_HEADER, why: 'the header is required from 2025-06-18 on' },
       'disposal/delete-issued-session': { at: WITH_VERSION_HEADER, why: 'the header is required from 2025-06-18 on' },
@@ -149,6 +172,7 @@ export const VARIANT_SPECS: readonly VariantSpec[] = [
       'json-responses/delete-issued-session': { at: WITH_VERSION_HEADER, why: 'the header is required from 2025-06-18 on' },
       'resume/no-rehandshake': { at: WITH_VERSION_HEADER, why: 'the header is required from 2025-06-18 on' },
       'resume/sse-last-event-id': { at: ['2025-11-25'], why: 'without the header the server serves the POST as 2025-03-26: no priming event, no stream to cut' },
+      'authorization/expiry-on-resumed-get': { at: ['2025-11-25'], why: 'without the header the server serves the POST as 2025-03-26: no priming event, no stream to cut' },
     },
   },
   {
@@ -335,7 +359,7 @@ export const VARIANT_SPECS: readonly VariantSpec[] = [
     name: 'broken-reposts-instead-of-resuming',
     rule: 'resumeWithLastEventId',
     description: 'Reference client that POSTs the request again when its SSE stream is cut, instead of GET with Last-Event-ID',
-    breaks: ['resume/sse-last-event-id', 'retry/no-double-execution'],
+    breaks: ['resume/sse-last-event-id', 'retry/no-double-execution', 'authorization/expiry-on-resumed-get'],
     only: {
       'retry/no-double-execution': { at: ['2025-11-25'], why: 'the Last-Event-ID path exists only at 2025-11-25 for a tool call' },
     },
@@ -416,6 +440,9 @@ export const VARIANT_SPECS: readonly VariantSpec[] = [
     breaks: ['disposal/delete-issued-session', 'json-responses/delete-issued-session'],
     unreached: {
       'disposal/close-with-hung-delete': { at: S, why: 'it sends no DELETE at close: none is held, so the shutdown timeout never comes (disposal/delete-issued-session judges the missing DELETE)' },
+    },
+    shaped: {
+      'authorization/close-with-expired-token': { at: WITH_SESSIONS, why: 'it sends no DELETE at close: the wire of a client with no session to end, which never meets the refused DELETE' },
     },
   },
   {
@@ -641,9 +668,10 @@ export const VARIANT_SPECS: readonly VariantSpec[] = [
     rule: 'neverAnswerNotifications',
     description: 'Reference client that answers each notification it has no handler for with -32601 (id null), as a naive JSON-RPC peer does',
     // Wherever else the server sends a notification, the answer is an invalid message (messages-match-schema).
-    breaks: ['server-requests/notifications-interleaved', 'stdio/notifications-interleaved', 'stdio/merged-writes', 'resume/sse-last-event-id', 'resume/sse-comments-ignored', 'server-requests/server-cancels', 'stdio/server-cancels'],
+    breaks: ['server-requests/notifications-interleaved', 'stdio/notifications-interleaved', 'stdio/merged-writes', 'resume/sse-last-event-id', 'resume/sse-comments-ignored', 'server-requests/server-cancels', 'stdio/server-cancels', 'authorization/expiry-on-resumed-get'],
     only: {
       'resume/sse-last-event-id': { at: ['2025-03-26', '2025-06-18'], why: 'there the tool logs on its stream before the cut; each log message is answered with an id-null error' },
+      'authorization/expiry-on-resumed-get': { at: ['2025-06-18'], why: 'there the tool logs on its stream before the cut; each log message is answered with an id-null error' },
       'resume/sse-comments-ignored': { at: L, why: 'the logging tool logs before it answers, each log message answered with an id-null error; at 2026-07-28 the server logs only to a request naming a log level' },
     },
   },
@@ -737,4 +765,5 @@ export const VARIANT_SPECS: readonly VariantSpec[] = [
   // — issue 29: the lifecycle around authorization (suites/authorization/) —
   ...AUTHORIZATION_VARIANTS,
   ...SCOPE_SELECTION_VARIANTS,
+  ...AUTHORIZATION_LIFECYCLE_VARIANTS,
 ];

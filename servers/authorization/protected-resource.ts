@@ -6,7 +6,9 @@
 import { createLocalJWKSet, jwtVerify, type JWTPayload } from 'jose';
 import type { ServerResponse } from 'node:http';
 import type { AuthorizationOptions } from '../../clients/adapter.ts';
+import { listenOnLoopback, type Listening } from '../listen.ts';
 import type { Personality } from '../personality.ts';
+import { WireRecord, type JsonRpcMessage } from '../wire-record.ts';
 import { startAuthorizationServer, ISSUED_CLAIM, type AuthorizationServer, type AuthorizationServerOptions } from './authorization-server.ts';
 import { followAuthorization, startUserAgentEndpoint } from './user-agent.ts';
 
@@ -38,7 +40,12 @@ export const AUTH_NOTES = {
   tokenInQuery: 'auth-token-in-query',
   insufficientScope: 'auth-403-insufficient-scope',
   accepted: 'auth-accepted',
+  /** An accepted request answered 307 to another origin (redirectOnce). */
+  redirected: 'auth-307-other-origin',
 } as const;
+
+/** What a one-shot control matches a request by: its HTTP method, its headers (names lower-cased) and the JSON-RPC messages it carried. */
+export type MatchedRequest = { method: string; headers: Readonly<Record<string, string>>; messages: readonly JsonRpcMessage[] };
 
 export interface ProtectedResource extends Personality {
   /** The authorization server, once the reference server has started. */
@@ -47,6 +54,18 @@ export interface ProtectedResource extends Personality {
   expireIssuedTokens(): void;
   /** From now on, every request is answered 401 `invalid_token` whatever its token (a server that keeps refusing), or no longer. */
   refuseEveryToken(refusing: boolean): void;
+  /**
+   * Every token issued so far expires just as the next request that `matches` arrives (the GET that opens the stream,
+   * the GET that resumes one): that request is answered 401 `invalid_token`, and a token issued after it is good.
+   */
+  expireBefore(matches: (request: MatchedRequest) => boolean): void;
+  /**
+   * The next accepted request that `matches` is answered 307 Temporary Redirect to the same path on another origin (a
+   * decoy on another loopback port, which records what reaches it and answers 403).
+   */
+  redirectOnce(matches: (request: MatchedRequest) => boolean): void;
+  /** What reached the decoy origin of redirectOnce (empty until a client followed a redirect there). */
+  readonly decoyRecord: WireRecord;
   /** What a client is given to authorize headlessly (ConnectOptions.authorization). */
   clientAuthorization(overrides?: Partial<Omit<AuthorizationOptions, 'authorize' | 'userAgentUrl'>>): AuthorizationOptions;
 }
@@ -78,13 +97,22 @@ export function protectedResource(options: ProtectedResourceOptions = {}): Prote
     return authorization;
   };
   let keys: ReturnType<typeof createLocalJWKSet> | undefined;
+  let expireAt: ((request: MatchedRequest) => boolean) | undefined;
+  let redirectAt: ((request: MatchedRequest) => boolean) | undefined;
+  const decoyRecord = new WireRecord();
+  let decoy: Listening | undefined;
 
   return {
     name: 'protected-resource',
     get authorizationServer() {
       return server();
     },
+    decoyRecord,
     async start() {
+      decoy = await listenOnLoopback(async (req, res) => {
+        await decoyRecord.begin(req, res);
+        res.writeHead(403, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'forbidden', error_description: 'another origin than the MCP server the client was given' }));
+      });
       authorization = await startAuthorizationServer(options.authorization);
       userAgent = await startUserAgentEndpoint(authorization.issuer);
       keys = createLocalJWKSet(authorization.jwks);
@@ -93,13 +121,19 @@ export function protectedResource(options: ProtectedResourceOptions = {}): Prote
       entryPath = backend.entryPath;
     },
     async close() {
-      await Promise.all([authorization?.close(), userAgent?.close()]);
+      await Promise.all([authorization?.close(), userAgent?.close(), decoy?.close()]);
     },
     expireIssuedTokens() {
       expiredThrough = server().issued();
     },
     refuseEveryToken(on) {
       refusing = on;
+    },
+    expireBefore(matches) {
+      expireAt = matches;
+    },
+    redirectOnce(matches) {
+      redirectAt = matches;
     },
     clientAuthorization(overrides = {}) {
       const issuer = server().issuer;
@@ -110,7 +144,7 @@ export function protectedResource(options: ProtectedResourceOptions = {}): Prote
         ...overrides,
       };
     },
-    async middleware({ req, res, exchange, record }, next) {
+    async middleware({ req, res, exchange, record, body }, next) {
       const host = req.headers.host ?? '127.0.0.1';
       const resource = `http://${host}${entryPath}`;
       const [path = '', query = ''] = (req.url ?? '').split('?');
@@ -135,21 +169,39 @@ export function protectedResource(options: ProtectedResourceOptions = {}): Prote
       if (new URLSearchParams(query).has('access_token')) record.note(exchange, AUTH_NOTES.tokenInQuery);
       const bearer = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '')?.[1];
       if (bearer === undefined) return refuse(401, AUTH_NOTES.noToken);
+      const seen: MatchedRequest = { method: req.method ?? '', headers: exchange.requestHeaders, messages: jsonRpcMessages(body) };
+      if (expireAt?.(seen)) {
+        expireAt = undefined;
+        expiredThrough = server().issued();
+      }
       let claims: JWTPayload;
       try {
         ({ payload: claims } = await jwtVerify(bearer, keys!, { issuer: server().issuer, audience: resource }));
       } catch (error) {
         return refuse(401, AUTH_NOTES.invalid, 'invalid_token', `the access token is not valid here (${error instanceof Error ? error.message : String(error)})`);
       }
-      if (refusing) return refuse(401, AUTH_NOTES.refused, 'invalid_token', 'the access token was revoked');
+      // An expired token is refused as expired first: a server refusing every token too refuses its replacement as revoked.
       if (Number(claims[ISSUED_CLAIM] ?? 0) <= expiredThrough) return refuse(401, AUTH_NOTES.expired, 'invalid_token', 'the access token expired');
+      if (refusing) return refuse(401, AUTH_NOTES.refused, 'invalid_token', 'the access token was revoked');
       if (options.requiredScope !== undefined && !String(claims['scope'] ?? '').split(' ').includes(options.requiredScope)) {
         return refuse(403, AUTH_NOTES.insufficientScope, 'insufficient_scope', `the access token lacks the scope ${options.requiredScope}`);
       }
       record.note(exchange, AUTH_NOTES.accepted);
+      if (redirectAt?.(seen)) {
+        redirectAt = undefined;
+        record.note(exchange, AUTH_NOTES.redirected);
+        res.writeHead(307, { location: `${decoy!.origin}${req.url ?? entryPath}` }).end();
+        return;
+      }
       await next();
     },
   };
+}
+
+/** The JSON-RPC messages of a request body (one, or a batch). */
+function jsonRpcMessages(body: unknown): JsonRpcMessage[] {
+  const all = Array.isArray(body) ? body : body === undefined ? [] : [body];
+  return all.filter((m): m is JsonRpcMessage => typeof m === 'object' && m !== null);
 }
 
 function answer(res: ServerResponse, status: number, wwwAuthenticate: string, error: string, description: string): void {

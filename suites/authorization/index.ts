@@ -2,7 +2,11 @@
 // (servers/authorization/), and the client is driven headlessly (ConnectOptions.authorization, the feature oauth).
 import type { Scenario } from '../scenario.ts';
 import { firstAuthorizationScenario } from './first-authorization.ts';
+import { closeWithExpiredToken } from './close-with-expired-token.ts';
+import { expiryOnListeningStream } from './expiry-on-listening-stream.ts';
+import { expiryOnResumedGet } from './expiry-on-resumed-get.ts';
 import { noAuthorizationLoop } from './no-authorization-loop.ts';
+import { noTokenAcrossRedirect } from './no-token-across-redirect.ts';
 import { oneRenewalInFlight } from './one-renewal-in-flight.ts';
 import { preRegistered } from './pre-registered.ts';
 import { probeChallengeNotLegacy } from './probe-challenge-not-legacy.ts';
@@ -10,4 +14,21 @@ import { scopeFromChallenge, scopeFromMetadata, scopeOmitted } from './scope-sel
 import { tokenExpiryKeepsSession } from './token-expiry-keeps-session.ts';
 import { tokenOnlyWhereItBelongs } from './token-only-where-it-belongs.ts';
 
-export const AUTHORIZATION: readonly Scenario[] = [tokenExpiryKeepsSession, oneRenewalInFlight, noAuthorizationLoop, tokenOnlyWhereItBelongs, probeChallengeNotLegacy, scopeFromChallenge, scopeFromMetadata, scopeOmitted, firstAuthorizationScenario, preRegistered];
+export const AUTHORIZATION: readonly Scenario[] = [
+  tokenExpiryKeepsSession,
+  oneRenewalInFlight,
+  noAuthorizationLoop,
+  tokenOnlyWhereItBelongs,
+  probeChallengeNotLegacy,
+  // The first authorization's steps (auth-map): scope selection, discovery, registration, PKCE, resource.
+  scopeFromChallenge,
+  scopeFromMetadata,
+  scopeOmitted,
+  firstAuthorizationScenario,
+  preRegistered,
+  // The lifecycle beyond a POST (auth-life): the GET streams, the close, another origin.
+  expiryOnListeningStream,
+  expiryOnResumedGet,
+  closeWithExpiredToken,
+  noTokenAcrossRedirect,
+];
