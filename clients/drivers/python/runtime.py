@@ -75,7 +75,7 @@ def _post_to_user_agent(authorization: dict[str, Any], authorization_url: str) -
         with urllib.request.urlopen(request, timeout=30) as response:
             return json.loads(response.read())["redirect"]
     except urllib.error.HTTPError as error:  # 400 {"error"}: the authorization server refused or the URL was wrong
-        raise LineError(f"the user agent could not authorize: {error.read().decode(errors='replace')}", "authorization") from error
+        raise LineError(f"the user agent could not authorize: {error.read().decode(errors='replace')}", None, "UserAgentError") from error
 
 
 async def user_agent(authorization: dict[str, Any], authorization_url: str) -> str:

@@ -152,7 +152,7 @@ func (a *Authorization) UserAgent(ctx context.Context, authorizationURL string) 
 		return nil, err
 	}
 	if resp.StatusCode != http.StatusOK {
-		return nil, Errorf("authorization", "the user agent could not authorize: %s", answer.Error)
+		return nil, &Error{Message: "the user agent could not authorize: " + answer.Error, Name: "UserAgentError"}
 	}
 	redirect, err := url.Parse(answer.Redirect)
 	if err != nil {
