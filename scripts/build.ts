@@ -30,6 +30,7 @@ export const RUNTIME_ASSETS = [
   'clients/drivers/python/mcp_sdk.py',
   'clients/drivers/python/mcp_client.py',
   'clients/drivers/python/mcp_handlers.py',
+  'clients/drivers/python/mcp_oauth.py',
   'clients/drivers/python/fastmcp_client.py',
   'clients/drivers/python/openai_agents.py',
   'clients/drivers/python/uipath_mcp.py',

@@ -15,6 +15,12 @@ Declared only where that API has a way:
 - cancellation: a Python caller cancels an await by cancelling its task; what reaches the server is the client's doing.
 - request-timeout: call_tool_mcp's timeout (list_tools_mcp has none: its timeout is not applied).
 - roots, sampling, elicitation: Client's roots, sampling_handler, elicitation_handler.
+- oauth (line protocol 1.7): StreamableHttpTransport(url, auth=OAuth(…)), FastMCP's own OAuth provider (on the mcp
+  SDK's OAuthClientProvider), with the case's pre-registered credentials when given. Its two browser methods are the
+  only ones replaced (HeadlessOAuth): redirect_handler hands the URL to the harness's user agent instead of opening a
+  browser (so FastMCP's pre-flight GET of the URL, part of that method, is not made), and callback_handler reads the
+  redirect's code, state and iss instead of serving the callback on localhost. One provider per server per case, so
+  its in-memory token storage serves the case's later connections.
 Not declared: resume (no way to give the transport a stored session id or negotiated version), keep-session
 (StreamableHttpTransport has no terminate_on_close: it always ends the session when it closes), transport-fallback
 (SSETransport is another transport the caller picks), listen (nothing to ask: the SDK opens the GET stream on its
@@ -30,14 +36,17 @@ import os
 import sys
 from importlib.metadata import version
 from typing import Any
+from urllib.parse import parse_qs, urlsplit
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from runtime import Held, LineError, main  # noqa: E402
+from runtime import Held, LineError, main, user_agent  # noqa: E402
 
 import mcp_types  # noqa: E402
 from fastmcp import Client  # noqa: E402
+from fastmcp.client.auth import OAuth  # noqa: E402
 from fastmcp.client.elicitation import ElicitResult  # noqa: E402
+from mcp.shared.auth import AuthorizationCodeResult  # noqa: E402
 from fastmcp.client.transports import StdioTransport, StreamableHttpTransport  # noqa: E402
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS  # noqa: E402
 
@@ -77,6 +86,36 @@ def handlers_of(given: dict[str, Any]) -> dict[str, Any]:
 
         kwargs["elicitation_handler"] = elicit
     return kwargs
+
+
+class HeadlessOAuth(OAuth):
+    """FastMCP's OAuth with the harness's user agent for the browser and its answer for the localhost callback."""
+
+    def __init__(self, authorization: dict[str, Any], **kwargs: Any):
+        super().__init__(**kwargs)
+        self.authorization = authorization
+        self.redirects: list[str] = []
+
+    async def redirect_handler(self, authorization_url: str) -> None:
+        # FastMCP registers its own redirect URI (its localhost callback), which the user agent redirects to.
+        redirect_uri = str(self.context.client_metadata.redirect_uris[0])
+        self.redirects.append(await user_agent({**self.authorization, "redirectUri": redirect_uri}, authorization_url))
+
+    async def callback_handler(self) -> AuthorizationCodeResult:
+        query = parse_qs(urlsplit(self.redirects.pop()).query)
+        return AuthorizationCodeResult(code=query["code"][0], state=query.get("state", [None])[0], iss=query.get("iss", [None])[0])
+
+
+# One provider per (user agent, server): the harness's user agent is one per case, so cases never share tokens.
+_providers: dict[tuple[str, str], HeadlessOAuth] = {}
+
+
+def oauth_of(url: str, authorization: dict[str, Any]) -> HeadlessOAuth:
+    key = (authorization["userAgentUrl"], url)
+    if key not in _providers:
+        given = {"client_id": authorization.get("clientId"), "client_secret": authorization.get("clientSecret"), "client_metadata_url": authorization.get("clientMetadataUrl")}
+        _providers[key] = HeadlessOAuth(authorization, client_name="mcp-client-conformance", **{k: v for k, v in given.items() if v is not None})
+    return _providers[key]
 
 
 class FastMcpConnection:
@@ -119,6 +158,8 @@ class FastMcpConnection:
 async def connect(target: Any, options: dict[str, Any]) -> FastMcpConnection:
     if isinstance(target, dict):
         transport: Any = StdioTransport(command=target["command"], args=target.get("args", []), env=target.get("env"), cwd=target.get("cwd"))
+    elif options.get("authorization"):
+        transport = StreamableHttpTransport(target, auth=oauth_of(target, options["authorization"]))
     else:
         transport = StreamableHttpTransport(target)
     client = Client(transport, mode=mode_of(options.get("negotiation")), **handlers_of(options.get("handlers", {})))
@@ -144,7 +185,7 @@ if __name__ == "__main__":
             "name": name,
             "description": f"FastMCP {FASTMCP_VERSION} (on mcp {MCP_VERSION}): fastmcp.Client over StreamableHttpTransport and StdioTransport",
             "revisions": REVISIONS,
-            "features": ["mode-legacy", "mode-auto", "mode-pin", "cancellation", "request-timeout", "roots", "sampling", "elicitation"],
+            "features": ["mode-legacy", "mode-auto", "mode-pin", "cancellation", "request-timeout", "roots", "sampling", "elicitation", "oauth"],
             "transports": ["http", "stdio"],
             # The SDK it is built on (line protocol 1.6): the mcp its environment's lock pins (envs/*.txt), as installed.
             "wraps": {"package": "mcp", "version": MCP_VERSION},

@@ -13,6 +13,8 @@ revision ('2026-07-28', adopted without a probe). Declared only where that API h
 - keep-session (legacy and auto): a transport made with streamable_http_client(url, terminate_on_close=False).
 - roots, sampling, elicitation: Client's list_roots_callback, sampling_callback, elicitation_callback (at 2026-07-28
   they answer the multi round-trip inputs too).
+- oauth (line protocol 1.7): the SDK's OAuthClientProvider as the auth of the httpx2 client streamable_http_client
+  takes (mcp_oauth.py); its redirect handler hands the URL to the harness's user agent.
 Not declared: resume (no public way to give the client a stored session id), transport-fallback (HTTP+SSE is
 another transport the caller picks), listen (the SDK opens the GET stream on its own), affinity-key (no option).
 """
@@ -30,6 +32,7 @@ from typing import Any
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from mcp_handlers import handlers_of  # noqa: E402
+from mcp_oauth import authorized_http_client  # noqa: E402
 from runtime import Held, LineError, main  # noqa: E402
 
 from mcp import Client, StdioServerParameters  # noqa: E402
@@ -74,13 +77,20 @@ def connector(mode: str):
     async def connect(target: Any, options: dict[str, Any]) -> ClientConnection:
         if isinstance(target, dict):
             server: Any = StdioServerParameters(command=target["command"], args=target.get("args", []), env=target.get("env"), cwd=target.get("cwd"))
-        elif options.get("keepSessionOnClose"):
-            server = streamable_http_client(target, terminate_on_close=False)
+        elif options.get("keepSessionOnClose") or options.get("authorization"):
+            server = None  # the transport, made in enter (its authorized http client is entered there)
         else:
             server = target
         held = Held()
 
         async def enter(stack: contextlib.AsyncExitStack) -> Client:
+            nonlocal server
+            if server is None:
+                http: dict[str, Any] = {}
+                if options.get("authorization"):
+                    # A client the caller gives is the caller's to close.
+                    http["http_client"] = await stack.enter_async_context(authorized_http_client(target, options["authorization"]))
+                server = streamable_http_client(target, terminate_on_close=not options.get("keepSessionOnClose", False), **http)
             client = Client(server, mode=mode, **handlers_of(options.get("handlers", {}), mcp_types))
             # The connect's bound, the way a Python caller bounds an await.
             async with asyncio.timeout(options["timeoutMs"] / 1000):
@@ -100,7 +110,7 @@ if __name__ == "__main__":
     parser.add_argument("--name")
     args = parser.parse_args()
     chosen = MODES[args.mode]
-    features = [chosen["feature"], "cancellation", "request-timeout", "roots", "sampling", "elicitation"]
+    features = [chosen["feature"], "cancellation", "request-timeout", "roots", "sampling", "elicitation", "oauth"]
     if args.mode != "pinned":
         features.append("keep-session")
     main(

@@ -12,6 +12,8 @@ close. Declared only where that API has a way:
 - request-timeout: call_tool's read_timeout_seconds (list_tools has none: its timeout is not applied).
 - keep-session: streamable_http_client(terminate_on_close=False).
 - roots, sampling, elicitation: ClientSession's list_roots_callback, sampling_callback, elicitation_callback.
+- oauth (line protocol 1.7): the SDK's OAuthClientProvider as the auth of the httpx client streamable_http_client
+  takes (mcp_oauth.py); its redirect handler hands the URL to the harness's user agent.
 Not declared: resume (no public way to give streamable_http_client a stored session id), transport-fallback (HTTP+SSE
 is another transport, sse_client, that the caller picks), listen (the SDK opens the GET stream on its own; nothing to
 ask), mode-auto / mode-pin / affinity-key (2026-07-28 is not spoken by this line).
@@ -31,6 +33,7 @@ from typing import Any
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from mcp_handlers import handlers_of  # noqa: E402
+from mcp_oauth import authorized_http_client  # noqa: E402
 from runtime import Held, LineError, main  # noqa: E402
 
 import mcp.types as types  # noqa: E402
@@ -84,7 +87,11 @@ async def connect(target: Any, options: dict[str, Any]) -> SdkConnection:
             read, write = await stack.enter_async_context(stdio_client(params))
             session_id = None
         else:
-            read, write, session_id = await stack.enter_async_context(_streamable(target, terminate_on_close=not options.get("keepSessionOnClose", False)))
+            http: dict[str, Any] = {}
+            if options.get("authorization"):
+                # A client the caller gives is the caller's to close.
+                http["http_client"] = await stack.enter_async_context(authorized_http_client(target, options["authorization"]))
+            read, write, session_id = await stack.enter_async_context(_streamable(target, terminate_on_close=not options.get("keepSessionOnClose", False), **http))
         session = await stack.enter_async_context(ClientSession(read, write, **callbacks))
         # The connect's bound, the way a Python caller bounds an await.
         async with asyncio.timeout(options["timeoutMs"] / 1000):
@@ -107,7 +114,7 @@ if __name__ == "__main__":
             "name": name,
             "description": f"the official Python MCP SDK, mcp {MCP_VERSION}: ClientSession over streamable_http_client and stdio_client",
             "revisions": HTTP_REVISIONS,
-            "features": ["mode-legacy", "cancellation", "request-timeout", "keep-session", "roots", "sampling", "elicitation"],
+            "features": ["mode-legacy", "cancellation", "request-timeout", "keep-session", "roots", "sampling", "elicitation", "oauth"],
             "transports": ["http", "stdio"],
         },
         connect,

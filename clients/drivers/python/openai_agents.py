@@ -15,6 +15,8 @@ are what a user gets and what is judged. Declared only where that API has a way:
   (the negotiated revision has no way in: only the id is passed).
 - keep-session: params terminate_on_close=False.
 - cancellation: a Python caller cancels an await by cancelling its task; what reaches the server is the SDK's doing.
+- oauth (line protocol 1.7): params auth, "the authentication handler for the installed MCP SDK's HTTP stack": the mcp
+  SDK's OAuthClientProvider (mcp_oauth.py), its redirect handler handing the URL to the harness's user agent.
 Not declared: request-timeout (only the server-wide client_session_timeout_seconds, no per-request timeout), roots /
 sampling / elicitation (the server classes take no such callbacks, only message_handler), transport-fallback
 (MCPServerSse is another class the caller picks), listen (nothing to ask), affinity-key (no option).
@@ -32,6 +34,7 @@ from typing import Any
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+from mcp_oauth import oauth_provider  # noqa: E402
 from runtime import Held, LineError, main  # noqa: E402
 
 # No model is called and nothing is traced; tracing off all the same, so nothing can try to reach api.openai.com.
@@ -94,6 +97,8 @@ async def connect(target: Any, options: dict[str, Any]) -> AgentsConnection:
         resume = options.get("resume")
         if resume and resume.get("sessionId"):
             http["headers"] = {"Mcp-Session-Id": resume["sessionId"]}
+        if options.get("authorization"):
+            http["auth"] = oauth_provider(target, options["authorization"])
         server = MCPServerStreamableHttp(params=http)
     held = Held()
 
@@ -119,7 +124,7 @@ if __name__ == "__main__":
             "name": name,
             "description": f"the OpenAI Agents SDK {AGENTS_VERSION} (on mcp {MCP_VERSION}): MCPServerStreamableHttp and MCPServerStdio, connect/list_tools/call_tool/cleanup",
             "revisions": REVISIONS,
-            "features": ["mode-auto", "resume", "keep-session", "cancellation"],
+            "features": ["mode-auto", "resume", "keep-session", "cancellation", "oauth"],
             "transports": ["http", "stdio"],
             # The SDK it is built on (line protocol 1.6): the mcp its environment's lock pins (envs/*.txt), as installed.
             "wraps": {"package": "mcp", "version": MCP_VERSION},

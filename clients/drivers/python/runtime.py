@@ -1,4 +1,4 @@
-"""The line protocol (docs/line-protocol.md, version 1.6) once, for every Python client's glue.
+"""The line protocol (docs/line-protocol.md, version 1.7) once, for every Python client's glue.
 
 A glue module gives a hello and a `connect` (the hello goes out as given, with `protocol`: a glue built on an SDK
 declares it there, `"wraps": {"package": "mcp", "version": ...}`); this runtime reads the harness's requests from stdin, runs each as its
@@ -9,6 +9,10 @@ lifecycle logic: what a connection does on the wire is the client's doing.
 The glue's connection is an object with `info()`, `list_tools(timeout_ms)`, `call_tool(name, arguments,
 timeout_ms)` and `close()`, all coroutines. Most Python clients are async context managers, which must be entered
 and left in one task: `Held` keeps one open in a task of its own until the connection is closed.
+
+1.7 (`oauth`): ConnectOptions.authorization reaches the glue's connect as the harness sent it; `user_agent` is the
+browser the harness lends for it (a glue whose client opens a browser calls it there instead). Both are data and a
+POST: how the client authorizes, refreshes and retries is the client's doing.
 
 The protocol's stream is the process's real stdout, kept by this module when it is imported; from then on everything
 else that writes to stdout (a print() in the glue or in the client library, a C extension or a child process writing
@@ -59,6 +63,26 @@ def answer_by(request: dict[str, Any]) -> float | None:
     if isinstance(own, (int, float)) and 0 < own < deadline:
         return (own + deadline) / 2 / 1000
     return deadline * HUNG_AT / 1000
+
+
+def _post_to_user_agent(authorization: dict[str, Any], authorization_url: str) -> str:
+    import urllib.error
+    import urllib.request
+
+    body = json.dumps({"authorizationUrl": authorization_url, "redirectUri": authorization["redirectUri"]}).encode()
+    request = urllib.request.Request(authorization["userAgentUrl"], data=body, headers={"content-type": "application/json"}, method="POST")
+    try:
+        with urllib.request.urlopen(request, timeout=30) as response:
+            return json.loads(response.read())["redirect"]
+    except urllib.error.HTTPError as error:  # 400 {"error"}: the authorization server refused or the URL was wrong
+        raise LineError(f"the user agent could not authorize: {error.read().decode(errors='replace')}", None, "UserAgentError") from error
+
+
+async def user_agent(authorization: dict[str, Any], authorization_url: str) -> str:
+    """1.7: what a browser would do with the authorization URL the client opens: the harness's user agent
+    (`authorization.userAgentUrl`) follows it and answers with the redirect to `authorization.redirectUri`
+    (`?code=…&state=…&iss=…`), which the glue hands to the client's callback."""
+    return await asyncio.to_thread(_post_to_user_agent, authorization, authorization_url)
 
 
 class LineError(Exception):

@@ -17,9 +17,12 @@ import (
 	"os"
 	"os/exec"
 	"runtime/debug"
+	"sync"
 
+	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/modelcontextprotocol/go-sdk/oauthex"
 
 	"mcpconformance/lineproto"
 )
@@ -49,12 +52,17 @@ const legacyVersion = "2025-11-25"
 //     line protocol's stdioRevisions must be a subset of revisions, it is not declared over stdio either, though
 //     the SDK's stdio transport accepts it.
 //   - no affinity-key: the transport has no option for a client-minted Mcp-Session-Id.
+//   - oauth (line protocol 1.7): StreamableClientTransport.OAuthHandler set to the SDK's own
+//     auth.AuthorizationCodeHandler (auth/authorization_code.go): registration (a Client ID Metadata Document,
+//     pre-registered credentials or dynamic registration, as the case gives), the redirect URL, and an
+//     AuthorizationCodeFetcher that hands the URL to the harness's user agent and returns the redirect's code,
+//     state and iss. Discovery, PKCE, tokens, refresh and the retry are the SDK's.
 var hello = lineproto.Hello{
 	Name:        "go-sdk",
 	Description: "Go MCP SDK " + sdkVersion() + " (mcp.Client, StreamableClientTransport or CommandTransport)",
 	Revisions:   []string{"2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"},
 	Features: []string{"mode-legacy", "mode-auto", "cancellation", "request-timeout",
-		"roots", "sampling", "elicitation", "listen"},
+		"roots", "sampling", "elicitation", "listen", "oauth"},
 	Transports: []string{"http", "stdio"},
 }
 
@@ -73,8 +81,10 @@ func sdkVersion() string {
 
 func main() {
 	lineproto.Run(lineproto.Driver{
-		Hello:    hello,
-		Start:    func(string) (lineproto.Client, error) { return instance{}, nil },
+		Hello: hello,
+		Start: func(string) (lineproto.Client, error) {
+			return &instance{oauth: map[string]*auth.AuthorizationCodeHandler{}}, nil
+		},
 		Describe: describe,
 	})
 }
@@ -88,15 +98,65 @@ func describe(err error) (string, any) {
 	return "", nil
 }
 
-// instance is one case's client. The SDK keeps nothing across connections that a case could observe, so each
-// connect makes its own mcp.Client (its handlers are per connect); dispose has nothing left to release.
-type instance struct{}
+// instance is one case's client. Each connect makes its own mcp.Client (its handlers are per connect); what the
+// instance keeps across its connections is the OAuth handler of each server, holding its tokens as an application
+// would. Dispose has nothing left to release.
+type instance struct {
+	mu    sync.Mutex
+	oauth map[string]*auth.AuthorizationCodeHandler
+}
 
-func (instance) Dispose() error { return nil }
+func (*instance) Dispose() error { return nil }
+
+// oauthHandler is the server's AuthorizationCodeHandler, made on the first connect that asks for it.
+func (in *instance) oauthHandler(serverURL string, authorization *lineproto.Authorization) (*auth.AuthorizationCodeHandler, error) {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	if handler, ok := in.oauth[serverURL]; ok {
+		return handler, nil
+	}
+	config := &auth.AuthorizationCodeHandlerConfig{
+		RedirectURL: authorization.RedirectURI,
+		DynamicClientRegistrationConfig: &auth.DynamicClientRegistrationConfig{Metadata: &oauthex.ClientRegistrationMetadata{
+			RedirectURIs: []string{authorization.RedirectURI},
+			ClientName:   "mcp-client-conformance",
+			// A native app is a public client. Left out, this authorization server registers "none" but still
+			// issues a secret, which the SDK then sends (auth/authorization_code.go, handleRegistration), and the
+			// token request is refused.
+			TokenEndpointAuthMethod: "none",
+			// As the SDK's documentation asks of a client that uses refresh tokens (RequestRefreshToken).
+			GrantTypes: []string{"authorization_code", "refresh_token"},
+		}},
+		RequestRefreshToken: true,
+		AuthorizationCodeFetcher: func(ctx context.Context, args *auth.AuthorizationArgs) (*auth.AuthorizationResult, error) {
+			redirect, err := authorization.UserAgent(ctx, args.URL)
+			if err != nil {
+				return nil, err
+			}
+			return &auth.AuthorizationResult{Code: redirect.Get("code"), State: redirect.Get("state"), Iss: redirect.Get("iss")}, nil
+		},
+	}
+	if authorization.ClientID != "" {
+		credentials := &oauthex.ClientCredentials{ClientID: authorization.ClientID}
+		if authorization.ClientSecret != "" {
+			credentials.ClientSecretAuth = &oauthex.ClientSecretAuth{ClientSecret: authorization.ClientSecret}
+		}
+		config.PreregisteredClient = credentials
+	}
+	if authorization.ClientMetadataURL != "" {
+		config.ClientIDMetadataDocumentConfig = &auth.ClientIDMetadataDocumentConfig{URL: authorization.ClientMetadataURL}
+	}
+	handler, err := auth.NewAuthorizationCodeHandler(config)
+	if err != nil {
+		return nil, err
+	}
+	in.oauth[serverURL] = handler
+	return handler, nil
+}
 
 var logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 
-func (instance) Connect(ctx context.Context, target lineproto.Target, options lineproto.ConnectOptions) (lineproto.Connection, error) {
+func (in *instance) Connect(ctx context.Context, target lineproto.Target, options lineproto.ConnectOptions) (lineproto.Connection, error) {
 	var sessionOptions *mcp.ClientSessionOptions
 	switch options.Negotiation.Mode {
 	case "legacy":
@@ -152,7 +212,15 @@ func (instance) Connect(ctx context.Context, target lineproto.Target, options li
 		// The grace Close waits after closing stdin, and again after SIGTERM (the SDK's own default is 5 s).
 		transport = &mcp.CommandTransport{Command: cmd, TerminateDuration: options.ShutdownGrace()}
 	} else {
-		transport = &mcp.StreamableClientTransport{Endpoint: target.URL}
+		streamable := &mcp.StreamableClientTransport{Endpoint: target.URL}
+		if options.Authorization != nil {
+			handler, err := in.oauthHandler(target.URL, options.Authorization)
+			if err != nil {
+				return nil, err
+			}
+			streamable.OAuthHandler = handler
+		}
+		transport = streamable
 	}
 
 	connectCtx, cancel := context.WithTimeout(ctx, options.Timeout())

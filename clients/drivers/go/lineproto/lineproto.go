@@ -1,4 +1,4 @@
-// Package lineproto implements the conformance suite's line protocol (docs/line-protocol.md, version 1.3) once, for
+// Package lineproto implements the conformance suite's line protocol (docs/line-protocol.md, version 1.7) once, for
 // the Go client programs beside it: the hello, one JSON request per stdin line dispatched to its own goroutine, one
 // JSON answer per request on stdout, `cancel` by context, `shutdown`, and exit when stdin ends.
 //
@@ -8,15 +8,20 @@
 // harness names (cases, connections, in-flight requests) and turns the harness's `cancel` into the cancellation of
 // the request's context, and an operation's `timeoutMs` into a deadline on it (when the hello declares
 // `request-timeout`): a context is how Go code cancels or bounds a call, and every SDK here takes one per request.
+// 1.7 (`oauth`): ConnectOptions.Authorization is the harness's authorization data as it sent it, and UserAgent the
+// browser it lends; how the client authorizes, refreshes and retries is the client's doing.
 package lineproto
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
+	"net/url"
 	"os"
 	"strings"
 	"sync"
@@ -114,6 +119,48 @@ type Handlers struct {
 	Elicitation *Elicitation `json:"elicitation,omitempty"`
 }
 
+// Authorization is ConnectOptions.authorization (1.7, AuthorizationOptions in clients/adapter.ts): register
+// RedirectURI, and where the client would open a browser hand the URL to UserAgent. ClientID (and ClientSecret) are
+// credentials registered beforehand; ClientMetadataURL a Client ID Metadata Document the suite serves.
+type Authorization struct {
+	RedirectURI       string `json:"redirectUri"`
+	UserAgentURL      string `json:"userAgentUrl"`
+	ClientID          string `json:"clientId,omitempty"`
+	ClientSecret      string `json:"clientSecret,omitempty"`
+	ClientMetadataURL string `json:"clientMetadataUrl,omitempty"`
+}
+
+// UserAgent does what a browser would with the authorization URL the client opens: the harness's user agent
+// follows it and answers with the redirect to RedirectURI, whose query (`code`, `state`, `iss`) it returns.
+func (a *Authorization) UserAgent(ctx context.Context, authorizationURL string) (url.Values, error) {
+	body, _ := json.Marshal(map[string]string{"authorizationUrl": authorizationURL, "redirectUri": a.RedirectURI})
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, a.UserAgentURL, bytes.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	var answer struct {
+		Redirect string `json:"redirect"`
+		Error    string `json:"error"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&answer); err != nil {
+		return nil, err
+	}
+	if resp.StatusCode != http.StatusOK {
+		return nil, &Error{Message: "the user agent could not authorize: " + answer.Error, Name: "UserAgentError"}
+	}
+	redirect, err := url.Parse(answer.Redirect)
+	if err != nil {
+		return nil, err
+	}
+	return redirect.Query(), nil
+}
+
 // ConnectOptions are `connect`'s options (ConnectOptions in clients/adapter.ts).
 type ConnectOptions struct {
 	TimeoutMs          float64      `json:"timeoutMs"`
@@ -124,6 +171,8 @@ type ConnectOptions struct {
 	ShutdownGraceMs    float64      `json:"shutdownGraceMs,omitempty"`
 	Handlers           *Handlers    `json:"handlers,omitempty"`
 	Listen             bool         `json:"listen,omitempty"`
+	// 1.7: sent only to a program declaring oauth.
+	Authorization *Authorization `json:"authorization,omitempty"`
 }
 
 // Timeout is TimeoutMs as a duration.

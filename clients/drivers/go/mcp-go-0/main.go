@@ -23,12 +23,13 @@ import (
 //   - no transport-fallback, no 2024-11-05: the Streamable HTTP transport never falls back to HTTP+SSE; over stdio
 //     the line protocol cannot declare a revision that is not declared over HTTP too.
 //   - no affinity-key: no option for a client-minted Mcp-Session-Id.
+//   - oauth: transport.WithHTTPOAuth and the application's flow of examples/oauth_client (../mcpgo).
 func main() {
 	mcpgo.Run(mcpgo.Line{
 		Name:      "mcp-go@0",
 		Revisions: []string{"2025-03-26", "2025-06-18", "2025-11-25"},
 		Features: []string{"mode-legacy", "cancellation", "request-timeout",
-			"roots", "sampling", "elicitation", "listen", "resume"},
+			"roots", "sampling", "elicitation", "listen", "resume", "oauth"},
 		Negotiation: func(negotiation lineproto.Negotiation) ([]client.ClientOption, error) {
 			if negotiation.Mode == "" || negotiation.Mode == "legacy" {
 				return nil, nil

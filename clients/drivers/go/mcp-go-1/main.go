@@ -29,12 +29,13 @@ import (
 //     transport.SSE the application must choose); over stdio the line protocol cannot declare a revision that
 //     is not declared over HTTP too.
 //   - no affinity-key: no option for a client-minted Mcp-Session-Id.
+//   - oauth: transport.WithHTTPOAuth and the application's flow of examples/oauth_client (../mcpgo).
 func main() {
 	mcpgo.Run(mcpgo.Line{
 		Name:      "mcp-go@1",
 		Revisions: []string{"2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"},
 		Features: []string{"mode-legacy", "mode-auto", "cancellation", "request-timeout",
-			"roots", "sampling", "elicitation", "listen", "resume"},
+			"roots", "sampling", "elicitation", "listen", "resume", "oauth"},
 		Negotiation: func(negotiation lineproto.Negotiation) ([]client.ClientOption, error) {
 			switch negotiation.Mode {
 			case "legacy":

@@ -8,6 +8,16 @@
 // Client.CallTool, Client.Close. Handlers are client.WithRootsHandler, WithSamplingHandler and
 // WithElicitationHandler (each declares its capability); a request's context is its cancellation and its
 // per-request timeout.
+//
+// oauth (line protocol 1.7), as mcp-go's examples/oauth_client does it: the transport is given an OAuthConfig
+// (transport.WithHTTPOAuth: redirect URI, PKCE, a token store, the pre-registered credentials when the case gives
+// them), and when Initialize fails with the SDK's authorization-required error the application runs the flow the
+// SDK's OAuthHandler exposes (client.GetOAuthHandler): RegisterClient when it has no client id, a PKCE verifier and a
+// state from the SDK's generators, GetAuthorizationURL, the harness's user agent where a browser would open,
+// ProcessAuthorizationResponse with the redirect's code and state (the SDK checks the state and requests the token),
+// then Initialize again. Nothing else: a refused token later in the session is the SDK's to handle, and what it does
+// reaches the caller as it is. The token store and the registered client are kept per server for the case's later
+// connections, as an application keeps them.
 package mcpgo
 
 import (
@@ -16,6 +26,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime/debug"
+	"sync"
 
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
@@ -61,17 +72,78 @@ func Run(line Line) {
 			Features:    line.Features,
 			Transports:  []string{"http", "stdio"},
 		},
-		Start: func(string) (lineproto.Client, error) { return instance{line}, nil },
+		Start: func(string) (lineproto.Client, error) {
+			return &instance{line: line, oauth: map[string]*transport.OAuthConfig{}}, nil
+		},
 	})
 }
 
 var clientInfo = mcp.Implementation{Name: "mcp-client-conformance", Version: "0.1.0"}
 
-// instance is one case's client: mcp-go keeps nothing across connections (a Client is bound to one transport), so
-// each connect makes its own; dispose has nothing left to release.
-type instance struct{ line Line }
+// instance is one case's client: a Client is bound to one transport, so each connect makes its own; what the case
+// keeps across its connections is each server's OAuth configuration (its token store and registered client).
+// Dispose has nothing left to release.
+type instance struct {
+	line  Line
+	mu    sync.Mutex
+	oauth map[string]*transport.OAuthConfig
+}
 
-func (instance) Dispose() error { return nil }
+func (*instance) Dispose() error { return nil }
+
+// oauthConfig is the server's OAuthConfig, made on the first connect that asks for it.
+func (i *instance) oauthConfig(serverURL string, authorization *lineproto.Authorization) transport.OAuthConfig {
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	config, ok := i.oauth[serverURL]
+	if !ok {
+		config = &transport.OAuthConfig{
+			ClientID:     authorization.ClientID,
+			ClientSecret: authorization.ClientSecret,
+			RedirectURI:  authorization.RedirectURI,
+			TokenStore:   transport.NewMemoryTokenStore(),
+			PKCEEnabled:  true,
+		}
+		i.oauth[serverURL] = config
+	}
+	return *config
+}
+
+// registered keeps the client the SDK registered, for the server's later connections.
+func (i *instance) registered(serverURL string, handler *transport.OAuthHandler) {
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	if config := i.oauth[serverURL]; config != nil && config.ClientID == "" {
+		config.ClientID, config.ClientSecret = handler.GetClientID(), handler.GetClientSecret()
+	}
+}
+
+// authorize is examples/oauth_client's maybeAuthorize with the harness's user agent for the browser.
+func (i *instance) authorize(ctx context.Context, serverURL string, authorization *lineproto.Authorization, handler *transport.OAuthHandler) error {
+	if handler.GetClientID() == "" {
+		if err := handler.RegisterClient(ctx, "mcp-client-conformance"); err != nil {
+			return err
+		}
+		i.registered(serverURL, handler)
+	}
+	verifier, err := transport.GenerateCodeVerifier()
+	if err != nil {
+		return err
+	}
+	state, err := transport.GenerateState()
+	if err != nil {
+		return err
+	}
+	authorizationURL, err := handler.GetAuthorizationURL(ctx, state, transport.GenerateCodeChallenge(verifier))
+	if err != nil {
+		return err
+	}
+	redirect, err := authorization.UserAgent(ctx, authorizationURL)
+	if err != nil {
+		return err
+	}
+	return handler.ProcessAuthorizationResponse(ctx, redirect.Get("code"), redirect.Get("state"), verifier)
+}
 
 type roots []mcp.Root
 
@@ -99,7 +171,7 @@ func (e elicitation) Elicit(context.Context, mcp.ElicitationRequest) (*mcp.Elici
 	return result, nil
 }
 
-func (i instance) Connect(ctx context.Context, target lineproto.Target, options lineproto.ConnectOptions) (lineproto.Connection, error) {
+func (i *instance) Connect(ctx context.Context, target lineproto.Target, options lineproto.ConnectOptions) (lineproto.Connection, error) {
 	if options.KeepSessionOnClose || options.AffinityKey != "" {
 		return nil, lineproto.Errorf("unsupported", "this client cannot keep a session at close or send an affinity key")
 	}
@@ -151,6 +223,9 @@ func (i instance) Connect(ctx context.Context, target lineproto.Target, options 
 			httpOptions = append(httpOptions, transport.WithSession(options.Resume.SessionID))
 			clientOptions = append(clientOptions, client.WithSession())
 		}
+		if options.Authorization != nil {
+			httpOptions = append(httpOptions, transport.WithHTTPOAuth(i.oauthConfig(target.URL, options.Authorization)))
+		}
 		streamable, err := transport.NewStreamableHTTP(target.URL, httpOptions...)
 		if err != nil {
 			return nil, err
@@ -176,7 +251,13 @@ func (i instance) Connect(ctx context.Context, target lineproto.Target, options 
 	}
 	connectCtx, cancel := context.WithTimeout(ctx, options.Timeout())
 	defer cancel()
-	result, err := c.Initialize(connectCtx, mcp.InitializeRequest{Params: mcp.InitializeParams{ClientInfo: clientInfo}})
+	initialize := mcp.InitializeRequest{Params: mcp.InitializeParams{ClientInfo: clientInfo}}
+	result, err := c.Initialize(connectCtx, initialize)
+	if err != nil && options.Authorization != nil && client.IsOAuthAuthorizationRequiredError(err) {
+		if err = i.authorize(connectCtx, target.URL, options.Authorization, client.GetOAuthHandler(err)); err == nil {
+			result, err = c.Initialize(connectCtx, initialize)
+		}
+	}
 	if err != nil {
 		// What an application does with a client that failed to initialize: close it (a stdio server is ended).
 		_ = c.Close()

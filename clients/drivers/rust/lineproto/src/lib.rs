@@ -1,4 +1,4 @@
-//! The line protocol of mcp-client-conformance (docs/line-protocol.md, version 1.3), once, for Rust clients.
+//! The line protocol of mcp-client-conformance (docs/line-protocol.md, version 1.7), once, for Rust clients.
 //!
 //! A program prints its hello, then reads one JSON request per line on stdin and answers each with exactly one JSON
 //! line on stdout, in any order. This crate does everything that is the protocol's and nothing that is a client's:
@@ -150,6 +150,28 @@ pub struct Handlers {
     pub elicitation: Option<Value>,
 }
 
+/// ConnectOptions.authorization (1.7, feature `oauth`; AuthorizationOptions in clients/adapter.ts), as data: register
+/// `redirect_uri`; where the client would open a browser, POST `{"authorizationUrl","redirectUri"}` as JSON to
+/// `user_agent_url` (see [`Authorization::user_agent_body`]) and read the redirect (`?code=…&state=…&iss=…`) from the
+/// answer's `redirect`. `client_id` (and `client_secret`) are credentials registered beforehand; `client_metadata_url` a
+/// Client ID Metadata Document the suite serves. How the client authorizes, refreshes and retries is the client's.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Authorization {
+    pub redirect_uri: String,
+    pub user_agent_url: String,
+    pub client_id: Option<String>,
+    pub client_secret: Option<String>,
+    pub client_metadata_url: Option<String>,
+}
+
+impl Authorization {
+    /// The body of the POST to `user_agent_url` for an authorization URL the client would open.
+    pub fn user_agent_body(&self, authorization_url: &str) -> Value {
+        json!({ "authorizationUrl": authorization_url, "redirectUri": self.redirect_uri })
+    }
+}
+
 /// ConnectOptions (clients/adapter.ts). A program sees only the members of the features it declares.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -164,6 +186,8 @@ pub struct ConnectOptions {
     pub shutdown_grace_ms: Option<f64>,
     pub handlers: Option<Handlers>,
     pub listen: Option<bool>,
+    /// 1.7: sent only to a program declaring `oauth`.
+    pub authorization: Option<Authorization>,
 }
 
 /// What an operation is given besides its arguments.

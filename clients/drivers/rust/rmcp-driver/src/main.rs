@@ -53,6 +53,15 @@
 //! - `affinity-key`: no option to send a client-minted key in Mcp-Session-Id.
 //! - `listen`: no option; the worker always opens the standalone GET stream once a session exists, so the scenarios
 //!   judge it from the wire.
+//!
+//! `oauth` (line protocol 1.7), with the `auth` feature, as rmcp's OAuth example client does it: the application
+//! authorizes before it connects (`OAuthState` over an `AuthorizationManager`, `start_authorization` with an
+//! `AuthorizationRequest`: discovery, registration, PKCE and the authorization URL are the SDK's), hands the URL to the
+//! harness's user agent where a browser would open it, gives the redirect to `handle_callback_url` (code, state,
+//! `iss`), and connects through `AuthClient` (the authorized manager under the transport's http client), which adds
+//! the token, and on a refused token refreshes once and retries (common/auth/streamable_http_client.rs). The manager
+//! is kept per server for the case's later connections. `AuthorizationManager::new_allowing_private_addresses`: the
+//! suite's authorization server is on 127.0.0.1 (the loopback base URL allows it).
 
 #![allow(deprecated)] // roots and sampling are SEP-2577-deprecated in rmcp, still its API for them
 
@@ -71,6 +80,8 @@ use rmcp::model::{
 use rmcp::service::{
     ClientInitializeError, RequestContext, RoleClient, RunningService, ServiceError,
 };
+use rmcp::transport::auth::{AuthClient, AuthorizationManager, AuthorizationRequest, OAuthState};
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use rmcp::{
     ClientHandler, ClientLifecycleMode, ClientServiceExt, ErrorData as McpError, ServiceExt,
@@ -156,6 +167,7 @@ impl Mode {
                 "roots",
                 "sampling",
                 "elicitation",
+                "oauth",
             ]
             .map(String::from)
             .to_vec(),
@@ -315,13 +327,93 @@ struct Rmcp {
 impl Client for Rmcp {
     fn start(&self, _case: &str) -> BoxFuture<'_, Result<Box<dyn Instance>, OpError>> {
         let mode = self.mode;
-        Box::pin(async move { Ok(Box::new(RmcpInstance { mode }) as Box<dyn Instance>) })
+        Box::pin(async move { Ok(Box::new(RmcpInstance { mode, authorized: Default::default() }) as Box<dyn Instance>) })
     }
 }
 
 /// rmcp keeps nothing across connections (no era cache, no shared HTTP client): an instance is only its mode.
 struct RmcpInstance {
     mode: Mode,
+    /// Each server's authorized client (oauth), kept for the case's later connections as an application keeps it.
+    authorized: tokio::sync::Mutex<std::collections::HashMap<String, AuthClient<reqwest::Client>>>,
+}
+
+/// The http client under AuthClient. The transport's own default (same-origin redirects only) is private to rmcp;
+/// this one follows no redirect at all, and keeps no idle connection, as that default does not.
+fn http_client() -> reqwest::Client {
+    reqwest::Client::builder()
+        .pool_max_idle_per_host(0)
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .expect("a reqwest client")
+}
+
+fn auth_error(error: impl std::fmt::Display + std::fmt::Debug) -> OpError {
+    OpError::client("AuthError", format!("{error} ({error:?})"), None)
+}
+
+/// The server's authorized client: the one this case made earlier, else a new authorization through rmcp's OAuthState.
+async fn authorized_client(
+    instance: &RmcpInstance,
+    url: &str,
+    authorization: &lineproto::Authorization,
+) -> Result<AuthClient<reqwest::Client>, OpError> {
+    let mut authorized = instance.authorized.lock().await;
+    if let Some(client) = authorized.get(url) {
+        return Ok(client.clone());
+    }
+    let manager = AuthorizationManager::new_allowing_private_addresses(url)
+        .await
+        .map_err(auth_error)?;
+    let mut state = OAuthState::Unauthorized(manager);
+    let mut request = AuthorizationRequest::new(authorization.redirect_uri.clone())
+        .with_client_name("mcp-client-conformance");
+    if let Some(client_id) = &authorization.client_id {
+        request = request.with_preregistered_client(client_id.clone());
+        if let Some(secret) = &authorization.client_secret {
+            request = request.with_client_secret(secret.clone());
+        }
+    }
+    if let Some(metadata_url) = &authorization.client_metadata_url {
+        request = request.with_client_metadata_url(metadata_url.clone());
+    }
+    state.start_authorization(request).await.map_err(auth_error)?;
+    let authorization_url = state.get_authorization_url().await.map_err(auth_error)?;
+    let redirect = user_agent(authorization, &authorization_url).await?;
+    state.handle_callback_url(&redirect).await.map_err(auth_error)?;
+    let manager = state
+        .into_authorization_manager()
+        .ok_or_else(|| auth_error("no authorization manager after the callback"))?;
+    let client = AuthClient::new(http_client(), manager);
+    authorized.insert(url.to_string(), client.clone());
+    Ok(client)
+}
+
+/// What a browser would do with the authorization URL: the harness's user agent follows it and answers with the
+/// redirect to the registered redirect URI.
+async fn user_agent(
+    authorization: &lineproto::Authorization,
+    authorization_url: &str,
+) -> Result<String, OpError> {
+    let response = reqwest::Client::new()
+        .post(&authorization.user_agent_url)
+        .json(&authorization.user_agent_body(authorization_url))
+        .send()
+        .await
+        .map_err(|error| OpError::client("UserAgentError", error.to_string(), None))?;
+    let ok = response.status().is_success();
+    let answer: Value = response
+        .json()
+        .await
+        .map_err(|error| OpError::client("UserAgentError", error.to_string(), None))?;
+    match (ok, answer.get("redirect").and_then(Value::as_str)) {
+        (true, Some(redirect)) => Ok(redirect.to_string()),
+        _ => Err(OpError::client(
+            "UserAgentError",
+            format!("the user agent could not authorize: {answer}"),
+            None,
+        )),
+    }
 }
 
 impl RmcpInstance {
@@ -406,14 +498,28 @@ impl Instance for RmcpInstance {
             let handlers = Handlers::new(options.handlers)?;
             let starting = async {
                 match target {
-                    Target::Url(url) => {
-                        start_service(
+                    Target::Url(url) => match &options.authorization {
+                        None => start_service(
                             handlers,
                             StreamableHttpClientTransport::from_uri(url),
                             lifecycle,
                         )
                         .await
-                    }
+                        .map_err(initialize_error),
+                        Some(authorization) => {
+                            let client = authorized_client(self, &url, authorization).await?;
+                            start_service(
+                                handlers,
+                                StreamableHttpClientTransport::with_client(
+                                    client,
+                                    StreamableHttpClientTransportConfig::with_uri(url),
+                                ),
+                                lifecycle,
+                            )
+                            .await
+                            .map_err(initialize_error)
+                        }
+                    },
                     Target::Stdio(stdio) => {
                         // As a host configures a local server. TokioChildProcess keeps its defaults: stderr inherited
                         // (into this program's stderr, which the harness reads), its own fixed shutdown graces (3 s each:
@@ -424,12 +530,14 @@ impl Instance for RmcpInstance {
                             command.current_dir(cwd);
                         }
                         let transport = TokioChildProcess::new(command).map_err(|error| {
-                            ClientInitializeError::ConnectionClosed(format!(
+                            initialize_error(ClientInitializeError::ConnectionClosed(format!(
                                 "spawning {:?}: {error}",
                                 stdio.command
-                            ))
+                            )))
                         })?;
-                        start_service(handlers, transport, lifecycle).await
+                        start_service(handlers, transport, lifecycle)
+                            .await
+                            .map_err(initialize_error)
                     }
                 }
             };
@@ -438,8 +546,7 @@ impl Instance for RmcpInstance {
                 starting,
             )
             .await
-            .map_err(|_| timed_out("connect", options.timeout_ms))?
-            .map_err(initialize_error)?;
+            .map_err(|_| timed_out("connect", options.timeout_ms))??;
             let peer = running.peer().clone();
             Ok(Arc::new(RmcpConnection {
                 peer,

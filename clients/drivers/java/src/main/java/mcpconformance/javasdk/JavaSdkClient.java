@@ -68,6 +68,10 @@ public final class JavaSdkClient implements Client {
 	 * <li>not affinity-key: there is no 2026-07-28 support at all.</li>
 	 * <li>not listen: the transport always opens the standalone GET stream once the initialize response came (it
 	 * needs no asking; the scenarios judge that stream from the wire), and has no switch to open it on demand.</li>
+	 * <li>not oauth: mcp-core 2.1.0 has no OAuth client, only hooks for one an application writes itself
+	 * (io.modelcontextprotocol.client.transport.customizer: McpSyncHttpClientRequestCustomizer to add a header,
+	 * McpHttpClientAuthorizationErrorHandler to be told of a 401/403 and ask for a retry); discovery, registration,
+	 * PKCE and the token requests would be this glue's own code, which would judge the glue, not the SDK.</li>
 	 * </ul>
 	 */
 	private static final Hello HELLO = new Hello("java-sdk",

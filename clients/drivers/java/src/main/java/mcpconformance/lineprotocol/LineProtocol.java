@@ -28,7 +28,7 @@ import tools.jackson.databind.node.ArrayNode;
 import tools.jackson.databind.node.ObjectNode;
 
 /**
- * The line protocol, version 1.3 (docs/line-protocol.md), for any {@link Client}: the hello first, then one JSON request
+ * The line protocol, version 1.7 (docs/line-protocol.md), for any {@link Client}: the hello first, then one JSON request
  * per line on stdin, each answered by exactly one JSON line on stdout (flushed), in any order. Every request but
  * {@code cancel} and {@code shutdown} runs on a thread of its own, so a slow call never holds up another case; the
  * program exits (code 0) after answering {@code shutdown} and when stdin ends. Nothing but protocol lines reaches stdout:
