@@ -1,12 +1,13 @@
 // Matrix rows that run in a client environment beyond npm (clients/drivers/environments.ts): without the set-up they
 // are skipped, saying which environment and the command that makes it, and never become error cells that count.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect, test } from 'vitest';
 import { ENVIRONMENTS, isReady } from '../../clients/drivers/environments.ts';
 import { loadClient } from './clients.ts';
 import { DEFAULT_MATRIX_FILE, readMatrixFile } from './matrix-file.ts';
+import { SUITE_NAMES } from './plan.ts';
 
 // An empty environments folder for this file's tests (read when asked; the files of a worker share the process, so
 // the environment variable is given back after them).
@@ -37,4 +38,9 @@ test('every environment a row names exists, and every row with one runs a progra
     expect(ENVIRONMENTS.map((e) => e.name)).toContain(entry.setup);
     expect(entry.command).toContain('{setup}');
   }
+});
+
+test('every suite has its matrix shard, so `matrix` runs it (a suite without one would run no cell, silently)', () => {
+  const shards = readdirSync(join(import.meta.dirname, 'shards')).filter((file) => file.endsWith('.matrix.ts')).map((file) => file.replace('.matrix.ts', ''));
+  expect(shards.toSorted()).toEqual([...SUITE_NAMES].toSorted());
 });
