@@ -51,7 +51,7 @@ const AUTHORIZATION_VARIANTS: readonly VariantSpec[] = [
     name: 'broken-never-authorizes',
     rule: 'authorizeOn401',
     description: 'Reference client given headless authorization that never answers a 401 challenge by authorizing: every request to a protected server is refused',
-    breaks: ['authorization/token-expiry-keeps-session', 'authorization/one-renewal-in-flight', 'authorization/no-authorization-loop', 'authorization/token-only-where-it-belongs', 'authorization/probe-challenge-not-legacy', 'authorization/expiry-on-listening-stream', 'authorization/expiry-on-resumed-get', 'authorization/close-with-expired-token', 'authorization/no-token-across-redirect'],
+    breaks: ['authorization/token-expiry-keeps-session', 'authorization/one-renewal-in-flight', 'authorization/no-authorization-loop', 'authorization/token-only-where-it-belongs', 'authorization/probe-challenge-not-legacy', 'authorization/expiry-on-listening-stream', 'authorization/expiry-on-resumed-get', 'authorization/close-with-expired-token', 'authorization/no-token-across-redirect', 'authorization/scope-from-challenge', 'authorization/scope-from-metadata', 'authorization/scope-omitted', 'authorization/first-authorization', 'authorization/pre-registered'],
   },
   {
     name: 'broken-new-session-on-renewal',
@@ -92,8 +92,13 @@ const AUTHORIZATION_VARIANTS: readonly VariantSpec[] = [
     name: 'broken-probe-401-is-legacy',
     rule: 'authorizeTheProbe',
     description: 'Reference client that takes a 401 to its server/discover probe for a legacy server: it falls back to initialize (pinned to 2026-07-28, it gives up)',
-    breaks: ['authorization/probe-challenge-not-legacy', 'authorization/one-renewal-in-flight', 'authorization/no-authorization-loop', 'authorization/token-only-where-it-belongs', 'authorization/no-token-across-redirect'],
+    breaks: ['authorization/probe-challenge-not-legacy', 'authorization/one-renewal-in-flight', 'authorization/no-authorization-loop', 'authorization/token-only-where-it-belongs', 'authorization/no-token-across-redirect', 'authorization/scope-from-challenge', 'authorization/scope-from-metadata', 'authorization/scope-omitted', 'authorization/first-authorization', 'authorization/pre-registered'],
     only: {
+      'authorization/scope-from-challenge': { at: M, why: 'the probe exists only at 2026-07-28' },
+      'authorization/scope-from-metadata': { at: M, why: 'the probe exists only at 2026-07-28' },
+      'authorization/scope-omitted': { at: M, why: 'the probe exists only at 2026-07-28' },
+      'authorization/first-authorization': { at: M, why: 'the probe exists only at 2026-07-28' },
+      'authorization/pre-registered': { at: M, why: 'the probe exists only at 2026-07-28' },
       'authorization/one-renewal-in-flight': { at: M, why: 'the probe exists only at 2026-07-28' },
       'authorization/no-authorization-loop': { at: M, why: 'the probe exists only at 2026-07-28' },
       'authorization/token-only-where-it-belongs': { at: M, why: 'the probe exists only at 2026-07-28' },
@@ -243,6 +248,7 @@ export const VARIANT_SPECS: readonly VariantSpec[] = [
       'negotiation/auto-falls-back': { at: L, why: 'a legacy server answers its opening initialize: it never probes, so no probe gets a legacy answer' },
       'negotiation/era-cached': { at: L, why: 'it never probes a legacy server: no era is learned by a probe, none cached' },
       'negotiation/no-fallback-on-failure': { at: L, why: 'it never probes a legacy server: the failing probe never happens' },
+      'authorization/probe-challenge-not-legacy': { at: M, why: 'it opens with initialize, not the probe: no probe is ever challenged' },
     },
   },
   {
@@ -374,7 +380,8 @@ export const VARIANT_SPECS: readonly VariantSpec[] = [
     name: 'broken-retries-http-errors',
     rule: 'noRetryOnHttpErrors',
     description: 'Reference client that retries a request answered 401, 403 or 5xx up to three times, at once (seed 003)',
-    breaks: ['retry/no-retry-on-auth', 'retry/bounded-on-5xx'],
+    // A 401 with a new token refused again is sent again three more times: the loop authorization/no-authorization-loop bounds.
+    breaks: ['retry/no-retry-on-auth', 'retry/bounded-on-5xx', 'authorization/no-authorization-loop'],
   },
   // — 2026-07-28 —
   {
@@ -388,7 +395,8 @@ export const VARIANT_SPECS: readonly VariantSpec[] = [
     name: 'broken-first-page-only',
     rule: 'followNextCursor',
     description: 'Reference client whose listTools() returns the first page and ignores nextCursor',
-    breaks: ['pagination/pages', 'pagination/empty-cursor', 'pagination/repeated-cursor', 'pagination/cursor-per-session'],
+    // An endless server's first page, returned as the whole list, is the short list pagination/endless refuses.
+    breaks: ['pagination/pages', 'pagination/empty-cursor', 'pagination/repeated-cursor', 'pagination/cursor-per-session', 'pagination/endless'],
   },
   {
     name: 'broken-empty-cursor-ends-list',
@@ -525,9 +533,10 @@ export const VARIANT_SPECS: readonly VariantSpec[] = [
     rule: 'settleOnCancel',
     description: 'Reference client whose cancelled call keeps waiting and returns the late answer',
     // Over stdio there is no stream to close: at 2026-07-28 too, the cancelled call waits.
-    breaks: ['cancellation/late-response-ignored', 'cancellation/legacy-notification', 'cancellation/timeout-cancels', 'stdio/late-response-ignored', 'stdio/legacy-notification', 'stdio/timeout-cancels', 'json-responses/timeout-cancels'],
+    breaks: ['cancellation/late-response-ignored', 'cancellation/legacy-notification', 'cancellation/timeout-cancels', 'stdio/late-response-ignored', 'stdio/legacy-notification', 'stdio/timeout-cancels', 'json-responses/timeout-cancels', 'cancellation/silent-server'],
     only: {
       'cancellation/timeout-cancels': { at: L, why: 'at 2026-07-28 the closed stream settles the call anyway' },
+      'cancellation/silent-server': { at: L, why: 'at 2026-07-28 the closed stream settles the call anyway' },
     },
   },
   {
