@@ -92,7 +92,8 @@ const AUTHORIZATION_VARIANTS: readonly VariantSpec[] = [
     name: 'broken-probe-401-is-legacy',
     rule: 'authorizeTheProbe',
     description: 'Reference client that takes a 401 to its server/discover probe for a legacy server: it falls back to initialize (pinned to 2026-07-28, it gives up)',
-    breaks: ['authorization/probe-challenge-not-legacy', 'authorization/one-renewal-in-flight', 'authorization/no-authorization-loop', 'authorization/token-only-where-it-belongs', 'authorization/no-token-across-redirect', 'authorization/scope-from-challenge', 'authorization/scope-from-metadata', 'authorization/scope-omitted', 'authorization/first-authorization', 'authorization/pre-registered'],
+    // negotiation/no-fallback-on-failure probes a server that answers 401 with a Bearer challenge: this variant falls back.
+    breaks: ['negotiation/no-fallback-on-failure', 'authorization/probe-challenge-not-legacy', 'authorization/one-renewal-in-flight', 'authorization/no-authorization-loop', 'authorization/token-only-where-it-belongs', 'authorization/no-token-across-redirect', 'authorization/scope-from-challenge', 'authorization/scope-from-metadata', 'authorization/scope-omitted', 'authorization/first-authorization', 'authorization/pre-registered'],
     only: {
       'authorization/scope-from-challenge': { at: M, why: 'the probe exists only at 2026-07-28' },
       'authorization/scope-from-metadata': { at: M, why: 'the probe exists only at 2026-07-28' },
