@@ -24,6 +24,7 @@ import { toolsOnly } from '../../servers/personalities/tools-only.ts';
 import { unknownSession400 } from '../../servers/personalities/unknown-session-400.ts';
 import type { ReferenceClient } from './client.ts';
 import { AUTHORIZATION_ON_THE_WIRE } from './oauth-test-support.ts';
+import { AUTHORIZATION_FAMILIES_ON_THE_WIRE } from './oauth-families-test-support.ts';
 import { SCENARIOS } from '../../suites/index.ts';
 import { brokenVariants, referenceClient, REFERENCE_FEATURES, RULES, RULES_AWAITING_SCENARIOS, SPEC_RULES, VARIANT_SPECS, withRuleBroken, type RuleName } from './index.ts';
 import { BOUND_MS, carrying, CONNECT, errorFor, eventually, header, isMethod, methods, newClient, POLICY, rejection, running, scripted, serve, settled, STDIO_CONNECT, stdioServer } from './test-support.ts';
@@ -731,6 +732,7 @@ const ON_THE_WIRE: Record<RuleName, () => Promise<void>> = {
     await connecting;
   },
   ...AUTHORIZATION_ON_THE_WIRE,
+  ...AUTHORIZATION_FAMILIES_ON_THE_WIRE,
 };
 
 describe('each flipped rule shows on the wire', () => {

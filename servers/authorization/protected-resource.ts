@@ -20,8 +20,14 @@ export interface ProtectedResourceOptions {
   challengeScope?: string;
   /** Where the metadata is: path-based (`/.well-known/oauth-protected-resource/mcp`), at the root, or both (default). */
   metadataAt?: MetadataAt;
-  /** A token without this scope is answered 403 `insufficient_scope`. */
+  /** A token without this scope is answered 403 `insufficient_scope` (from the start; `requireScope()` sets it later). */
   requiredScope?: string;
+  /**
+   * The `resource` its Protected Resource Metadata publishes (and the audience its tokens must carry): the MCP endpoint's
+   * URL (default), `origin` (the server's origin, a parent of the endpoint: the audience of every token it accepts), or
+   * any other URL (metadata for another resource, which a client must refuse; tokens still need the endpoint's URL).
+   */
+  publishedResource?: 'endpoint' | 'origin' | string;
   /** How the authorization server behind it is set up. */
   authorization?: AuthorizationServerOptions;
 }
@@ -45,6 +51,11 @@ export interface ProtectedResource extends Personality {
   expireIssuedTokens(): void;
   /** From now on, every request is answered 401 `invalid_token` whatever its token (a server that keeps refusing), or no longer. */
   refuseEveryToken(refusing: boolean): void;
+  /**
+   * From now on, a token without `scope` is answered 403 `insufficient_scope` naming it (undefined: no longer); with
+   * `always`, every token is, the scope granted or not (a server a step-up never satisfies).
+   */
+  requireScope(scope: string | undefined, always?: boolean): void;
   /** What a client is given to authorize headlessly (ConnectOptions.authorization). */
   clientAuthorization(overrides?: Partial<Omit<AuthorizationOptions, 'authorize' | 'userAgentUrl'>>): AuthorizationOptions;
 }
@@ -69,6 +80,8 @@ export function protectedResource(options: ProtectedResourceOptions = {}): Prote
   let entryPath = '/mcp';
   let expiredThrough = 0;
   let refusing = false;
+  let requiredScope = options.requiredScope;
+  let scopeNeverEnough = false;
   const metadataAt = options.metadataAt ?? 'both';
   const servedAt = (): string[] => (metadataAt === 'both' ? [metadataPath(entryPath, 'path'), metadataPath(entryPath, 'root')] : [metadataPath(entryPath, metadataAt)]);
   const server = (): AuthorizationServer => {
@@ -99,6 +112,10 @@ export function protectedResource(options: ProtectedResourceOptions = {}): Prote
     refuseEveryToken(on) {
       refusing = on;
     },
+    requireScope(scope, always = false) {
+      requiredScope = scope;
+      scopeNeverEnough = always;
+    },
     clientAuthorization(overrides = {}) {
       const issuer = server().issuer;
       return {
@@ -110,7 +127,11 @@ export function protectedResource(options: ProtectedResourceOptions = {}): Prote
     },
     async middleware({ req, res, exchange, record }, next) {
       const host = req.headers.host ?? '127.0.0.1';
-      const resource = `http://${host}${entryPath}`;
+      const endpoint = `http://${host}${entryPath}`;
+      const published = options.publishedResource;
+      const resource = published === undefined || published === 'endpoint' ? endpoint : published === 'origin' ? `http://${host}` : published;
+      // Tokens for a resource that is not this server's are no good here either.
+      const audience = resource.startsWith(`http://${host}`) ? resource : endpoint;
       const [path = '', query = ''] = (req.url ?? '').split('?');
       const metadataUrl = `http://${host}${servedAt()[0]}`;
       if (req.method === 'GET' && servedAt().includes(path)) {
@@ -126,7 +147,7 @@ export function protectedResource(options: ProtectedResourceOptions = {}): Prote
         const params = {
           ...(error !== undefined ? { error, error_description: description } : {}),
           ...(options.resourceMetadataInChallenge === false ? {} : { resource_metadata: metadataUrl }),
-          scope: status === 403 ? options.requiredScope : options.challengeScope,
+          scope: status === 403 ? requiredScope : options.challengeScope,
         };
         answer(res, status, challenge(params), error ?? 'unauthorized', description ?? 'an access token is required');
       };
@@ -135,14 +156,14 @@ export function protectedResource(options: ProtectedResourceOptions = {}): Prote
       if (bearer === undefined) return refuse(401, AUTH_NOTES.noToken);
       let claims: JWTPayload;
       try {
-        ({ payload: claims } = await jwtVerify(bearer, keys!, { issuer: server().issuer, audience: resource }));
+        ({ payload: claims } = await jwtVerify(bearer, keys!, { issuer: server().issuer, audience }));
       } catch (error) {
         return refuse(401, AUTH_NOTES.invalid, 'invalid_token', `the access token is not valid here (${error instanceof Error ? error.message : String(error)})`);
       }
       if (refusing) return refuse(401, AUTH_NOTES.refused, 'invalid_token', 'the access token was revoked');
       if (Number(claims[ISSUED_CLAIM] ?? 0) <= expiredThrough) return refuse(401, AUTH_NOTES.expired, 'invalid_token', 'the access token expired');
-      if (options.requiredScope !== undefined && !String(claims['scope'] ?? '').split(' ').includes(options.requiredScope)) {
-        return refuse(403, AUTH_NOTES.insufficientScope, 'insufficient_scope', `the access token lacks the scope ${options.requiredScope}`);
+      if (requiredScope !== undefined && (scopeNeverEnough || !String(claims['scope'] ?? '').split(' ').includes(requiredScope))) {
+        return refuse(403, AUTH_NOTES.insufficientScope, 'insufficient_scope', `the access token lacks the scope ${requiredScope}`);
       }
       record.note(exchange, AUTH_NOTES.accepted);
       await next();
