@@ -1,6 +1,7 @@
 import { REDIRECT_URI } from '../../servers/authorization/protected-resource.ts';
 import type { WireExchange } from '../../servers/wire-record.ts';
-import { check, precondition } from '../checks.ts';
+import { check, clientCompleted, precondition } from '../checks.ts';
+import { sendingMessages } from '../spec.ts';
 import { describeOutcome, outcomeOf } from '../outcome.ts';
 import { defineScenario, type Evidence } from '../scenario.ts';
 import { authorizationLane, protectedSetup, tokenRequests, type Protected } from './support.ts';
@@ -50,6 +51,7 @@ export const metadataIssuerChecked = defineScenario<Protected>({
         [],
         { by: 'client' },
       ),
+      clientCompleted(evidence, sendingMessages(evidence.revision, 'the script runs to its end (the refusal is expected and caught)', 'MUST')),
       check(
         'metadata-not-used',
         rule(`the issuer in the document MUST be identical to the issuer used to construct the well-known URL; if they differ, the client MUST NOT use the metadata (it names ${ATTACKER_ISSUER})`),
@@ -98,6 +100,7 @@ export const issRequiredWhenAdvertised = defineScenario<Protected>({
         [],
         { by: 'client' },
       ),
+      clientCompleted(evidence, sendingMessages(evidence.revision, 'the script runs to its end (the refusal is expected and caught)', 'MUST')),
       check(
         'code-not-redeemed',
         rule('with authorization_response_iss_parameter_supported true and no iss in the response, the client MUST reject it before transmitting the code to any token endpoint'),

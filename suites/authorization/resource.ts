@@ -121,6 +121,7 @@ export const resourceMismatchRefused = defineScenario<Protected>({
     const outcome = outcomeOf(evidence, REFUSED_OUTCOME);
     return [
       precondition('metadata-fetched', rule('the client reads the Protected Resource Metadata'), fetched.length > 0, fetched.length > 0 ? `the client fetched the metadata (${labels(fetched)}), which names ${OTHER_RESOURCE}` : 'the client never fetched the Protected Resource Metadata', fetched, { by: 'client' }),
+      clientCompleted(evidence, sendingMessages(revision, 'the script runs to its end (the refusal is expected and caught)', 'MUST')),
       check(
         'no-authorization-for-other-resource',
         rule(`metadata whose resource (${OTHER_RESOURCE}) is not the server it was fetched for is not used: no registration, authorization or token request follows`),
