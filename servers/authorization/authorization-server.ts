@@ -25,7 +25,7 @@ export interface AuthorizationServerOptions {
   /** The scopes a resource server grants (what a client may ask for). Default `['mcp']`. */
   scopes?: readonly string[];
   /** Clients registered beforehand (the pre-registration path): public or confidential. */
-  clients?: readonly { clientId: string; clientSecret?: string; redirectUris: readonly string[]; tokenEndpointAuthMethod?: TokenEndpointAuthMethod }[];
+  clients?: readonly { clientId: string; clientSecret?: string; redirectUris: readonly string[] }[];
   /**
    * Registers every dynamically registered client with this token endpoint authentication method, whatever it asked
    * (RFC 7591 §3.2.1: the server may replace a requested value; its answer says which).
@@ -171,7 +171,7 @@ export async function startAuthorizationServer(options: AuthorizationServerOptio
   const configuration: Configuration = {
     clients: (options.clients ?? []).map((client) => ({
       client_id: client.clientId,
-      ...(client.clientSecret !== undefined ? { client_secret: client.clientSecret, ...(client.tokenEndpointAuthMethod !== undefined ? { token_endpoint_auth_method: client.tokenEndpointAuthMethod } : {}) } : { token_endpoint_auth_method: 'none' }),
+      ...(client.clientSecret !== undefined ? { client_secret: client.clientSecret } : { token_endpoint_auth_method: 'none' }),
       redirect_uris: [...client.redirectUris],
       grant_types: ['authorization_code', 'refresh_token'],
       response_types: ['code'],
