@@ -391,7 +391,7 @@ export const VARIANT_SPECS: readonly VariantSpec[] = [
     name: 'broken-retries-http-errors',
     rule: 'noRetryOnHttpErrors',
     description: 'Reference client that retries a request answered 401, 403 or 5xx up to three times, at once (seed 003)',
-    breaks: ['retry/no-retry-on-auth', 'retry/bounded-on-5xx'],
+    breaks: ['retry/no-retry-on-auth', 'retry/bounded-on-5xx', 'authorization/step-up-retry-limit'],
   },
   // — 2026-07-28 —
   {
