@@ -143,7 +143,7 @@ export class Authorizer implements Sender {
   async send(req: HttpRequest): Promise<HttpAnswer> {
     let sentWith = this.tokens?.accessToken;
     let answer = await send(this.agent, this.withToken(req, sentWith));
-    for (let renewals = 0; answer.status === 401 || insufficientScope(answer) !== undefined; renewals++) {
+    for (let renewals = 0; answer.status === 401 || (this.rules.stepUpOnInsufficientScope && insufficientScope(answer) !== undefined); renewals++) {
       const stepUp = answer.status === 403;
       const challenge = bearerChallenge(answer.headers['www-authenticate']);
       if (challenge === undefined || !this.rules.authorizeOn401) return answer;
@@ -212,8 +212,9 @@ export class Authorizer implements Sender {
     if (issuer === undefined) throw new AuthorizationError('the Protected Resource Metadata names no authorization server');
     // The resource exactly as the metadata publishes it, once it is known to name this server (RFC 9728 §3.3).
     const published = resourceMetadata['resource'];
-    if (typeof published === 'string' && !namesServer(published, req.url)) throw new AuthorizationError(`the Protected Resource Metadata is for ${published}, not ${req.url}`);
-    this.resource = typeof published === 'string' ? published : canonical(req.url);
+    if (typeof published === 'string' && this.rules.refuseOtherResource && !namesServer(published, req.url)) throw new AuthorizationError(`the Protected Resource Metadata is for ${published}, not ${req.url}`);
+    // (A broken variant sends the URL it was given, whatever the metadata says.)
+    this.resource = typeof published === 'string' && this.rules.resourceAsPublished ? published : canonical(req.url);
     const metadata = await this.serverMetadata(issuer, signal);
     // 2025-11-25: PKCE support is read from the metadata, and a server that does not advertise S256 is refused.
     if (!metadata.code_challenge_methods_supported?.includes('S256')) throw new AuthorizationError(`the authorization server ${issuer} does not advertise PKCE S256 (code_challenge_methods_supported)`);
@@ -221,7 +222,7 @@ export class Authorizer implements Sender {
     this.metadata = metadata;
     const client = await this.register(metadata, signal);
     const chosen = selectScope(this.rules, challenge['scope'], resourceMetadata, metadata);
-    const scope = stepUp ? scopeUnion(this.scope, chosen) : chosen;
+    const scope = stepUp && this.rules.scopeUnionOnStepUp ? scopeUnion(this.scope, chosen) : chosen;
     this.scope = scope;
     const verifier = base64url(randomBytes(32));
     const state = base64url(randomBytes(16));
@@ -244,7 +245,7 @@ export class Authorizer implements Sender {
     const iss = answered.get('iss');
     if (iss !== null && iss !== metadata.issuer) throw new AuthorizationError(`the authorization response came from ${iss}, not ${metadata.issuer}`);
     // …and one the server's metadata promises must be there (RFC 9207 §2.4).
-    if (iss === null && metadata.authorization_response_iss_parameter_supported === true) throw new AuthorizationError(`the authorization response carried no iss, which ${metadata.issuer} promises (authorization_response_iss_parameter_supported)`);
+    if (iss === null && this.rules.requireAdvertisedIss && metadata.authorization_response_iss_parameter_supported === true) throw new AuthorizationError(`the authorization response carried no iss, which ${metadata.issuer} promises (authorization_response_iss_parameter_supported)`);
     const code = answered.get('code');
     if (code === null) throw new AuthorizationError(`the authorization was refused: ${answered.get('error') ?? 'no code'}`);
     this.tokens = await this.tokenRequest({ grant_type: 'authorization_code', code, redirect_uri: this.options.redirectUri, code_verifier: verifier, ...(this.rules.resourceInTokenRequest ? { resource: this.resource } : {}) }, signal);
@@ -274,7 +275,7 @@ export class Authorizer implements Sender {
         throw new AuthorizationError(`the authorization-server metadata at ${candidate} lacks an issuer, authorization_endpoint or token_endpoint`);
       }
       // RFC 8414 §3.3: metadata naming another issuer than the one asked is not that server's (an impersonation).
-      if (found.issuer !== issuer) throw new AuthorizationError(`the authorization-server metadata at ${candidate} names the issuer ${found.issuer}, not ${issuer}`);
+      if (found.issuer !== issuer && this.rules.checkMetadataIssuer) throw new AuthorizationError(`the authorization-server metadata at ${candidate} names the issuer ${found.issuer}, not ${issuer}`);
       return found as ServerMetadata;
     }
     throw new AuthorizationError(`no authorization-server metadata for ${issuer}`);
@@ -311,7 +312,8 @@ export class Authorizer implements Sender {
     const client = this.registered!;
     const form = new URLSearchParams(params);
     const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' };
-    if (client.clientSecret !== undefined && client.auth === 'client_secret_basic') headers['authorization'] = `Basic ${Buffer.from(`${encodeURIComponent(client.clientId)}:${encodeURIComponent(client.clientSecret)}`).toString('base64')}`;
+    // (A broken variant uses HTTP Basic whenever it holds a secret, whatever it registered.)
+    if (client.clientSecret !== undefined && (client.auth === 'client_secret_basic' || !this.rules.tokenAuthAsRegistered)) headers['authorization'] = `Basic ${Buffer.from(`${encodeURIComponent(client.clientId)}:${encodeURIComponent(client.clientSecret)}`).toString('base64')}`;
     else {
       form.set('client_id', client.clientId);
       if (client.clientSecret !== undefined && client.auth === 'client_secret_post') form.set('client_secret', client.clientSecret);

@@ -110,6 +110,14 @@ export interface ReferenceRules {
   renewForEveryMethod: boolean;
   closeSettlesOnRefusedDelete: boolean;
   noTokenAcrossOrigins: boolean;
+  // — authorization: the official suite's families (oauth.ts) —
+  stepUpOnInsufficientScope: boolean;
+  scopeUnionOnStepUp: boolean;
+  resourceAsPublished: boolean;
+  refuseOtherResource: boolean;
+  checkMetadataIssuer: boolean;
+  requireAdvertisedIss: boolean;
+  tokenAuthAsRegistered: boolean;
 }
 
 export type RuleName = keyof ReferenceRules;
@@ -492,6 +500,34 @@ export const RULES: Record<RuleName, RuleDoc> = {
   noTokenAcrossOrigins: {
     does: 'a 307/308 redirect is followed with the method and body, and the Authorization header is dropped when it leads to another origin (the Fetch standard\'s HTTP-redirect fetch); a request sent to another origin (an HTTP+SSE endpoint there, taken by a client that does not refuse it) carries no token either: the token never reaches another origin',
     source: `${AUTH} › Access Token Usage › Token Handling, Security Considerations › Token Theft, Token Audience Binding (tokens are for their resource alone); Fetch § HTTP-redirect fetch`,
+  },
+  stepUpOnInsufficientScope: {
+    does: 'a 403 with a Bearer challenge `error="insufficient_scope"` is answered by a new authorization (never a refresh, which keeps the scope it had) asking the scope the challenge names, and the request is sent again once; refused again, the 403 reaches the caller',
+    source: `2025-11-25 ${AUTH} › Scope Challenge Handling › Runtime Insufficient Scope Errors, Step-Up Authorization Flow (SHOULD; retry limits SHOULD)`,
+  },
+  scopeUnionOnStepUp: {
+    does: 'a step-up asks the union of the scope the client asked before and the scope the challenge names, so that what was granted stays granted',
+    source: `2026-07-28 ${AUTH} › Step-Up Authorization Flow 2 (the union of the previously requested scope set and the challenge's)`,
+  },
+  resourceAsPublished: {
+    does: 'the RFC 8707 `resource` of the authorization and the token request is the `resource` the Protected Resource Metadata publishes, exactly (the server URL only when the metadata names none)',
+    source: `${AUTH} › Resource Parameter Implementation (MUST, both requests); RFC 9728 §3 (the resource identifier); RFC 8707 §2`,
+  },
+  refuseOtherResource: {
+    does: 'Protected Resource Metadata whose `resource` is not this server (another origin, or a path that is neither the server\'s nor a parent of it) is refused: no authorization is asked for another resource',
+    source: `RFC 9728 §3.3 and §7.3 (the resource MUST be identical to the one the metadata was fetched for; impersonation); 2026-07-28 ${AUTH} › Authorization Server Discovery`,
+  },
+  checkMetadataIssuer: {
+    does: 'authorization-server metadata whose `issuer` is not the issuer its well-known URL was built from is not used: no registration, authorization or token request follows',
+    source: `2026-07-28 basic/authorization/authorization-server-discovery.mdx › Authorization Server Metadata Discovery (MUST validate per RFC 8414 §3.3; MUST NOT use it)`,
+  },
+  requireAdvertisedIss: {
+    does: 'an authorization response without `iss` from a server whose metadata says `authorization_response_iss_parameter_supported` is refused before its code is redeemed (a present `iss` is compared with the issuer in any case)',
+    source: `2026-07-28 ${AUTH} › Authorization Flow Steps › Authorization Response Validation (MUST apply RFC 9207 §2.4 before the code goes to any token endpoint)`,
+  },
+  tokenAuthAsRegistered: {
+    does: 'a client with a secret authenticates at the token endpoint by the method it is registered with (the registration answer\'s `token_endpoint_auth_method`), else one the metadata supports (`client_secret_basic` by default): `client_secret_post` puts the secret in the form, not in a Basic header',
+    source: 'RFC 7591 §2 and §3.2.1 (token_endpoint_auth_method); RFC 8414 §2 (token_endpoint_auth_methods_supported, default client_secret_basic); OAuth 2.1 §2.4.1',
   },
 };
 

@@ -26,6 +26,7 @@ import type { ReferenceClient } from './client.ts';
 import { AUTHORIZATION_LIFECYCLE_ON_THE_WIRE } from './oauth-lifecycle-test-support.ts';
 import { AUTHORIZATION_ON_THE_WIRE } from './oauth-test-support.ts';
 import { SCOPE_ON_THE_WIRE } from './scope-test-support.ts';
+import { AUTHORIZATION_FAMILIES_ON_THE_WIRE } from './oauth-families-test-support.ts';
 import { SCENARIOS } from '../../suites/index.ts';
 import { brokenVariants, referenceClient, REFERENCE_FEATURES, RULES, RULES_AWAITING_SCENARIOS, SPEC_RULES, VARIANT_SPECS, withRuleBroken, type RuleName } from './index.ts';
 import { BOUND_MS, carrying, CONNECT, errorFor, eventually, header, isMethod, methods, newClient, POLICY, rejection, running, scripted, serve, settled, STDIO_CONNECT, stdioServer } from './test-support.ts';
@@ -735,6 +736,7 @@ const ON_THE_WIRE: Record<RuleName, () => Promise<void>> = {
   ...AUTHORIZATION_ON_THE_WIRE,
   ...SCOPE_ON_THE_WIRE,
   ...AUTHORIZATION_LIFECYCLE_ON_THE_WIRE,
+  ...AUTHORIZATION_FAMILIES_ON_THE_WIRE,
 };
 
 describe('each flipped rule shows on the wire', () => {

@@ -51,14 +51,23 @@ const AUTHORIZATION_VARIANTS: readonly VariantSpec[] = [
     name: 'broken-never-authorizes',
     rule: 'authorizeOn401',
     description: 'Reference client given headless authorization that never answers a 401 challenge by authorizing: every request to a protected server is refused',
-    breaks: ['authorization/token-expiry-keeps-session', 'authorization/one-renewal-in-flight', 'authorization/no-authorization-loop', 'authorization/token-only-where-it-belongs', 'authorization/probe-challenge-not-legacy', 'authorization/expiry-on-listening-stream', 'authorization/expiry-on-resumed-get', 'authorization/close-with-expired-token', 'authorization/no-token-across-redirect', 'authorization/scope-from-challenge', 'authorization/scope-from-metadata', 'authorization/scope-omitted', 'authorization/first-authorization', 'authorization/pre-registered'],
+    breaks: ['authorization/token-expiry-keeps-session', 'authorization/one-renewal-in-flight', 'authorization/no-authorization-loop', 'authorization/token-only-where-it-belongs', 'authorization/probe-challenge-not-legacy', 'authorization/expiry-on-listening-stream', 'authorization/expiry-on-resumed-get', 'authorization/close-with-expired-token', 'authorization/no-token-across-redirect', 'authorization/scope-from-challenge', 'authorization/scope-from-metadata', 'authorization/scope-omitted', 'authorization/first-authorization', 'authorization/pre-registered', 'authorization/step-up', 'authorization/step-up-retry-limit', 'authorization/resource-as-published', 'authorization/token-endpoint-auth-as-registered'],
+    unreached: {
+      'authorization/resource-mismatch-refused': { at: ['2025-06-18', '2025-11-25', '2026-07-28'], why: 'a client that never authorizes never reads the metadata it would refuse' },
+      'authorization/metadata-issuer-checked': { at: M, why: 'a client that never authorizes never reads the authorization-server metadata' },
+      'authorization/iss-required-when-advertised': { at: M, why: 'a client that never authorizes never gets an authorization response' },
+    },
   },
   {
     name: 'broken-new-session-on-renewal',
     rule: 'retryInSessionAfterAuthorization',
     description: 'Reference client that takes a 401 in a session for the loss of the session: after a new token it initializes a new session, where a call that is not idempotent is not sent again',
-    breaks: ['authorization/token-expiry-keeps-session', 'authorization/one-renewal-in-flight', 'authorization/no-authorization-loop', 'authorization/token-only-where-it-belongs', 'authorization/expiry-on-listening-stream', 'authorization/expiry-on-resumed-get'],
+    breaks: ['authorization/token-expiry-keeps-session', 'authorization/one-renewal-in-flight', 'authorization/no-authorization-loop', 'authorization/token-only-where-it-belongs', 'authorization/expiry-on-listening-stream', 'authorization/expiry-on-resumed-get', 'authorization/step-up', 'authorization/step-up-retry-limit', 'authorization/resource-as-published', 'authorization/token-endpoint-auth-as-registered'],
     only: {
+      'authorization/token-endpoint-auth-as-registered': { at: WITH_SESSIONS, why: 'only a session can be taken for lost (2026-07-28 has none)' },
+      'authorization/step-up': { at: WITH_SESSIONS, why: 'only a session can be taken for lost (2026-07-28 has none)' },
+      'authorization/step-up-retry-limit': { at: WITH_SESSIONS, why: 'only a session can be taken for lost (2026-07-28 has none)' },
+      'authorization/resource-as-published': { at: WITH_SESSIONS, why: 'only a session can be taken for lost (2026-07-28 has none)' },
       'authorization/one-renewal-in-flight': { at: WITH_SESSIONS, why: 'only a session can be taken for lost (2026-07-28 has none)' },
       'authorization/no-authorization-loop': { at: WITH_SESSIONS, why: 'only a session can be taken for lost (2026-07-28 has none)' },
       'authorization/token-only-where-it-belongs': { at: WITH_SESSIONS, why: 'only a session can be taken for lost (2026-07-28 has none)' },
@@ -74,7 +83,7 @@ const AUTHORIZATION_VARIANTS: readonly VariantSpec[] = [
     name: 'broken-endless-authorization',
     rule: 'boundAuthorizationRetries',
     description: 'Reference client that renews its token and sends the request again each time it is refused 401, however often (up to 20 times)',
-    breaks: ['authorization/no-authorization-loop', 'authorization/close-with-expired-token'],
+    breaks: ['authorization/no-authorization-loop', 'authorization/close-with-expired-token', 'authorization/step-up-retry-limit'],
   },
   {
     name: 'broken-token-in-query',
@@ -86,25 +95,85 @@ const AUTHORIZATION_VARIANTS: readonly VariantSpec[] = [
     name: 'broken-token-to-authorization-server',
     rule: 'tokenOnlyToItsServer',
     description: 'Reference client that sends its access token as a Bearer token to the authorization server too (metadata, registration, token requests), where the token endpoint refuses it',
-    breaks: ['authorization/token-only-where-it-belongs', 'authorization/token-expiry-keeps-session', 'authorization/one-renewal-in-flight', 'authorization/no-authorization-loop', 'authorization/expiry-on-listening-stream', 'authorization/expiry-on-resumed-get', 'authorization/close-with-expired-token'],
+    breaks: ['authorization/token-only-where-it-belongs', 'authorization/token-expiry-keeps-session', 'authorization/one-renewal-in-flight', 'authorization/no-authorization-loop', 'authorization/expiry-on-listening-stream', 'authorization/expiry-on-resumed-get', 'authorization/close-with-expired-token', 'authorization/step-up', 'authorization/resource-as-published', 'authorization/token-endpoint-auth-as-registered'],
+    unreached: {
+      'authorization/step-up-retry-limit': { at: ['2025-11-25', '2026-07-28'], why: 'its step-up is refused at the token endpoint (the token it sends there), so it never reaches the second 403' },
+    },
   },
   {
     name: 'broken-probe-401-is-legacy',
     rule: 'authorizeTheProbe',
     description: 'Reference client that takes a 401 to its server/discover probe for a legacy server: it falls back to initialize (pinned to 2026-07-28, it gives up)',
     // negotiation/no-fallback-on-failure probes a server that answers 401 with a Bearer challenge: this variant falls back.
-    breaks: ['negotiation/no-fallback-on-failure', 'authorization/probe-challenge-not-legacy', 'authorization/one-renewal-in-flight', 'authorization/no-authorization-loop', 'authorization/token-only-where-it-belongs', 'authorization/no-token-across-redirect', 'authorization/scope-from-challenge', 'authorization/scope-from-metadata', 'authorization/scope-omitted', 'authorization/first-authorization', 'authorization/pre-registered'],
+    breaks: ['negotiation/no-fallback-on-failure', 'authorization/probe-challenge-not-legacy', 'authorization/one-renewal-in-flight', 'authorization/no-authorization-loop', 'authorization/token-only-where-it-belongs', 'authorization/no-token-across-redirect', 'authorization/scope-from-challenge', 'authorization/scope-from-metadata', 'authorization/scope-omitted', 'authorization/first-authorization', 'authorization/pre-registered', 'authorization/step-up', 'authorization/step-up-retry-limit', 'authorization/resource-as-published', 'authorization/token-endpoint-auth-as-registered'],
     only: {
       'authorization/scope-from-challenge': { at: M, why: 'the probe exists only at 2026-07-28' },
       'authorization/scope-from-metadata': { at: M, why: 'the probe exists only at 2026-07-28' },
       'authorization/scope-omitted': { at: M, why: 'the probe exists only at 2026-07-28' },
       'authorization/first-authorization': { at: M, why: 'the probe exists only at 2026-07-28' },
       'authorization/pre-registered': { at: M, why: 'the probe exists only at 2026-07-28' },
+      'authorization/token-endpoint-auth-as-registered': { at: M, why: 'the probe exists only at 2026-07-28' },
+      'authorization/step-up': { at: M, why: 'the probe exists only at 2026-07-28' },
+      'authorization/step-up-retry-limit': { at: M, why: 'the probe exists only at 2026-07-28' },
+      'authorization/resource-as-published': { at: M, why: 'the probe exists only at 2026-07-28' },
       'authorization/one-renewal-in-flight': { at: M, why: 'the probe exists only at 2026-07-28' },
       'authorization/no-authorization-loop': { at: M, why: 'the probe exists only at 2026-07-28' },
       'authorization/token-only-where-it-belongs': { at: M, why: 'the probe exists only at 2026-07-28' },
       'authorization/no-token-across-redirect': { at: M, why: 'the probe exists only at 2026-07-28' },
     },
+    unreached: {
+      'authorization/resource-mismatch-refused': { at: M, why: 'pinned to 2026-07-28, it gives up at the probe before reading any metadata' },
+      'authorization/metadata-issuer-checked': { at: M, why: 'pinned to 2026-07-28, it gives up at the probe before reading any metadata' },
+      'authorization/iss-required-when-advertised': { at: M, why: 'pinned to 2026-07-28, it gives up at the probe before any authorization' },
+    },
+  },
+];
+
+/** The variants of the official suite's authorization families (suites/authorization/: step-up, resource, issuer, token endpoint authentication), in a block of their own. */
+const AUTHORIZATION_FAMILY_VARIANTS: readonly VariantSpec[] = [
+  {
+    name: 'broken-no-step-up',
+    rule: 'stepUpOnInsufficientScope',
+    description: 'Reference client that passes a 403 insufficient_scope to the caller as it is: no step-up authorization, the call fails',
+    breaks: ['authorization/step-up'],
+    unreached: { 'authorization/step-up-retry-limit': { at: ['2025-11-25', '2026-07-28'], why: 'a client that never steps up never reaches the second 403 the retry limit is about' } },
+  },
+  {
+    name: 'broken-step-up-drops-scope',
+    rule: 'scopeUnionOnStepUp',
+    description: 'Reference client whose step-up asks only the scope the challenge names, dropping the scope it held',
+    breaks: ['authorization/step-up'],
+    only: { 'authorization/step-up': { at: M, why: 'the scope union is a 2026-07-28 rule (2025-11-25 asks the challenge\'s scope)' } },
+  },
+  {
+    name: 'broken-resource-from-url',
+    rule: 'resourceAsPublished',
+    description: 'Reference client that sends the MCP endpoint\'s URL as the RFC 8707 resource, not the resource the Protected Resource Metadata publishes',
+    breaks: ['authorization/resource-as-published'],
+  },
+  {
+    name: 'broken-accepts-other-resource',
+    rule: 'refuseOtherResource',
+    description: 'Reference client that asks a token for whatever resource the Protected Resource Metadata names, another server\'s included',
+    breaks: ['authorization/resource-mismatch-refused'],
+  },
+  {
+    name: 'broken-trusts-metadata-issuer',
+    rule: 'checkMetadataIssuer',
+    description: 'Reference client that uses authorization-server metadata naming another issuer than the one it was fetched for (RFC 8414 §3.3 not applied)',
+    breaks: ['authorization/metadata-issuer-checked'],
+  },
+  {
+    name: 'broken-accepts-missing-iss',
+    rule: 'requireAdvertisedIss',
+    description: 'Reference client that redeems an authorization code whose response lacks the iss the server\'s metadata promises (RFC 9207 §2.4 not applied)',
+    breaks: ['authorization/iss-required-when-advertised'],
+  },
+  {
+    name: 'broken-token-auth-basic-always',
+    rule: 'tokenAuthAsRegistered',
+    description: 'Reference client that authenticates at the token endpoint by HTTP Basic whenever it holds a secret, though registered with client_secret_post',
+    breaks: ['authorization/token-endpoint-auth-as-registered'],
   },
 ];
 
@@ -382,7 +451,7 @@ export const VARIANT_SPECS: readonly VariantSpec[] = [
     rule: 'noRetryOnHttpErrors',
     description: 'Reference client that retries a request answered 401, 403 or 5xx up to three times, at once (seed 003)',
     // A 401 with a new token refused again is sent again three more times: the loop authorization/no-authorization-loop bounds.
-    breaks: ['retry/no-retry-on-auth', 'retry/bounded-on-5xx', 'authorization/no-authorization-loop'],
+    breaks: ['retry/no-retry-on-auth', 'retry/bounded-on-5xx', 'authorization/no-authorization-loop', 'authorization/step-up-retry-limit'],
   },
   // — 2026-07-28 —
   {
@@ -776,4 +845,6 @@ export const VARIANT_SPECS: readonly VariantSpec[] = [
   ...AUTHORIZATION_VARIANTS,
   ...SCOPE_SELECTION_VARIANTS,
   ...AUTHORIZATION_LIFECYCLE_VARIANTS,
+  // — issue 29: the official suite's authorization families (suites/authorization/) —
+  ...AUTHORIZATION_FAMILY_VARIANTS,
 ];

@@ -6,7 +6,7 @@ import express from 'express';
 import { exportJWK, generateKeyPair, type JWK } from 'jose';
 import Provider, { errors, type Adapter, type AdapterPayload, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
 import { Readable } from 'node:stream';
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { listenOnLoopback } from '../listen.ts';
 import { WireRecord } from '../wire-record.ts';
 
@@ -15,6 +15,9 @@ export const TEST_USER = 'conformance-user';
 
 /** The claim carrying the order in which the server issued an access token (1, 2, …): what "expired" is decided by. */
 export const ISSUED_CLAIM = 'issued_n';
+
+/** How a client authenticates at the token endpoint (RFC 7591 §2). */
+export type TokenEndpointAuthMethod = 'client_secret_basic' | 'client_secret_post' | 'none';
 
 export interface AuthorizationServerOptions {
   /** Access-token lifetime in whole seconds (oidc-provider's unit). Default 600: tokens expire when a resource says so. */
@@ -25,8 +28,22 @@ export interface AuthorizationServerOptions {
   clients?: readonly { clientId: string; clientSecret?: string; redirectUris: readonly string[] }[];
   /** Dynamic client registration offered (a `registration_endpoint`). Default true. */
   dynamicRegistration?: boolean;
+  /**
+   * Registers every dynamically registered client with this token endpoint authentication method, whatever it asked
+   * (RFC 7591 §3.2.1: the server may replace a requested value; its answer says which).
+   */
+  registerWith?: TokenEndpointAuthMethod;
+  /** The client authentication methods its token endpoint accepts (and its metadata lists). Default: oidc-provider's. */
+  clientAuthMethods?: readonly TokenEndpointAuthMethod[];
   /** Rotate refresh tokens on each use (default: true, as OAuth 2.1 requires for public clients). */
   rotateRefreshTokens?: boolean;
+  /** A lie: the `issuer` its metadata names, when not its own (RFC 8414 §3.3 says a client must not use such metadata). */
+  metadataIssuer?: string;
+  /**
+   * The `iss` of the authorization response (RFC 9207) when not the true one: `omit` leaves it out while the metadata
+   * still says `authorization_response_iss_parameter_supported`, a string puts that issuer there.
+   */
+  responseIss?: 'omit' | string;
 }
 
 export interface AuthorizationServer {
@@ -132,7 +149,7 @@ export async function startAuthorizationServer(options: AuthorizationServerOptio
   app.use(async (req, res, next) => {
     try {
       const { exchange } = await record.begin(req, res);
-      replayBody(req, exchange.requestBody);
+      replayBody(req, options.registerWith !== undefined && req.method === 'POST' && req.path === '/reg' ? registeredWith(req, exchange.requestBody, options.registerWith) : exchange.requestBody);
       if (req.path.startsWith('/interaction/')) return await approve(provider!, req, res);
       // RFC 8414's well-known name for the metadata oidc-provider publishes under OpenID discovery's.
       if (req.path === '/.well-known/oauth-authorization-server') req.url = '/.well-known/openid-configuration';
@@ -143,6 +160,16 @@ export async function startAuthorizationServer(options: AuthorizationServerOptio
         if ((url.searchParams.get('scope') ?? '').trim() === '') {
           url.searchParams.set('scope', scopes.join(' '));
           req.url = `${url.pathname}${url.search}`;
+        }
+      }
+      if (req.path === '/.well-known/openid-configuration' && options.metadataIssuer !== undefined) rewriteJson(res, (metadata) => ({ ...metadata, issuer: options.metadataIssuer }));
+      if (options.responseIss !== undefined) rewriteRedirects(res, issuer, options.responseIss);
+      // oidc-provider takes any method a client authenticates by: a server that accepts only some refuses the others.
+      if (req.method === 'POST' && req.path === '/token' && options.clientAuthMethods !== undefined) {
+        const used = tokenEndpointAuthOf(req.headers.authorization, exchange.requestBody);
+        if (!options.clientAuthMethods.includes(used)) {
+          res.writeHead(401, { 'content-type': 'application/json', 'www-authenticate': 'Basic realm="token"' }).end(JSON.stringify({ error: 'invalid_client', error_description: `client authentication by ${used} is not accepted here (${options.clientAuthMethods.join(', ')})` }));
+          return;
         }
       }
       handle!(req, res);
@@ -163,6 +190,7 @@ export async function startAuthorizationServer(options: AuthorizationServerOptio
       application_type: 'native',
     })),
     jwks: { keys: [signing] },
+    ...(options.clientAuthMethods !== undefined ? { clientAuthMethods: [...options.clientAuthMethods] } : {}),
     scopes: ['openid', 'offline_access', ...scopes],
     features: {
       devInteractions: { enabled: false },
@@ -205,6 +233,48 @@ export async function startAuthorizationServer(options: AuthorizationServerOptio
     issued: () => issued,
     close: () => listening.close(),
   };
+}
+
+/** A registration request's body with the method the server registers every client with (the record keeps the client's). */
+function registeredWith(req: IncomingMessage, body: string, method: TokenEndpointAuthMethod): string {
+  let metadata: Record<string, unknown>;
+  try {
+    metadata = JSON.parse(body) as Record<string, unknown>;
+  } catch {
+    return body;
+  }
+  const replaced = JSON.stringify({ ...metadata, token_endpoint_auth_method: method });
+  req.headers['content-length'] = String(Buffer.byteLength(replaced));
+  return replaced;
+}
+
+/** The method a token request authenticates its client by: a Basic header, a client_secret in the form, or neither. */
+function tokenEndpointAuthOf(authorization: string | undefined, body: string): TokenEndpointAuthMethod {
+  if (/^Basic\s/i.test(authorization ?? '')) return 'client_secret_basic';
+  return new URLSearchParams(body).has('client_secret') ? 'client_secret_post' : 'none';
+}
+
+/** The JSON body oidc-provider answers with, rewritten by `change` before it is sent (and recorded). */
+function rewriteJson(res: ServerResponse, change: (body: Record<string, unknown>) => Record<string, unknown>): void {
+  const end = res.end.bind(res) as (...args: unknown[]) => ServerResponse;
+  res.end = ((chunk?: unknown, ...rest: unknown[]) => {
+    if (typeof chunk !== 'string' && !Buffer.isBuffer(chunk)) return end(chunk, ...rest);
+    const body = JSON.stringify(change(JSON.parse(chunk.toString()) as Record<string, unknown>));
+    if (!res.headersSent) res.setHeader('content-length', Buffer.byteLength(body));
+    return end(body, ...rest.filter((arg) => typeof arg === 'function'));
+  }) as ServerResponse['end'];
+}
+
+/** Redirects away from the server (the authorization response to the client) with their `iss` left out or replaced. */
+function rewriteRedirects(res: ServerResponse, issuer: string, iss: 'omit' | string): void {
+  const setHeader = res.setHeader.bind(res);
+  res.setHeader = ((name: string, value: number | string | readonly string[]) => {
+    if (name.toLowerCase() !== 'location' || typeof value !== 'string' || new URL(value, issuer).origin === new URL(issuer).origin) return setHeader(name, value);
+    const url = new URL(value);
+    if (iss === 'omit') url.searchParams.delete('iss');
+    else if (url.searchParams.has('iss')) url.searchParams.set('iss', iss);
+    return setHeader(name, url.toString());
+  }) as ServerResponse['setHeader'];
 }
 
 /**

@@ -24,8 +24,14 @@ export interface ProtectedResourceOptions {
   metadataAt?: MetadataAt;
   /** The metadata lists `scopes_supported` (the authorization server's resource scopes). Default true. */
   scopesInMetadata?: boolean;
-  /** A token without this scope is answered 403 `insufficient_scope`. */
+  /** A token without this scope is answered 403 `insufficient_scope` (from the start; `requireScope()` sets it later). */
   requiredScope?: string;
+  /**
+   * The `resource` its Protected Resource Metadata publishes (and the audience its tokens must carry): the MCP endpoint's
+   * URL (default), `origin` (the server's origin, a parent of the endpoint: the audience of every token it accepts), or
+   * any other URL (metadata for another resource, which a client must refuse; tokens still need the endpoint's URL).
+   */
+  publishedResource?: 'endpoint' | 'origin' | string;
   /** How the authorization server behind it is set up. */
   authorization?: AuthorizationServerOptions;
 }
@@ -66,6 +72,11 @@ export interface ProtectedResource extends Personality {
   redirectOnce(matches: (request: MatchedRequest) => boolean): void;
   /** What reached the decoy origin of redirectOnce (empty until a client followed a redirect there). */
   readonly decoyRecord: WireRecord;
+  /**
+   * From now on, a token without `scope` is answered 403 `insufficient_scope` naming it (undefined: no longer); with
+   * `always`, every token is, the scope granted or not (a server a step-up never satisfies).
+   */
+  requireScope(scope: string | undefined, always?: boolean): void;
   /** What a client is given to authorize headlessly (ConnectOptions.authorization). */
   clientAuthorization(overrides?: Partial<Omit<AuthorizationOptions, 'authorize' | 'userAgentUrl'>>): AuthorizationOptions;
 }
@@ -90,6 +101,8 @@ export function protectedResource(options: ProtectedResourceOptions = {}): Prote
   let entryPath = '/mcp';
   let expiredThrough = 0;
   let refusing = false;
+  let requiredScope = options.requiredScope;
+  let scopeNeverEnough = false;
   const metadataAt = options.metadataAt ?? 'both';
   const servedAt = (): string[] => (metadataAt === 'both' ? [metadataPath(entryPath, 'path'), metadataPath(entryPath, 'root')] : [metadataPath(entryPath, metadataAt)]);
   const server = (): AuthorizationServer => {
@@ -135,6 +148,10 @@ export function protectedResource(options: ProtectedResourceOptions = {}): Prote
     redirectOnce(matches) {
       redirectAt = matches;
     },
+    requireScope(scope, always = false) {
+      requiredScope = scope;
+      scopeNeverEnough = always;
+    },
     clientAuthorization(overrides = {}) {
       const issuer = server().issuer;
       return {
@@ -146,7 +163,11 @@ export function protectedResource(options: ProtectedResourceOptions = {}): Prote
     },
     async middleware({ req, res, exchange, record, body }, next) {
       const host = req.headers.host ?? '127.0.0.1';
-      const resource = `http://${host}${entryPath}`;
+      const endpoint = `http://${host}${entryPath}`;
+      const published = options.publishedResource;
+      const resource = published === undefined || published === 'endpoint' ? endpoint : published === 'origin' ? `http://${host}` : published;
+      // Tokens for a resource that is not this server's are no good here either.
+      const audience = resource.startsWith(`http://${host}`) ? resource : endpoint;
       const [path = '', query = ''] = (req.url ?? '').split('?');
       const metadataUrl = `http://${host}${servedAt()[0]}`;
       if (req.method === 'GET' && servedAt().includes(path)) {
@@ -162,7 +183,7 @@ export function protectedResource(options: ProtectedResourceOptions = {}): Prote
         const params = {
           ...(error !== undefined ? { error, error_description: description } : {}),
           ...(options.resourceMetadataInChallenge === false ? {} : { resource_metadata: metadataUrl }),
-          scope: status === 403 ? options.requiredScope : options.challengeScope,
+          scope: status === 403 ? requiredScope : options.challengeScope,
         };
         answer(res, status, challenge(params), error ?? 'unauthorized', description ?? 'an access token is required');
       };
@@ -176,15 +197,15 @@ export function protectedResource(options: ProtectedResourceOptions = {}): Prote
       }
       let claims: JWTPayload;
       try {
-        ({ payload: claims } = await jwtVerify(bearer, keys!, { issuer: server().issuer, audience: resource }));
+        ({ payload: claims } = await jwtVerify(bearer, keys!, { issuer: server().issuer, audience }));
       } catch (error) {
         return refuse(401, AUTH_NOTES.invalid, 'invalid_token', `the access token is not valid here (${error instanceof Error ? error.message : String(error)})`);
       }
       // An expired token is refused as expired first: a server refusing every token too refuses its replacement as revoked.
       if (Number(claims[ISSUED_CLAIM] ?? 0) <= expiredThrough) return refuse(401, AUTH_NOTES.expired, 'invalid_token', 'the access token expired');
       if (refusing) return refuse(401, AUTH_NOTES.refused, 'invalid_token', 'the access token was revoked');
-      if (options.requiredScope !== undefined && !String(claims['scope'] ?? '').split(' ').includes(options.requiredScope)) {
-        return refuse(403, AUTH_NOTES.insufficientScope, 'insufficient_scope', `the access token lacks the scope ${options.requiredScope}`);
+      if (requiredScope !== undefined && (scopeNeverEnough || !String(claims['scope'] ?? '').split(' ').includes(requiredScope))) {
+        return refuse(403, AUTH_NOTES.insufficientScope, 'insufficient_scope', `the access token lacks the scope ${requiredScope}`);
       }
       record.note(exchange, AUTH_NOTES.accepted);
       if (redirectAt?.(seen)) {

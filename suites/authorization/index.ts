@@ -10,9 +10,16 @@ import { noTokenAcrossRedirect } from './no-token-across-redirect.ts';
 import { oneRenewalInFlight } from './one-renewal-in-flight.ts';
 import { preRegistered } from './pre-registered.ts';
 import { probeChallengeNotLegacy } from './probe-challenge-not-legacy.ts';
+import { issRequiredWhenAdvertised, metadataIssuerChecked } from './issuer.ts';
+import { resourceAsPublished, resourceMismatchRefused } from './resource.ts';
+import { stepUp, stepUpRetryLimit } from './step-up.ts';
+import { tokenEndpointAuthAsRegistered } from './token-endpoint-auth.ts';
 import { scopeFromChallenge, scopeFromMetadata, scopeOmitted } from './scope-selection.ts';
 import { tokenExpiryKeepsSession } from './token-expiry-keeps-session.ts';
 import { tokenOnlyWhereItBelongs } from './token-only-where-it-belongs.ts';
+
+/** The official suite's families as scenarios (step-up, resource, issuer checks, token endpoint authentication). */
+const AUTHORIZATION_FAMILIES: readonly Scenario[] = [stepUp, stepUpRetryLimit, resourceAsPublished, resourceMismatchRefused, metadataIssuerChecked, issRequiredWhenAdvertised, tokenEndpointAuthAsRegistered];
 
 export const AUTHORIZATION: readonly Scenario[] = [
   tokenExpiryKeepsSession,
@@ -31,4 +38,5 @@ export const AUTHORIZATION: readonly Scenario[] = [
   expiryOnResumedGet,
   closeWithExpiredToken,
   noTokenAcrossRedirect,
+  ...AUTHORIZATION_FAMILIES,
 ];
