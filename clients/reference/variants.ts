@@ -183,7 +183,12 @@ const SCOPE_SELECTION_VARIANTS: readonly VariantSpec[] = [
     name: 'broken-ignores-challenged-scope',
     rule: 'scopeFromChallenge',
     description: "Reference client that asks for every scope of the resource's metadata even when the challenge names one",
-    breaks: ['authorization/scope-from-challenge'],
+    // Holding every scope from the first authorization, it meets no 403 in step-up; against a server that refuses every
+    // token 403 its step-ups no longer end after one.
+    breaks: ['authorization/scope-from-challenge', 'authorization/step-up-retry-limit'],
+    unreached: {
+      'authorization/step-up': { at: ['2025-11-25', '2026-07-28'], why: 'it asked for every scope of the metadata at first, the one the 403 would name included: no 403 comes' },
+    },
   },
   {
     name: 'broken-scope-from-authorization-server',
@@ -195,7 +200,7 @@ const SCOPE_SELECTION_VARIANTS: readonly VariantSpec[] = [
     name: 'broken-no-resource-in-token-request',
     rule: 'resourceInTokenRequest',
     description: 'Reference client that leaves resource out of the token request redeeming the authorization code (it is in the authorization request)',
-    breaks: ['authorization/first-authorization'],
+    breaks: ['authorization/first-authorization', 'authorization/resource-as-published'],
   },
   {
     name: 'broken-ignores-pre-registration',
