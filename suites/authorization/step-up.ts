@@ -27,10 +27,10 @@ function challengeOf(evidence: Evidence) {
   const first = challenged[0];
   const sentAfter = evidence.exchanges.filter((exchange) => exchange.startedAt >= Number(evidence.observed[STIMULUS_AT] ?? Infinity));
   const all = authorizationRequests(evidence);
-  // The lane and the MCP record have their own clocks: the authorization requests before the stimulus are those of the
-  // first authorization (the client asked nothing more until the 403).
-  const firstAuthorizations = all.filter((exchange) => !scopesOf(queryOf(exchange).get('scope')).some((scope) => scope !== HELD_SCOPE)).slice(0, 1);
-  const stepUps = all.filter((exchange) => !firstAuthorizations.includes(exchange));
+  // The lane and the MCP record have their own clocks, so the lane's own order tells: its first authorization request is
+  // the one the 401 at connect asked for (whatever scopes it added, offline_access say), every later one a step-up.
+  const firstAuthorizations = all.slice(0, 1);
+  const stepUps = all.slice(1);
   const again = first === undefined ? [] : resends(evidence.exchanges, first);
   return { challenged, first, sentAfter, firstAuthorizations, stepUps, again };
 }
