@@ -115,3 +115,18 @@ export class HeadlessOAuthProvider {
     return params;
   }
 }
+
+/**
+ * The same documented interactive flow for a request the SDK refused once it had sent the user agent to authorize (a
+ * step-up on 403 insufficient_scope): the application finishes the authorization with the callback's parameters and
+ * sends its request again, once. A refusal without a redirect is the SDK's answer, passed on as it is.
+ */
+export async function afterAuthorization<T>(oauth: HeadlessOAuthProvider | undefined, isUnauthorized: (error: unknown) => boolean, finish: (callback: URLSearchParams) => Promise<void>, request: () => Promise<T>): Promise<T> {
+  try {
+    return await request();
+  } catch (error) {
+    if (oauth === undefined || !oauth.redirected || !isUnauthorized(error)) throw error;
+    await finish(await oauth.callback());
+    return request();
+  }
+}

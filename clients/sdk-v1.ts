@@ -10,7 +10,7 @@ import * as rootStdio from '@modelcontextprotocol/sdk/client/stdio.js';
 import * as rootStreamableHttp from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import * as rootTypes from '@modelcontextprotocol/sdk/types.js';
 import { installedPackage } from './installed.ts';
-import { HeadlessOAuthProvider } from './sdk-oauth.ts';
+import { afterAuthorization, HeadlessOAuthProvider } from './sdk-oauth.ts';
 import { L, STREAMABLE_REVISIONS, type Revision } from '../protocol/revisions.ts';
 import { isStdioTarget, stateless, type ClientAdapter, type ClientConnection, type ClientHandlers, type Feature, type OperationOptions, type ServerTarget, type StdioTarget, type ToolResult } from './adapter.ts';
 
@@ -156,13 +156,17 @@ function streamableHttpAdapter(name: string, label: string, sdk: SdkV1Modules): 
         transport = new StreamableHTTPClientTransport(new URL(url), transportOptions);
         await client.connect(transport, { timeout: options.timeoutMs });
       }
+      const sdkOperations = operations(client);
+      const authorized = <T,>(request: () => Promise<T>) => afterAuthorization(oauth, (error) => error instanceof auth!.UnauthorizedError, (callback) => transport.finishAuth(callback.get('code') ?? ''), request);
       return {
         async info() {
           const protocolVersion = transport.protocolVersion;
           const sessionId = transport.sessionId;
           return { negotiatedVersion: protocolVersion, era: 'legacy', sessionId, resumeState: protocolVersion ? { protocolVersion, sessionId } : undefined };
         },
-        ...operations(client),
+        // A request refused after the SDK sent the user agent to authorize (its step-up) is finished as connect's is.
+        listTools: (operation) => authorized(() => sdkOperations.listTools(operation)),
+        callTool: (name, args, operation) => authorized(() => sdkOperations.callTool(name, args, operation)),
         async close() {
           // The documented clean disconnect: end the server's session, then close the client.
           if (!options.keepSessionOnClose) await transport.terminateSession();

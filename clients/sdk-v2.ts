@@ -9,7 +9,7 @@ import type { VersionNegotiationOptions } from '@modelcontextprotocol/client';
 import * as rootStdio from '@modelcontextprotocol/client/stdio';
 import { STREAMABLE_REVISIONS, type Revision } from '../protocol/revisions.ts';
 import { isStdioTarget, stateless, type ClientAdapter, type ClientConnection, type Feature, type OperationOptions, type ServerTarget, type ToolResult } from './adapter.ts';
-import { HeadlessOAuthProvider } from './sdk-oauth.ts';
+import { afterAuthorization, HeadlessOAuthProvider } from './sdk-oauth.ts';
 import { CLIENT_INFO, installedSdk } from './sdk-v1.ts';
 
 /** One installed version's root module, typed as the root package's. */
@@ -99,6 +99,7 @@ function sdkV2Adapter(name: string, label: string, sdk: SdkV2Module, stdio: SdkV
         transport = new StreamableHTTPClientTransport(new URL(target), transportOptions);
         await client.connect(transport, { timeout: options.timeoutMs });
       }
+      const authorized = <T,>(request: () => Promise<T>) => afterAuthorization(oauth, (error) => error instanceof UnauthorizedError, (callback) => transport.finishAuth(callback), request);
       const connection: ClientConnection = {
         async info() {
           const negotiatedVersion = client.getNegotiatedProtocolVersion();
@@ -110,7 +111,9 @@ function sdkV2Adapter(name: string, label: string, sdk: SdkV2Module, stdio: SdkV
             resumeState: negotiatedVersion ? { protocolVersion: negotiatedVersion, sessionId } : undefined,
           };
         },
-        ...operations,
+        // A request refused after the SDK sent the user agent to authorize (its step-up) is finished as connect's is.
+        listTools: (operation) => authorized(() => operations.listTools(operation)),
+        callTool: (name, args, operation) => authorized(() => operations.callTool(name, args, operation)),
         async close() {
           // The documented clean disconnect: end the server's session (a no-op when none was issued), then close.
           if (!options.keepSessionOnClose) await transport.terminateSession();
