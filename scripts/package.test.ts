@@ -345,7 +345,7 @@ describe('one matrix, wherever it is started', () => {
 });
 
 describe.concurrent("the project's own tests and types", () => {
-  test('a vitest file through ./vitest: one test per case, passed for a conforming client, failed with the broken rule for one that breaks it', async () => {
+  test('a vitest file through ./vitest: one test per case, passed for a conforming client, failed with the broken rule for one that breaks it, and one that the client was judged', async () => {
     const vitest = join(project, 'node_modules', 'vitest', 'vitest.mjs');
     const run = await exec(process.execPath, [vitest, 'run', 'test/conformance.test.mjs', '--reporter=json', '--outputFile=out/vitest.json'], { cwd: project, timeoutMs: cliBound });
     expect(run.code, described('vitest run', run)).toBe(1);
@@ -353,9 +353,11 @@ describe.concurrent("the project's own tests and types", () => {
     const tests = report.testResults.flatMap((file) => file.assertionResults);
     const of = (name: string) => tests.filter((t) => t.ancestorTitles.includes(`mcp-client-conformance: ${name}`));
     const cases = revisionsOf(SCENARIO).map((revision) => `${SCENARIO} @ ${revision}`);
-    expect(of('wrapped').map((t) => [t.title, t.status])).toEqual(cases.map((title) => [title, 'passed']));
-    expect(of('broken').map((t) => [t.title, t.status])).toEqual(cases.map((title) => [title, 'failed']));
-    expect(of('broken').every((t) => t.failureMessages.join('\n').includes('initialized-sent'))).toBe(true);
+    // And a last test each: the client was judged (a run that judged nothing fails it).
+    const judged = ['the client was judged: some case got a verdict of pass, fail or warn', 'passed'];
+    expect(of('wrapped').map((t) => [t.title, t.status])).toEqual([...cases.map((title) => [title, 'passed']), judged]);
+    expect(of('broken').map((t) => [t.title, t.status])).toEqual([...cases.map((title) => [title, 'failed']), judged]);
+    expect(of('broken').filter((t) => t.status === 'failed').every((t) => t.failureMessages.join('\n').includes('initialized-sent'))).toBe(true);
   }, 0);
 
   test('a node:test file through ./node-test, with a line-protocol program through ./adapter', async () => {
