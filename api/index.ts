@@ -26,6 +26,7 @@ import {
   writeBaselineFromRun,
   type Baseline,
   type CaseStatus,
+  type CompareOptions,
   type Difference,
 } from '../suites/baselines.ts';
 import { explain } from '../suites/evidence.ts';
@@ -35,7 +36,6 @@ import { bounded, runCase } from '../suites/runner.ts';
 import type { Scenario, ScenarioResult, Verdict } from '../suites/scenario.ts';
 import { EXIT_CODES, judgedSomething } from './exit-codes.ts';
 import { checkWritable } from './output-paths.ts';
-import { comparedWith } from './test-helpers.ts';
 import { PACKAGE_VERSION } from './package.ts';
 
 // ── the contract and the results, for your own code ──────────────────────────────────────────────────────────────
@@ -587,4 +587,10 @@ export function resultsFile(run: ConformanceRun): MatrixResults {
 export function junitReport(run: ConformanceRun): string {
   const known = new Set(run.results.filter(({ comparison }) => comparison?.status === 'match').map(({ result }) => `${result.scenarioId}@${result.revision}`));
   return renderJunit(resultsFile(run), (cell) => known.has(`${cell.scenario}@${cell.revision}`));
+}
+
+/** A result with how it compares with the baseline (its differences and what they come to for a gate). */
+export function comparedWith(result: ScenarioResult, baseline: Baseline, options: CompareOptions = {}): CaseOutcome {
+  const differences = baselineDifferences(result, baseline, options);
+  return { result, comparison: { status: caseStatus(result, differences), differences } };
 }

@@ -1,14 +1,6 @@
 // What the test-runner helpers (api/vitest.ts, api/node-test.ts) and `npm test` (suites/conformance.test.ts) say alike:
-// the suite's title, a result compared with a baseline, and why a case is skipped.
-import { baselineDifferences, caseStatus, type Baseline, type CompareOptions } from '../suites/baselines.ts';
-import type { ScenarioResult } from '../suites/scenario.ts';
+// the suite's title and why a case is skipped (a result compared with a baseline is index.ts comparedWith).
 import type { CaseOutcome, ConformanceOptions } from './index.ts';
-
-/** A result with how it compares with the baseline (its differences and what they come to for a gate). */
-export function comparedWith(result: ScenarioResult, baseline: Baseline, options: CompareOptions = {}): CaseOutcome {
-  const differences = baselineDifferences(result, baseline, options);
-  return { result, comparison: { status: caseStatus(result, differences), differences } };
-}
 
 /** `mcp-client-conformance: <the adapter's name, module path or command>`, or the name given. */
 export function suiteTitle(options: ConformanceOptions & { name?: string }): string {

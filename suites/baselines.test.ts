@@ -24,7 +24,8 @@ import {
 } from './baselines.ts';
 import { reasonOf, verdictOf, type Check, type Level, type ScenarioResult } from './scenario.ts';
 import { failsGate } from '../api/index.ts';
-import { comparedWith, skipReason } from '../api/test-helpers.ts';
+import { comparedWith } from '../api/index.ts';
+import { skipReason } from '../api/test-helpers.ts';
 
 // ── synthetic results ────────────────────────────────────────────────────────────────────────────────────────
 

@@ -3,18 +3,12 @@
 // (in time, late, time ran out) are suites/deadlines.ts.
 import type { WireExchange } from '../servers/wire-record.ts';
 import type { Check, Evidence, SpecRef } from './scenario.ts';
+import { check, unexercised } from './check.ts';
 import { checkInTime } from './deadlines.ts';
 import { onStdio } from './spec.ts';
 
-/** A rule judged: it held (`ok`) or it was broken, with what was expected and seen. */
-export function check(name: string, spec: SpecRef, ok: boolean, detail: string, exchanges: readonly WireExchange[] = []): Check {
-  return { name, spec, outcome: ok ? 'pass' : 'fail', detail, exchanges: exchanges.map((exchange) => exchange.seq) };
-}
-
-/** A rule the scenario never exercised: neither pass nor fail; `why` says what the suite could not drive. */
-export function unexercised(name: string, spec: SpecRef, why: string, exchanges: readonly WireExchange[] = []): Check {
-  return { name, spec, outcome: 'inconclusive', detail: why, exchanges: exchanges.map((exchange) => exchange.seq) };
-}
+// The two verbs every judge uses live in check.ts, which deadlines.ts builds on too.
+export { check, unexercised };
 
 /**
  * A rule judged only when the scenario reached it: `reached` undefined judges it (`ok`, `detail`); a string is why it

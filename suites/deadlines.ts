@@ -13,8 +13,7 @@
 //   (suites/runner.ts runCase) reads it and nothing else.
 import { ATTEMPT_GROWTH, MAX_ATTEMPTS, QUIET_MACHINE, provisionally, type TimePolicy } from '../config/time.ts';
 import type { WireExchange } from '../servers/wire-record.ts';
-import { check, unexercised } from './checks.ts';
-import type { Outcome } from './outcome.ts';
+import { check, unexercised } from './check.ts';
 import type { Check, MachineLoad, SpecRef, Verdict } from './scenario.ts';
 
 /** Whether a rule with a deadline held: in time, broken whatever the time (`false`), or not (yet) when the bound ended (`late`). */
@@ -42,7 +41,7 @@ export function timeRanOut(time: TimePolicy, detail: string): string {
  * The same as a deadline for an operation that must reject: rejected within `ms` of the moment of interest; resolved
  * (or not observed): broken whatever the time; still pending, or rejected after `ms`: late.
  */
-export function rejectedInTime(outcome: Outcome | undefined, ms: number): InTime {
+export function rejectedInTime(outcome: { state: 'resolved' | 'rejected' | 'pending'; afterMs: number } | undefined, ms: number): InTime {
   if (outcome === undefined || outcome.state === 'resolved') return false;
   return (outcome.state === 'rejected' && outcome.afterMs <= ms) || 'late';
 }

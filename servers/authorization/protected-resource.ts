@@ -5,7 +5,7 @@
 // (servers/authorization/authorization-server.ts), whose record is the case's authorization lane.
 import { createLocalJWKSet, jwtVerify, type JWTPayload } from 'jose';
 import type { ServerResponse } from 'node:http';
-import type { AuthorizationOptions } from '../../clients/adapter.ts';
+import type { AuthorizationOptions } from '../../protocol/authorization.ts';
 import { listenOnLoopback, type Listening } from '../listen.ts';
 import type { Personality } from '../personality.ts';
 import { WireRecord, type JsonRpcMessage } from '../wire-record.ts';
