@@ -19,6 +19,7 @@ export const matrix = defineCommand({
     'fail-on': { type: 'string' },
     resume: { type: 'string' },
     rejudge: { type: 'string' },
+    history: { type: 'string', multiple: true },
   },
   help: () =>
     [
@@ -40,6 +41,7 @@ export const matrix = defineCommand({
         ['--allow-lost <name>', 'with --compare: accept the lost cells of this client or scenario (a trailing * matches\na prefix; repeatable)'],
         ['--fail-on <verdicts>', 'exit 1 when a cell has one of these verdicts: fail, warn, error (comma-separated;\nthe errors of an entry the matrix file skips do not count)'],
         ['--rejudge <file>', 'run no client: judge every cell of a saved results.json (format version 3) again with this\nsuite\'s judges and write the four files into --out; a cell whose scenario is gone is an error cell'],
+        ['--history <file>', 'an earlier night\'s results.json, for report.html\'s trend across nights (repeatable, oldest first;\n--compare\'s file is one too)'],
         ['--resume <dir>', 'complete an interrupted or killed matrix run: run only the cells missing from the reports\nfolder <dir>, with the selection it was started with, and write complete results'],
       ]),
       '',
@@ -54,9 +56,9 @@ export const matrix = defineCommand({
     const why = whyNotWritable(fromUser(folder), 'folder');
     if (why !== undefined) throw new UsageError(`${option} ${folder} cannot be written: ${why}`);
     const { runMatrix } = await import('../matrix/run.ts');
-    const { config, clients, out, shard, strict, compare, resume, rejudge } = values;
+    const { config, clients, out, shard, strict, compare, resume, rejudge, history } = values;
     const gates = { allowLost: values['allow-lost'], failOn: values['fail-on'] };
-    return runMatrix({ config, clients, out, shard, strict, compare, resume, rejudge, ...gates, scenario: values.scenario?.join(',') }).catch((error: Error) => {
+    return runMatrix({ config, clients, out, shard, strict, compare, resume, rejudge, history, ...gates, scenario: values.scenario?.join(',') }).catch((error: Error) => {
       throw new UsageError(error.message);
     });
   },

@@ -309,6 +309,14 @@ describe('a client row that judged nothing', () => {
     const rejudged = matrix('--rejudge', path, '--out', join(work, 'reports'));
     expect(rejudged.status, rejudged.stderr).toBe(4);
     expect(rejudged.stderr.split('\n').filter((line) => line.includes('nothing was judged'))).toEqual(['mcp-client-conformance: nothing was judged: no scenario applies to narrow (6 cases n/a): check the revisions, features and transports it declares']);
+    // --history: report.html draws the trend across the earlier night and this one; a night that is not there is bad input.
+    const night = matrix('--rejudge', path, '--out', join(work, 'night'), '--history', path);
+    expect(night.status, night.stderr).toBe(4);
+    expect(readFileSync(join(work, 'night', 'report.html'), 'utf8')).toContain('id="trend-section"');
+    expect(readFileSync(join(work, 'reports', 'report.html'), 'utf8')).not.toContain('id="trend-section"');
+    const gone = matrix('--rejudge', path, '--out', join(work, 'night'), '--history', join(work, 'gone.json'));
+    expect(gone.status).toBe(2);
+    expect(gone.stderr).toBe(`mcp-client-conformance: --history: ${join(work, 'gone.json')} not found\n`);
     writeFileSync(join(work, 'file'), '');
     const unwritable = matrix('--rejudge', path, '--out', join(work, 'file', 'reports'));
     expect(unwritable.status).toBe(2);

@@ -40,6 +40,8 @@ export interface MatrixOptions {
   resume?: string;
   /** A saved results.json: run no client, judge its cells again (results/rejudge.ts) and write the reports into `out`. */
   rejudge?: string;
+  /** Earlier nights' results.json, oldest first: report.html draws the trend across them and this run (`--compare`'s file is one too). */
+  history?: string[];
 }
 
 /** Exit code of a run whose results lack planned cells (a suite file did not finish): `--resume` completes it. */
@@ -81,6 +83,7 @@ export function failOnLines(cells: readonly Cell[], verdicts: readonly CellVerdi
  */
 export async function runMatrix(options: MatrixOptions, cwd = process.env.INIT_CWD ?? process.cwd()): Promise<number> {
   if (options.compare !== undefined && !existsSync(resolve(cwd, options.compare))) throw new Error(`--compare: ${options.compare} not found`);
+  for (const file of options.history ?? []) if (!existsSync(resolve(cwd, file))) throw new Error(`--history: ${file} not found`);
   if (options.allowLost !== undefined && options.allowLost.length > 0 && options.compare === undefined) throw new Error('--allow-lost accepts lost cells of a comparison: it needs --compare <earlier results.json>');
   if (options.failOn !== undefined) parseFailOn(options.failOn);
   if (options.rejudge !== undefined) return rejudge(options, resolve(cwd, options.rejudge), cwd);
@@ -180,6 +183,9 @@ async function finished(outDir: string, options: MatrixOptions, cwd: string): Pr
     return 2;
   }
   const results = parseResults(readFileSync(resultsPath, 'utf8'), resultsPath);
+  // The trend across nights: the page is drawn again with the earlier runs given (the run itself wrote it without them).
+  const earlier = [...(options.history ?? []), ...(options.compare !== undefined ? [options.compare] : [])].map((file) => resolve(cwd, file));
+  if (earlier.length > 0) writeReports(results, outDir, false, { history: [...new Set(earlier)].map((file) => parseResults(readFileSync(file, 'utf8'), file)) });
   const allowLost = (options.allowLost ?? []).flatMap((pattern) => ['--allow-lost', pattern]);
   const compared = options.compare === undefined ? 0 : await runCompare([resolve(cwd, options.compare), resultsPath, '--markdown', join(outDir, 'comparison.md'), ...allowLost]);
   if (compared === 2) return 2;
