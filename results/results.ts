@@ -149,6 +149,20 @@ export const MAX_EVIDENCE_CHARS = 20_000;
 /** Verdicts whose cells carry the wire evidence: the ones a reader has to look into. */
 const WITH_EVIDENCE: readonly CellVerdict[] = ['fail', 'warn', 'inconclusive'];
 
+/** A check in a cell's words (a results file, the run's table). */
+export function cellCheckOf(check: Check): CellCheck {
+  return {
+    name: check.name,
+    outcome: check.outcome,
+    ...(check.precondition ? { precondition: true as const } : {}),
+    level: check.spec.level,
+    section: check.spec.section,
+    url: check.spec.url,
+    detail: check.detail,
+    exchanges: check.exchanges,
+  };
+}
+
 /** A result as a cell; `encoded` is its record already encoded (a saved cell judged again keeps its own). */
 export function cellOf(client: string, result: ScenarioResult, encoded?: string): Cell {
   const cell: Cell = {
@@ -157,16 +171,7 @@ export function cellOf(client: string, result: ScenarioResult, encoded?: string)
     revision: result.revision,
     verdict: result.verdict,
     durationMs: Math.round(result.durationMs * 10) / 10,
-    checks: result.checks.map((check) => ({
-      name: check.name,
-      outcome: check.outcome,
-      ...(check.precondition ? { precondition: true as const } : {}),
-      level: check.spec.level,
-      section: check.spec.section,
-      url: check.spec.url,
-      detail: check.detail,
-      exchanges: check.exchanges,
-    })),
+    checks: result.checks.map(cellCheckOf),
   };
   if (result.reason !== undefined) cell.reason = result.reason;
   // Every judged cell keeps its record, a pass too: a fixed judge may turn it into a fail.

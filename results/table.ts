@@ -5,7 +5,7 @@
 // text. Pure: lines from results, so it is tested on fixed results.
 import { transportOfScenarioId } from '../suites/plan.ts';
 import type { ScenarioResult, Verdict } from '../suites/scenario.ts';
-import { attemptsNote, decidingChecks, type Cell, type CellCheck } from './results.ts';
+import { attemptsNote, cellCheckOf, decidingChecks, type Cell, type CellCheck } from './results.ts';
 
 /** One case as the table reads it: a matrix cell's fields (so a saved run's cells print the same table). */
 export type TableCase = Pick<Cell, 'scenario' | 'revision' | 'reason' | 'durationMs' | 'attempts' | 'timeScale'> & { verdict: Verdict; checks: CellCheck[] };
@@ -38,16 +38,7 @@ export function tableCaseOf(result: ScenarioResult): TableCase {
     durationMs: result.durationMs,
     ...(result.attempts !== undefined && result.attempts.length > 0 ? { attempts: result.attempts } : {}),
     ...(result.attempts !== undefined && result.attempts.length > 0 && result.evidence !== undefined ? { timeScale: result.evidence.time.scale } : {}),
-    checks: result.checks.map((check) => ({
-      name: check.name,
-      outcome: check.outcome,
-      ...(check.precondition ? { precondition: true as const } : {}),
-      level: check.spec.level,
-      section: check.spec.section,
-      url: check.spec.url,
-      detail: check.detail,
-      exchanges: check.exchanges,
-    })),
+    checks: result.checks.map(cellCheckOf),
   };
 }
 

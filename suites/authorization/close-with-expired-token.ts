@@ -1,11 +1,10 @@
 import { AUTH_NOTES } from '../../servers/authorization/protected-resource.ts';
-import { FIXTURE_TOOLS } from '../../servers/fixtures.ts';
 import { check, clientCompleted, precondition } from '../checks.ts';
 import { describeOutcome, outcomeOf, settle } from '../outcome.ts';
 import { defineScenario, type Evidence } from '../scenario.ts';
 import { authorization, authorizationErrors, sessionManagement } from '../spec.ts';
 import { label, labels, mcpExchanges, noted, sessionOf } from '../wire.ts';
-import { protectedSetup, SESSION_REVISIONS, STIMULUS_AT, tokenRequests, type Protected } from './support.ts';
+import { connectedThenExpired, type Protected, protectedSetup, SESSION_REVISIONS, STIMULUS_AT, tokenRequests } from './support.ts';
 
 const CLOSE = 'close';
 
@@ -34,11 +33,9 @@ export const closeWithExpiredToken = defineScenario<Protected>({
   requires: ['oauth'],
   source: { spec: authorization('2025-11-25', 'error-handling', 'Error Handling (401); Step-Up Authorization Flow (retry limits)', 'SHOULD') },
   setup: () => protectedSetup(),
-  async run({ connect, bounded, state, observe, server }) {
-    const client = await connect({ authorization: state.resource.clientAuthorization() });
-    await bounded(client.callTool(FIXTURE_TOOLS.echo, { text: 'before the token expired' }), 'tools/call before the token expired');
-    observe(STIMULUS_AT, server.record.now());
-    state.resource.expireIssuedTokens();
+  async run(context) {
+    const { bounded, state, observe } = context;
+    const client = await connectedThenExpired(context);
     state.resource.refuseEveryToken(true);
     observe(CLOSE, await settle(bounded(client.close(), 'close with an expired token')));
   },

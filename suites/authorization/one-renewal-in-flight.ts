@@ -5,7 +5,7 @@ import { describeOutcome, outcomeOf, settle } from '../outcome.ts';
 import { defineScenario } from '../scenario.ts';
 import { authorization, sendingMessages } from '../spec.ts';
 import { labels, noted } from '../wire.ts';
-import { AUTHORIZED_REVISIONS, bearerOf, protectedSetup, STIMULUS_AT, tokenRequests, type Protected } from './support.ts';
+import { AUTHORIZED_REVISIONS, bearerOf, connectedThenExpired, type Protected, protectedSetup, STIMULUS_AT, tokenRequests } from './support.ts';
 
 /** The calls sent together once the token expired. */
 const CALLS = ['first', 'second', 'third'] as const;
@@ -22,11 +22,9 @@ export const oneRenewalInFlight = defineScenario<Protected>({
   requires: ['oauth'],
   source: { spec: authorization('2025-11-25', 'error-handling', 'Error Handling (401: token invalid or expired) and refresh-token rotation', 'SHOULD') },
   setup: () => protectedSetup(),
-  async run({ connect, bounded, state, observe, server }) {
-    const client = await connect({ authorization: state.resource.clientAuthorization() });
-    await bounded(client.callTool(FIXTURE_TOOLS.echo, { text: 'before the token expired' }), 'tools/call before the token expired');
-    observe(STIMULUS_AT, server.record.now());
-    state.resource.expireIssuedTokens();
+  async run(context) {
+    const { bounded, observe } = context;
+    const client = await connectedThenExpired(context);
     const outcomes = await Promise.all(CALLS.map((text) => settle(bounded(client.callTool(FIXTURE_TOOLS.echo, { text }), `tools/call ${text}`))));
     CALLS.forEach((text, index) => observe(text, outcomes[index]));
     await bounded(client.close(), 'close');

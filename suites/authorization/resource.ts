@@ -6,7 +6,7 @@ import { defineScenario, type Evidence } from '../scenario.ts';
 import { sendingMessages } from '../spec.ts';
 import { labels, noted } from '../wire.ts';
 import { authorizationRequests, authorizationSection, connectAndCall, formOf, queryOf, REFUSED_OUTCOME, registrations } from './flow.ts';
-import { AUTHORIZED_REVISIONS, protectedSetup, tokenRequests, type Protected } from './support.ts';
+import { AUTHORIZED_REVISIONS, connectedThenExpired, type Protected, protectedSetup, tokenRequests } from './support.ts';
 
 const CALLED = 'called';
 
@@ -33,11 +33,9 @@ export const resourceAsPublished = defineScenario<Protected>({
   requires: ['oauth'],
   source: { spec: authorizationSection('2025-11-25', 'resource-parameter-implementation', 'Resource Parameter Implementation (the resource parameter in both requests)', 'MUST') },
   setup: () => protectedSetup({ publishedResource: 'origin' }),
-  async run({ connect, bounded, state, observe }) {
-    const client = await connect({ authorization: state.resource.clientAuthorization() });
-    // A refresh sends the resource again: the token expires once.
-    await bounded(client.callTool(FIXTURE_TOOLS.echo, { text: 'with the first token' }), 'tools/call with the first token');
-    state.resource.expireIssuedTokens();
+  async run(context) {
+    const { bounded, observe } = context;
+    const client = await connectedThenExpired(context);
     observe(CALLED, await settle(bounded(client.callTool(FIXTURE_TOOLS.echo, { text: 'after a refresh' }), 'tools/call after the token expired')));
     await bounded(client.close(), 'close');
   },

@@ -3,7 +3,8 @@
 import type { Revision } from '../../protocol/revisions.ts';
 import { protectedResource, type ProtectedResource, type ProtectedResourceOptions } from '../../servers/authorization/protected-resource.ts';
 import type { JsonRpcMessage, WireExchange } from '../../servers/wire-record.ts';
-import type { Evidence, ServerSetup } from '../scenario.ts';
+import { FIXTURE_TOOLS } from '../../servers/fixtures.ts';
+import type { Evidence, ScenarioContext, ServerSetup } from '../scenario.ts';
 
 /** The revisions with the authorization the lifecycle scenarios exercise (Protected Resource Metadata: 2025-06-18 on). */
 export const AUTHORIZED_REVISIONS = ['2025-06-18', '2025-11-25', '2026-07-28'] as const satisfies readonly Revision[];
@@ -65,3 +66,16 @@ export function resends(exchanges: readonly WireExchange[], refused: WireExchang
 
 /** The key under which the script records the server's record time of the stimulus (the token expired, the refusals began). */
 export const STIMULUS_AT = 'stimulusAt';
+
+/**
+ * How a scenario about an expiring token begins: connect with headless authorization, one call with the first token
+ * (a call, not a listing: a listing may be answered from the client's cache and never reach the server), then every
+ * token issued so far expires, the moment marked (STIMULUS_AT). Returns the client, for what follows.
+ */
+export async function connectedThenExpired({ connect, bounded, state, observe, server }: ScenarioContext<Protected>): Promise<Awaited<ReturnType<ScenarioContext<Protected>['connect']>>> {
+  const client = await connect({ authorization: state.resource.clientAuthorization() });
+  await bounded(client.callTool(FIXTURE_TOOLS.echo, { text: 'with the first token' }), 'tools/call with the first token');
+  observe(STIMULUS_AT, server.record.now());
+  state.resource.expireIssuedTokens();
+  return client;
+}

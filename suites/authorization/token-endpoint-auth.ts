@@ -4,7 +4,7 @@ import { describeOutcome, outcomeOf, settle } from '../outcome.ts';
 import { defineScenario, type Evidence } from '../scenario.ts';
 import { sendingMessages } from '../spec.ts';
 import { authorizationSection, registrations } from './flow.ts';
-import { AUTHORIZED_REVISIONS, protectedSetup, tokenRequests, type Protected, type TokenRequest } from './support.ts';
+import { AUTHORIZED_REVISIONS, connectedThenExpired, type Protected, protectedSetup, type TokenRequest, tokenRequests } from './support.ts';
 
 const CALLED = 'called';
 
@@ -30,11 +30,9 @@ export const tokenEndpointAuthAsRegistered = defineScenario<Protected>({
   requires: ['oauth'],
   source: { spec: authorizationSection('2025-11-25', 'dynamic-client-registration', 'Dynamic Client Registration (RFC 7591: the registered token_endpoint_auth_method)', 'MUST', 'basic/authorization/client-registration') },
   setup: () => protectedSetup({ authorization: { registerWith: 'client_secret_post', clientAuthMethods: ['client_secret_post'] } }),
-  async run({ connect, bounded, state, observe }) {
-    const client = await connect({ authorization: state.resource.clientAuthorization() });
-    await bounded(client.callTool(FIXTURE_TOOLS.echo, { text: 'with the first token' }), 'tools/call with the first token');
-    // A refresh authenticates too.
-    state.resource.expireIssuedTokens();
+  async run(context) {
+    const { bounded, observe } = context;
+    const client = await connectedThenExpired(context);
     observe(CALLED, await settle(bounded(client.callTool(FIXTURE_TOOLS.echo, { text: 'after a refresh' }), 'tools/call after the token expired')));
     await bounded(client.close(), 'close');
   },

@@ -5,7 +5,7 @@ import { describeOutcome, outcomeOf, settle } from '../outcome.ts';
 import { defineScenario, type Evidence } from '../scenario.ts';
 import { authorization, sendingMessages, sessionManagement } from '../spec.ts';
 import { after, label, labels, noted, sessionOf } from '../wire.ts';
-import { bearerOf, protectedSetup, resends, SESSION_REVISIONS, STIMULUS_AT, tokenRequests, type Protected } from './support.ts';
+import { bearerOf, connectedThenExpired, type Protected, protectedSetup, resends, SESSION_REVISIONS, STIMULUS_AT, tokenRequests } from './support.ts';
 
 const AFTER = 'afterExpiry';
 
@@ -33,12 +33,9 @@ export const tokenExpiryKeepsSession = defineScenario<Protected>({
   requires: ['oauth'],
   source: { spec: authorization('2025-11-25', 'error-handling', 'Error Handling (401: token invalid or expired; the client authorizes and retries)', 'MUST') },
   setup: () => protectedSetup(),
-  async run({ connect, bounded, state, observe, server }) {
-    const client = await connect({ authorization: state.resource.clientAuthorization() });
-    // Calls, not listings: a listing may be answered from the client's cache and never reach the server.
-    await bounded(client.callTool(FIXTURE_TOOLS.echo, { text: 'before the token expired' }), 'tools/call before the token expired');
-    observe(STIMULUS_AT, server.record.now());
-    state.resource.expireIssuedTokens();
+  async run(context) {
+    const { bounded, observe } = context;
+    const client = await connectedThenExpired(context);
     observe(AFTER, await settle(bounded(client.callTool(FIXTURE_TOOLS.echo, { text: 'after the token expired' }), 'tools/call after the token expired')));
     await bounded(client.close(), 'close');
   },

@@ -4,7 +4,7 @@ import { check, clientCompleted, precondition } from '../checks.ts';
 import { defineScenario } from '../scenario.ts';
 import { authorization, sendingMessages } from '../spec.ts';
 import { labels, mcpExchanges, noted } from '../wire.ts';
-import { authorizationLane, AUTHORIZED_REVISIONS, bearerOf, protectedSetup, STIMULUS_AT, tokenRequests, type Protected } from './support.ts';
+import { authorizationLane, AUTHORIZED_REVISIONS, bearerOf, connectedThenExpired, type Protected, protectedSetup, tokenRequests } from './support.ts';
 
 /** An exchange whose URL carried a token in its query string (RFC 6750 §2.3's `access_token`). */
 const tokenInQuery = (path: string) => new URLSearchParams(path.split('?')[1] ?? '').has('access_token');
@@ -21,12 +21,9 @@ export const tokenOnlyWhereItBelongs = defineScenario<Protected>({
   requires: ['oauth'],
   source: { spec: authorization('2025-11-25', 'token-requirements', 'Access Token Usage › Token Requirements', 'MUST') },
   setup: () => protectedSetup(),
-  async run({ connect, bounded, state, observe, server }) {
-    const client = await connect({ authorization: state.resource.clientAuthorization() });
-    await bounded(client.callTool(FIXTURE_TOOLS.echo, { text: 'with the first token' }), 'tools/call with the first token');
-    // An expiry sends the client, token in hand, back to the authorization server.
-    observe(STIMULUS_AT, server.record.now());
-    state.resource.expireIssuedTokens();
+  async run(context) {
+    const { bounded } = context;
+    const client = await connectedThenExpired(context);
     await bounded(client.callTool(FIXTURE_TOOLS.echo, { text: 'after a renewal' }), 'tools/call after the token expired');
     await bounded(client.close(), 'close');
   },
