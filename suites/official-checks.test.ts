@@ -2,9 +2,9 @@
 // @modelcontextprotocol/conformance can record is mapped, the file maps no id the package lacks, and every counterpart
 // it names is a scenario of this suite with a check its judge gives. The README's parity count is the file's.
 import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
+import { officialPackage } from './official-package.ts';
 import { SCENARIOS } from './index.ts';
 import { checkNames } from './judged.ts';
 
@@ -25,8 +25,7 @@ interface Mapping {
 }
 
 const mapping = JSON.parse(readFileSync(join(import.meta.dirname, 'official-checks.json'), 'utf8')) as Mapping;
-const packageDir = dirname(createRequire(import.meta.url).resolve(`${mapping.package}/package.json`));
-const installed = JSON.parse(readFileSync(join(packageDir, 'package.json'), 'utf8')) as { version: string; bin: Record<string, string> };
+const installed = officialPackage(mapping.package);
 
 /**
  * The package ships one bundle and no list of check ids, so its list is read from the bundle. Its client scenarios
@@ -39,7 +38,7 @@ const installed = JSON.parse(readFileSync(join(packageDir, 'package.json'), 'utf
  * that moves an anchor fails here, and the list must be read again.
  */
 function officialClientChecks(): Set<string> {
-  const bundle = readFileSync(join(packageDir, Object.values(installed.bin)[0]!), 'utf8');
+  const { bundle } = installed;
   const at = (anchor: string, from = bundle.indexOf(anchor)) => {
     if (from === -1) throw new Error(`${mapping.package} ${installed.version}: ${anchor} is not in the bundle: read the list of client check ids again`);
     return from;

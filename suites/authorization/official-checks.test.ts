@@ -2,9 +2,9 @@
 // @modelcontextprotocol/conformance can record is mapped, the file maps no id the package lacks, and every counterpart
 // it names is a scenario of this suite with a check its judge gives.
 import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
+import { officialPackage } from '../official-package.ts';
 import { checkNames } from '../judged.ts';
 import { AUTHORIZATION } from './index.ts';
 
@@ -25,8 +25,7 @@ interface Mapping {
 }
 
 const mapping = JSON.parse(readFileSync(join(import.meta.dirname, 'official-checks.json'), 'utf8')) as Mapping;
-const packageDir = dirname(createRequire(import.meta.url).resolve(`${mapping.package}/package.json`));
-const installed = JSON.parse(readFileSync(join(packageDir, 'package.json'), 'utf8')) as { version: string; bin: Record<string, string> };
+const installed = officialPackage(mapping.package);
 
 /**
  * The package ships one bundle and no list of check ids, so its list is read from the bundle: a check result is an
@@ -35,7 +34,7 @@ const installed = JSON.parse(readFileSync(join(packageDir, 'package.json'), 'utf
  * scenario; a rebuilt package that moves either anchor fails here, and the list must be read again.
  */
 function officialClientAuthorizationChecks(): Set<string> {
-  const bundle = readFileSync(join(packageDir, Object.values(installed.bin)[0]!), 'utf8');
+  const { bundle } = installed;
   const start = bundle.indexOf('={RFC_PRM_DISCOVERY:');
   const end = bundle.indexOf('this.name=`authorization-server-metadata-endpoint`');
   if (start === -1 || end === -1 || end < start) throw new Error(`${mapping.package} ${installed.version}: the client authorization scenarios were not found where the bundle kept them`);
